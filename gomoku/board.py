@@ -1,0 +1,308 @@
+"""Gomoku rules: the board, legal moves, the winner, and the network's input planes.
+
+Notation used across the project:
+
+* Players are ``1`` and ``2``; ``start_player`` moves first.
+* A move is a flat index ``row * width + col``; ``location(move) == (row, col)``.
+  Row 0 is the bottom row when a board is drawn, so the human label of a move is
+  its column letter and its row number counted from 1 at the bottom (``h8`` is
+  the centre of a 15x15 board).
+* Freestyle rules: ``n_in_row`` *or more* stones in a line win; a full board
+  without a winner is a draw (``winner == 0``).
+
+This module imports neither paddle nor pygame.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from functools import lru_cache
+from numbers import Integral
+from typing import Optional, Sequence
+
+import numpy as np
+
+DRAW = 0
+COLUMN_LETTERS = string.ascii_lowercase
+
+# The four line directions as (d_row, d_col): horizontal, vertical, both diagonals.
+DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
+
+
+class IllegalMoveError(ValueError):
+    """A move that the rules do not allow; the board is left unchanged."""
+
+
+@lru_cache(maxsize=None)
+def _rays(width: int, height: int, n_in_row: int) -> tuple:
+    """For every cell and direction, the cells on each side of it, nearest first.
+
+    Each side holds at most ``n_in_row - 1`` cells: more can never change
+    whether a line through the cell reaches ``n_in_row``.
+    """
+    rays = []
+    for move in range(width * height):
+        row, col = divmod(move, width)
+        per_direction = []
+        for d_row, d_col in DIRECTIONS:
+            sides = []
+            for sign in (1, -1):
+                side = []
+                r, c = row + sign * d_row, col + sign * d_col
+                while 0 <= r < height and 0 <= c < width and len(side) < n_in_row - 1:
+                    side.append(r * width + c)
+                    r, c = r + sign * d_row, c + sign * d_col
+                sides.append(tuple(side))
+            per_direction.append(tuple(sides))
+        rays.append(tuple(per_direction))
+    return tuple(rays)
+
+
+class Board:
+    """A Gomoku position and its history.
+
+    Args:
+        width: number of columns.
+        height: number of rows.
+        n_in_row: stones in a line needed to win.
+        start_player: the player who moves first, 1 or 2.
+
+    Raises:
+        ValueError: on sizes that cannot hold a game.
+    """
+
+    def __init__(self, width: int = 8, height: int = 8, n_in_row: int = 5, start_player: int = 1):
+        for name, value in (("width", width), ("height", height), ("n_in_row", n_in_row)):
+            if not isinstance(value, Integral) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        if width > len(COLUMN_LETTERS):
+            raise ValueError(f"width {width} is larger than the {len(COLUMN_LETTERS)} columns we can label")
+        if width < n_in_row or height < n_in_row:
+            raise ValueError(
+                f"a {width}x{height} board cannot hold {n_in_row} in a row: "
+                f"width and height must be at least n_in_row"
+            )
+        self.width = int(width)
+        self.height = int(height)
+        self.n_in_row = int(n_in_row)
+        self.size = self.width * self.height
+        self._rays = _rays(self.width, self.height, self.n_in_row)
+        self.reset(start_player)
+
+    # ------------------------------------------------------------------ state
+    def reset(self, start_player: int = 1) -> None:
+        """Empties the board for a new game that ``start_player`` opens."""
+        if start_player not in (1, 2):
+            raise ValueError(f"start_player must be 1 or 2, got {start_player!r}")
+        self.start_player = start_player
+        self.current_player = start_player
+        self.cells = [0] * self.size  # 0 empty, else the player's stone
+        self.history: list[int] = []
+        self.winner: Optional[int] = None  # None while the game goes on; 0 for a draw
+
+    def copy(self) -> "Board":
+        """A cheap independent copy (no deep copy of the geometry tables)."""
+        other = Board.__new__(Board)
+        other.__dict__.update(self.__dict__)
+        other.cells = self.cells.copy()
+        other.history = self.history.copy()
+        return other
+
+    @property
+    def last_move(self) -> Optional[int]:
+        return self.history[-1] if self.history else None
+
+    @property
+    def opponent(self) -> int:
+        """The player who is not to move."""
+        return 3 - self.current_player
+
+    @property
+    def game_over(self) -> bool:
+        return self.winner is not None
+
+    def legal_moves(self) -> list[int]:
+        """The empty cells, in increasing order (none once the game is over)."""
+        if self.winner is not None:
+            return []
+        return [m for m, stone in enumerate(self.cells) if stone == 0]
+
+    def legal_mask(self) -> np.ndarray:
+        """Boolean mask over all ``size`` moves, True where a move is legal."""
+        if self.winner is not None:
+            return np.zeros(self.size, dtype=bool)
+        return np.fromiter((s == 0 for s in self.cells), dtype=bool, count=self.size)
+
+    # ------------------------------------------------------------------ moves
+    def check_move(self, move) -> int:
+        """Returns ``move`` as an int if it is legal now, else raises IllegalMoveError."""
+        if isinstance(move, bool) or not isinstance(move, Integral):
+            raise IllegalMoveError(f"a move must be an integer cell index, got {move!r}")
+        move = int(move)
+        if self.winner is not None:
+            raise IllegalMoveError("the game is over: no more moves")
+        if not 0 <= move < self.size:
+            raise IllegalMoveError(
+                f"move {move} is off the {self.width}x{self.height} board (0..{self.size - 1})"
+            )
+        if self.cells[move] != 0:
+            raise IllegalMoveError(f"move {move} ({self.move_to_label(move)}) is on an occupied cell")
+        return move
+
+    def do_move(self, move) -> None:
+        """Plays ``move`` for the player to move.
+
+        Raises:
+            IllegalMoveError: the move is not an integer, off the board, on an
+                occupied cell, or the game is over. The board is unchanged.
+        """
+        self.play(self.check_move(move))
+
+    def play(self, move: int) -> None:
+        """Plays a move already known to be legal (the search's fast path)."""
+        player = self.current_player
+        self.cells[move] = player
+        self.history.append(move)
+        if self._line_length(move, player) >= self.n_in_row:
+            self.winner = player
+        elif len(self.history) == self.size:
+            self.winner = DRAW
+        self.current_player = 3 - player
+
+    def undo(self) -> int:
+        """Takes back the last move and returns it.
+
+        Raises:
+            IllegalMoveError: there is no move to take back.
+        """
+        if not self.history:
+            raise IllegalMoveError("there is no move to undo")
+        move = self.history.pop()
+        self.current_player = self.cells[move]
+        self.cells[move] = 0
+        self.winner = None
+        return move
+
+    def _line_length(self, move: int, player: int) -> int:
+        """Length of the longest line of ``player`` through ``move``, capped near n_in_row."""
+        cells = self.cells
+        best = 0
+        for forward, backward in self._rays[move]:
+            count = 1
+            for cell in forward:
+                if cells[cell] != player:
+                    break
+                count += 1
+            for cell in backward:
+                if cells[cell] != player:
+                    break
+                count += 1
+            if count > best:
+                best = count
+        return best
+
+    def winning_line(self) -> list[int]:
+        """The cells of the line that won the game (all of it, for an overline), else []."""
+        if not self.winner:
+            return []
+        move = self.history[-1]
+        player = self.cells[move]
+        row, col = self.location(move)
+        for d_row, d_col in DIRECTIONS:
+            line = [move]
+            for sign in (1, -1):
+                r, c = row + sign * d_row, col + sign * d_col
+                while 0 <= r < self.height and 0 <= c < self.width and self.cells[r * self.width + c] == player:
+                    line.append(r * self.width + c)
+                    r, c = r + sign * d_row, c + sign * d_col
+            if len(line) >= self.n_in_row:
+                return sorted(line)
+        return []
+
+    # ----------------------------------------------------------------- planes
+    def planes(self) -> np.ndarray:
+        """The network input, ``(4, height, width)`` float32, for the player to move.
+
+        Plane 0: own stones; 1: opponent's stones; 2: the last move; 3: all ones
+        when the player to move is the one who opened the game.
+        """
+        out = np.zeros((4, self.size), dtype=np.float32)
+        self.fill_planes(out)
+        return out.reshape(4, self.height, self.width)
+
+    def fill_planes(self, out: np.ndarray) -> None:
+        """Writes the planes into a zeroed ``(4, size)`` float32 array (no allocation)."""
+        stones = np.asarray(self.cells, dtype=np.int8)
+        out[0] = stones == self.current_player
+        out[1] = stones == 3 - self.current_player
+        if self.history:
+            out[2, self.history[-1]] = 1.0
+        if len(self.history) % 2 == 0:
+            out[3] = 1.0
+
+    # ------------------------------------------------------------ coordinates
+    def location(self, move: int) -> tuple[int, int]:
+        """``(row, col)`` of a move index."""
+        return divmod(int(move), self.width)
+
+    def move_at(self, row: int, col: int) -> int:
+        """The move index of ``(row, col)``; raises IllegalMoveError off the board."""
+        if not (0 <= row < self.height and 0 <= col < self.width):
+            raise IllegalMoveError(f"({row}, {col}) is off the {self.width}x{self.height} board")
+        return row * self.width + col
+
+    def move_to_label(self, move: int) -> str:
+        """Human label: column letter and 1-based row from the bottom, e.g. ``h8``."""
+        row, col = self.location(move)
+        return f"{COLUMN_LETTERS[col]}{row + 1}"
+
+    def parse_move(self, text: str) -> int:
+        """Reads ``h8`` (column letter, row from 1) or ``row,col`` (0-based) into a move.
+
+        Raises:
+            IllegalMoveError: the text is not a move on this board (it may still
+                be occupied: ``check_move`` tells that).
+        """
+        text = str(text).strip().lower()
+        label = re.fullmatch(r"([a-z])\s*(\d+)", text)
+        pair = re.fullmatch(r"(\d+)\s*[, ]\s*(\d+)", text)
+        if label:
+            col = COLUMN_LETTERS.index(label.group(1))
+            row = int(label.group(2)) - 1
+        elif pair:
+            row, col = int(pair.group(1)), int(pair.group(2))
+        else:
+            raise IllegalMoveError(
+                f"cannot read {text!r} as a move: write a column letter and a row number "
+                f"like {self.move_to_label(self.size // 2)}, or 'row,col' counted from 0"
+            )
+        return self.move_at(row, col)
+
+    # ------------------------------------------------------------- rendering
+    def to_text(self) -> str:
+        """ASCII drawing: ``X`` for player 1, ``O`` for player 2, row 1 at the bottom."""
+        marks = {0: ".", 1: "X", 2: "O"}
+        last = self.last_move
+        lines = []
+        for row in range(self.height - 1, -1, -1):
+            cells = []
+            for col in range(self.width):
+                move = row * self.width + col
+                mark = marks[self.cells[move]]
+                cells.append(mark.lower() if move == last and mark != "." else mark)
+            lines.append(f"{row + 1:>2} " + " ".join(cells))
+        lines.append("   " + " ".join(COLUMN_LETTERS[: self.width]))
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"Board({self.width}x{self.height}, n_in_row={self.n_in_row}, moves={len(self.history)})"
+
+    @classmethod
+    def from_moves(cls, width: int, height: int, n_in_row: int, moves: Sequence[int],
+                   start_player: int = 1) -> "Board":
+        """A board after playing ``moves`` in order (each checked)."""
+        board = cls(width, height, n_in_row, start_player)
+        for move in moves:
+            board.do_move(move)
+        return board

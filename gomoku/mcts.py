@@ -1,0 +1,274 @@
+"""Monte Carlo tree search with PUCT selection (AlphaZero), sequential playouts, no virtual loss.
+
+Notation follows the AlphaGo Zero paper. For the edge from a node to its child
+``a``: ``N(a)`` visits, ``Q(a)`` mean value, ``P(a)`` prior. Values are always
+from the viewpoint of the player who *makes* the move ``a`` (the player to move
+at the node), so a node selects ``argmax Q + U`` with
+``U = c_puct * P * sqrt(N_node) / (1 + N(a))``.
+
+A playout has two halves so that many trees can share one batched evaluation:
+
+1. ``select_leaf`` descends from the root, playing the moves on the board,
+   until it reaches an unexpanded node or a finished game;
+2. ``backup`` expands the leaf with the evaluator's priors, adds the value along
+   the path (flipping its sign at each level) and takes the moves back.
+
+The sequential search is the two halves back to back (``MCTSPlayer.get_action``);
+``selfplay.play_games`` runs one half for many games, evaluates all their leaves
+in one call, then runs the other half. Each tree still sees its playouts one at
+a time, in the same order, with the same results.
+
+Evaluators return ``(priors, values)`` for a list of boards: priors over all
+``width * height`` moves (illegal ones are ignored) and the value of each
+position for the player to move there. ``net.NetEvaluator`` makes this AlphaZero;
+``rollout.RolloutEvaluator`` makes it pure MCTS.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Optional, Protocol, Sequence
+
+import numpy as np
+
+from gomoku.board import Board
+
+
+class Evaluator(Protocol):
+    def evaluate(self, boards: Sequence[Board]) -> tuple[np.ndarray, np.ndarray]:
+        """Priors ``(B, size)`` and values ``(B,)`` for the player to move on each board."""
+
+
+class TreeNode:
+    """A position in the search tree; statistics of its children are arrays on it.
+
+    Children are indexed ``0..k-1`` in the order of ``moves`` (the legal moves
+    when the node was expanded); child nodes are created on their first visit.
+    """
+
+    __slots__ = ("moves", "child_P", "child_N", "child_Q", "children", "N")
+
+    def __init__(self):
+        self.moves: Optional[np.ndarray] = None
+        self.child_P: Optional[np.ndarray] = None
+        self.child_N: Optional[np.ndarray] = None
+        self.child_Q: Optional[np.ndarray] = None
+        self.children: dict[int, TreeNode] = {}
+        self.N = 0
+
+    @property
+    def expanded(self) -> bool:
+        return self.moves is not None
+
+    def expand(self, moves: np.ndarray, priors: np.ndarray) -> None:
+        """Creates the edges for ``moves`` with priors renormalised over them."""
+        p = priors[moves].astype(np.float64)
+        total = p.sum()
+        self.child_P = p / total if total > 0 else np.full(len(moves), 1.0 / len(moves))
+        self.moves = moves
+        self.child_N = np.zeros(len(moves))
+        self.child_Q = np.zeros(len(moves))
+
+    def select(self, c_puct: float) -> int:
+        """Index of the child maximising Q + U."""
+        scale = c_puct * math.sqrt(self.N)
+        return int(np.argmax(self.child_Q + scale * self.child_P / (1.0 + self.child_N)))
+
+    def child(self, index: int) -> "TreeNode":
+        node = self.children.get(index)
+        if node is None:
+            node = self.children[index] = TreeNode()
+        return node
+
+
+@dataclass
+class Leaf:
+    """Where a descent stopped: the node, the path to it, and its value if the game is over."""
+
+    node: TreeNode
+    path: list  # [(node, child index)] from the root
+    value: Optional[float]  # for the player to move at the leaf; None if it needs evaluating
+
+
+class MCTS:
+    """One search tree over one game.
+
+    Args:
+        c_puct: exploration constant.
+        n_playout: playouts per move.
+    """
+
+    def __init__(self, c_puct: float = 5.0, n_playout: int = 400):
+        if n_playout < 1:
+            raise ValueError(f"n_playout must be at least 1, got {n_playout}")
+        self.c_puct = float(c_puct)
+        self.n_playout = int(n_playout)
+        self.root = TreeNode()
+
+    def select_leaf(self, board: Board) -> Leaf:
+        """Descends to a leaf, playing the moves on ``board`` (``backup`` takes them back)."""
+        node = self.root
+        path = []
+        while True:
+            if board.winner is not None:
+                # The last mover made the game end: a win for them, so a loss for the player to move.
+                return Leaf(node, path, 0.0 if board.winner == 0 else -1.0)
+            if node.moves is None:
+                return Leaf(node, path, None)
+            index = node.select(self.c_puct)
+            board.play(int(node.moves[index]))
+            path.append((node, index))
+            node = node.child(index)
+
+    def backup(self, leaf: Leaf, board: Board, priors: Optional[np.ndarray], value: float) -> None:
+        """Expands the leaf (if ``priors`` is given), backs ``value`` up, and restores the board.
+
+        Args:
+            leaf: what ``select_leaf`` returned for this board.
+            board: the board ``select_leaf`` played the path on.
+            priors: the evaluator's priors over all moves, or None for a finished game.
+            value: the leaf's value for the player to move there.
+        """
+        node = leaf.node
+        if priors is not None and not node.expanded:
+            node.expand(np.flatnonzero(np.asarray(board.cells) == 0), priors)
+        node.N += 1
+        value = -float(value)  # for the player who moved into the leaf
+        for parent, index in reversed(leaf.path):
+            n = parent.child_N[index] + 1.0
+            parent.child_N[index] = n
+            parent.child_Q[index] += (value - parent.child_Q[index]) / n
+            parent.N += 1
+            value = -value
+        for _ in leaf.path:
+            board.undo()
+
+    def advance(self, move: int) -> None:
+        """Keeps the subtree under ``move`` as the new root (tree reuse), or starts afresh."""
+        root = self.root
+        if root.expanded:
+            where = np.flatnonzero(root.moves == move)
+            if len(where) and int(where[0]) in root.children:
+                self.root = root.children[int(where[0])]
+                return
+        self.root = TreeNode()
+
+    def reset(self) -> None:
+        self.root = TreeNode()
+
+    def visit_probs(self, size: int, temperature: float) -> np.ndarray:
+        """``pi(a) ∝ N(a)^(1/temperature)`` over all ``size`` moves (0 where not legal)."""
+        root = self.root
+        pi = np.zeros(size)
+        if not root.expanded:
+            return pi
+        logits = np.log(root.child_N + 1e-10) / temperature
+        logits -= logits.max()
+        weights = np.exp(logits)
+        pi[root.moves] = weights / weights.sum()
+        return pi
+
+
+class MCTSPlayer:
+    """A player that searches with an evaluator: AlphaZero with a net, pure MCTS with rollouts.
+
+    The search is driven in two halves (``next_leaf`` / ``receive``) so that a
+    lockstep runner can batch many players' leaves; ``get_action`` drives it alone.
+
+    Args:
+        evaluator: gives priors and values for leaf positions.
+        c_puct: exploration constant.
+        n_playout: playouts per move.
+        self_play: add Dirichlet noise to the move choice, sample at temperature 1,
+            and keep the subtree of the chosen move.
+        temperature: for self-play move sampling.
+        dirichlet_alpha, noise_frac: the noise mixed into the move choice in self-play.
+        reuse_tree: keep the subtree of each played move (default: in self-play only).
+        seed: seeds the player's own random generator.
+        name: shown in UIs and logs.
+    """
+
+    def __init__(self, evaluator: Evaluator, c_puct: float = 5.0, n_playout: int = 400,
+                 self_play: bool = False, temperature: float = 1.0, dirichlet_alpha: float = 0.3,
+                 noise_frac: float = 0.25, reuse_tree: Optional[bool] = None,
+                 seed: Optional[int] = None, name: str = "MCTS"):
+        self.evaluator = evaluator
+        self.mcts = MCTS(c_puct, n_playout)
+        self.self_play = self_play
+        self.temperature = temperature if self_play else 1e-3
+        self.dirichlet_alpha = dirichlet_alpha
+        self.noise_frac = noise_frac
+        self.reuse_tree = self_play if reuse_tree is None else reuse_tree
+        self.rng = np.random.default_rng(seed)
+        self.name = name
+        self._done = 0  # playouts done for the current move
+
+    @property
+    def n_playout(self) -> int:
+        return self.mcts.n_playout
+
+    @property
+    def progress(self) -> float:
+        """Fraction of the current move's playouts done (for progress bars)."""
+        return self._done / self.mcts.n_playout
+
+    # -- the two halves, for lockstep runners
+    def next_leaf(self, board: Board) -> Optional[Leaf]:
+        """The next leaf to evaluate, or None once this move's playouts are done.
+
+        A leaf whose game is over is backed up here and the next one is taken,
+        so every returned leaf needs the evaluator.
+        """
+        while self._done < self.mcts.n_playout:
+            leaf = self.mcts.select_leaf(board)
+            if leaf.value is None:
+                return leaf
+            self.mcts.backup(leaf, board, None, leaf.value)
+            self._done += 1
+        return None
+
+    def receive(self, leaf: Leaf, board: Board, priors: np.ndarray, value: float) -> None:
+        self.mcts.backup(leaf, board, priors, value)
+        self._done += 1
+
+    def choose(self, board: Board) -> tuple[int, np.ndarray]:
+        """Picks the move once the playouts are done; returns it with the search's pi."""
+        pi = self.mcts.visit_probs(board.size, self.temperature)
+        moves = self.mcts.root.moves
+        if self.self_play:
+            p = pi[moves]
+            noise = self.rng.dirichlet(np.full(len(moves), self.dirichlet_alpha))
+            p = (1 - self.noise_frac) * p + self.noise_frac * noise
+            move = int(self.rng.choice(moves, p=p / p.sum()))
+        else:
+            move = int(moves[np.argmax(self.mcts.root.child_N)])
+        self._done = 0
+        return move, pi
+
+    def notify_move(self, move: int) -> None:
+        """Tells the player a move was played on the board (its own or the opponent's)."""
+        self._done = 0
+        if self.reuse_tree:
+            self.mcts.advance(move)
+        else:
+            self.mcts.reset()
+
+    def reset(self) -> None:
+        """Forgets the tree, for a new game."""
+        self._done = 0
+        self.mcts.reset()
+
+    # -- the sequential search
+    def get_action(self, board: Board, return_probs: bool = False):
+        """Searches ``board`` (which is restored) and returns the chosen move (and pi)."""
+        if board.game_over:
+            raise ValueError("the game is over: there is no move to choose")
+        while (leaf := self.next_leaf(board)) is not None:
+            priors, values = self.evaluator.evaluate([board])
+            self.receive(leaf, board, priors[0], float(values[0]))
+        move, pi = self.choose(board)
+        return (move, pi) if return_probs else move
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.mcts.n_playout} playouts)"

@@ -1,0 +1,416 @@
+"""TrainPipeline: self-play -> 8-fold augmentation -> replay buffer -> KL-adaptive Adam -> evaluation.
+
+One iteration plays ``games_per_iter`` self-play games (in lockstep, over the
+worker processes), adds their positions under every board symmetry to a FIFO
+replay buffer, and runs ``updates_per_iter`` updates. An update samples a
+mini-batch and takes up to ``epochs`` Adam steps on it at
+``lr * lr_multiplier``, stopping early once the KL divergence from the policy
+before the update exceeds ``4 * kl_targ``; the multiplier then adapts (SPEC
+section 6). Every ``check_freq`` iterations the net plays pure MCTS.
+
+A run lives in one directory:
+
+* ``checkpoint.pkl``: everything needed to go on exactly where it stopped
+  (config, weights, Adam state, lr multiplier, iteration, best win ratio, pure
+  MCTS playouts, the replay buffer, the random state, counters), rewritten
+  atomically after every iteration;
+* ``current_model.npz`` / ``best_model.npz``: model files, after each evaluation;
+* ``metrics.jsonl``: one JSON object per iteration and per evaluation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+import shutil
+import time
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+import numpy as np
+
+from gomoku.config import TrainConfig
+from gomoku.net import NetEvaluator, NetSpec, PolicyValueModel
+from gomoku.selfplay import training_arrays
+from gomoku.symmetry import augment
+from gomoku.util import atomic_write
+from gomoku.workers import EvalTask, SelfPlayTask, make_pool, run_task, split
+
+CHECKPOINT = "checkpoint.pkl"
+CHECKPOINT_MAGIC = b"GOMOKU-ZERO-CKPT-1\n"
+METRICS = "metrics.jsonl"
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that is missing, truncated, corrupted or from another version."""
+
+
+class ReplayBuffer:
+    """A FIFO of the last ``capacity`` training positions, kept as ring arrays.
+
+    Planes are stored as uint8 (they are 0/1), move probabilities and outcomes as float32.
+    """
+
+    def __init__(self, capacity: int, planes_shape: tuple, n_moves: int):
+        self.capacity = capacity
+        self.planes = np.zeros((capacity, *planes_shape), dtype=np.uint8)
+        self.pis = np.zeros((capacity, n_moves), dtype=np.float32)
+        self.zs = np.zeros(capacity, dtype=np.float32)
+        self.count = 0  # filled rows
+        self.head = 0  # next row to write
+
+    def __len__(self) -> int:
+        return self.count
+
+    def extend(self, planes: np.ndarray, pis: np.ndarray, zs: np.ndarray) -> None:
+        if len(planes) > self.capacity:  # only the newest fit
+            planes, pis, zs = planes[-self.capacity:], pis[-self.capacity:], zs[-self.capacity:]
+        rows = (self.head + np.arange(len(planes))) % self.capacity
+        self.planes[rows] = planes
+        self.pis[rows] = pis
+        self.zs[rows] = zs
+        self.head = int((self.head + len(planes)) % self.capacity)
+        self.count = min(self.capacity, self.count + len(planes))
+
+    def sample(self, n: int, rng: np.random.Generator):
+        rows = rng.choice(self.count, size=n, replace=False)
+        return self.planes[rows].astype(np.float32), self.pis[rows], self.zs[rows]
+
+    def state(self) -> dict:
+        order = (self.head - self.count + np.arange(self.count)) % self.capacity  # oldest first
+        return {"planes": self.planes[order], "pis": self.pis[order], "zs": self.zs[order]}
+
+    def load_state(self, state: dict) -> None:
+        self.count = self.head = 0
+        self.extend(state["planes"], state["pis"], state["zs"])
+
+
+@dataclass
+class UpdateResult:
+    loss: float
+    entropy: float
+    kl: float
+    lr_multiplier: float
+    steps: int
+
+
+def kl_divergence(log_p_old: np.ndarray, log_p_new: np.ndarray) -> float:
+    """``mean(sum(p_old * (log p_old - log p_new)))`` over a batch."""
+    return float(np.mean(np.sum(np.exp(log_p_old) * (log_p_old - log_p_new), axis=1)))
+
+
+class TrainPipeline:
+    """Wires self-play, the buffer, updates, evaluation and checkpoints for one run.
+
+    Args:
+        config: the run's settings.
+        run_dir: where checkpoints, models and metrics go.
+        log: where progress lines go (print by default).
+        init_model: a model file to start from instead of random weights.
+    """
+
+    def __init__(self, config: TrainConfig, run_dir: str, log: Callable[[str], None] = print,
+                 init_model: Optional[str] = None):
+        self.config = config.validate()
+        self.run_dir = run_dir
+        self.log = log
+        self.spec = NetSpec(config.width, config.height, config.n_in_row, config.arch,
+                            config.res_blocks if config.arch == "resnet" else 0, config.res_filters)
+        import paddle
+
+        paddle.seed(config.seed)
+        threads = 1 if config.n_workers() > 1 else (os.cpu_count() or 1)
+        if init_model is not None:
+            self.model = PolicyValueModel.load(init_model, device=config.device, expect=self.spec,
+                                               weight_decay=config.weight_decay, threads=threads)
+            self.spec = self.model.spec
+        else:
+            self.model = PolicyValueModel(self.spec, device=config.device,
+                                          weight_decay=config.weight_decay, threads=threads)
+        self.evaluator = NetEvaluator(self.model)
+        self.buffer = ReplayBuffer(config.buffer_size, (4, config.height, config.width),
+                                   config.width * config.height)
+        self.rng = np.random.default_rng(config.seed)
+        self.iteration = 0
+        self.lr_multiplier = 1.0
+        self.best_win_ratio = 0.0
+        self.pure_playouts = config.pure_playout_start
+        self.games = 0
+        self.positions = 0
+        self.elapsed = 0.0  # seconds of training across sessions
+        self.pool = None
+        self._version = 0  # bumps whenever the weights change, so workers reload
+
+    # --------------------------------------------------------------- resume
+    @classmethod
+    def resume(cls, run_dir: str, log: Callable[[str], None] = print, **overrides) -> "TrainPipeline":
+        """Rebuilds a pipeline from ``run_dir/checkpoint.pkl``.
+
+        ``overrides`` may change settings that do not alter the board or the net
+        (for example ``game_batch_num``, ``workers`` or ``device``).
+
+        Raises:
+            CheckpointError: no checkpoint, or one that cannot be read.
+            ValueError: an override that would change the board or the net.
+        """
+        state = read_checkpoint(os.path.join(run_dir, CHECKPOINT))
+        config = TrainConfig.from_dict(state["config"])
+        fixed = ("width", "height", "n_in_row", "arch", "res_blocks", "res_filters")
+        for key, value in overrides.items():
+            if key in fixed and value != getattr(config, key):
+                raise ValueError(f"cannot change {key} of an existing run ({getattr(config, key)} -> {value})")
+            setattr(config, key, value)
+        pipeline = cls(config, run_dir, log)
+        pipeline.model.set_weights(state["weights"])
+        pipeline.model.set_optimizer_state(state["optimizer"])
+        pipeline.buffer.load_state(state["buffer"])
+        pipeline.rng.bit_generator.state = state["rng"]
+        for key in ("iteration", "lr_multiplier", "best_win_ratio", "pure_playouts", "games",
+                    "positions", "elapsed"):
+            setattr(pipeline, key, state[key])
+        return pipeline
+
+    def checkpoint_state(self) -> dict:
+        return {
+            "config": self.config.to_dict(),
+            "weights": self.model.weights(),
+            "optimizer": self.model.optimizer_state(),
+            "buffer": self.buffer.state(),
+            "rng": self.rng.bit_generator.state,
+            "iteration": self.iteration,
+            "lr_multiplier": self.lr_multiplier,
+            "best_win_ratio": self.best_win_ratio,
+            "pure_playouts": self.pure_playouts,
+            "games": self.games,
+            "positions": self.positions,
+            "elapsed": self.elapsed,
+        }
+
+    def save_checkpoint(self) -> None:
+        write_checkpoint(os.path.join(self.run_dir, CHECKPOINT), self.checkpoint_state())
+
+    # ------------------------------------------------------------ the loop
+    def run(self, iterations: Optional[int] = None) -> None:
+        """Trains until ``game_batch_num`` iterations (or ``iterations`` more).
+
+        Ctrl-C stops after saving a checkpoint of the last finished iteration.
+        """
+        cfg = self.config
+        os.makedirs(self.run_dir, exist_ok=True)
+        end = cfg.game_batch_num if iterations is None else min(cfg.game_batch_num, self.iteration + iterations)
+        self.pool = make_pool(cfg.n_workers(), self.model.device)
+        self.log(f"run {self.run_dir}: {cfg.width}x{cfg.height}, {cfg.n_in_row} in a row, "
+                 f"{cfg.n_playout} playouts, {cfg.n_workers()} worker(s) x "
+                 f"{cfg.games_in_lockstep()} games in lockstep, device {self.model.device}; "
+                 f"iteration {self.iteration} of {cfg.game_batch_num}")
+        try:
+            while self.iteration < end:
+                self.run_iteration()
+        except KeyboardInterrupt:
+            self.log(f"interrupted: the checkpoint holds iteration {self.iteration}; "
+                     f"resume with: python train.py --resume {self.run_dir}")
+        finally:
+            if self.pool is not None:
+                self.pool.close()
+                self.pool = None
+
+    def run_iteration(self) -> dict:
+        """One iteration: self-play, buffer, updates, maybe an evaluation, then a checkpoint."""
+        cfg = self.config
+        start = time.perf_counter()
+        games, stats = self.self_play()
+        planes, pis, zs = training_arrays(games)
+        self.buffer.extend(*augment(planes, pis, zs))
+        self.games += len(games)
+        self.positions += len(planes)
+        selfplay_s = time.perf_counter() - start
+
+        update = None
+        if len(self.buffer) > cfg.batch_size:
+            for _ in range(cfg.updates_per_iter):
+                update = self.update()
+        self.iteration += 1
+        record = {
+            "event": "iteration", "iteration": self.iteration, "games": self.games,
+            "episode_len": round(len(planes) / len(games), 2), "buffer": len(self.buffer),
+            "playouts_per_s": round(stats.playouts / max(stats.seconds, 1e-9)),
+            "selfplay_s": round(selfplay_s, 2),
+        }
+        if update is not None:
+            record.update(loss=round(update.loss, 4), entropy=round(update.entropy, 4),
+                          kl=round(update.kl, 5), lr_multiplier=round(update.lr_multiplier, 4))
+        if self.iteration % cfg.check_freq == 0:
+            record_eval = self.evaluate()
+        else:
+            record_eval = None
+        self.elapsed += time.perf_counter() - start
+        record["wall_s"] = round(self.elapsed, 1)
+        self.save_checkpoint()
+        self._append_metrics(record)
+        self.log(_format_iteration(record))
+        if record_eval is not None:
+            self._append_metrics(record_eval)
+            self.log(_format_eval(record_eval))
+        return record
+
+    # ------------------------------------------------------------ self-play
+    def _tasks(self, make, n_games: int) -> list:
+        workers = len(self.pool) if self.pool is not None else 1
+        shares = split(n_games, workers)
+        tasks, first = [], 0
+        for share in shares:
+            tasks.append(make(share, first))
+            first += share
+        return tasks
+
+    def _run_tasks(self, tasks: list) -> list:
+        if self.pool is None:
+            return [run_task(task, self.evaluator) for task in tasks]
+        model_dir = os.path.join(self.run_dir, "inference")
+        if self._exported != self._version:
+            shutil.rmtree(model_dir, ignore_errors=True)
+            os.makedirs(model_dir)
+            self.model.export_inference(model_dir)
+            self._exported = self._version
+        return self.pool.run(tasks, model_dir, self._version)
+
+    _exported = -1
+
+    def self_play(self):
+        """Plays ``games_per_iter`` self-play games; returns ``(games, stats)``."""
+        cfg = self.config
+        seed = int(self.rng.integers(2**31))
+        parallel = cfg.games_in_lockstep()
+
+        def make(n, first):
+            return SelfPlayTask((cfg.width, cfg.height, cfg.n_in_row), n, parallel, cfg.n_playout,
+                                cfg.c_puct, seed + first, cfg.dirichlet_alpha, cfg.noise_frac)
+
+        return _merge(self._run_tasks(self._tasks(make, cfg.games_per_iter)))
+
+    # --------------------------------------------------------------- update
+    def update(self) -> UpdateResult:
+        """One KL-adaptive update on a fresh mini-batch (SPEC section 6, step 4)."""
+        cfg = self.config
+        planes, pis, zs = self.buffer.sample(cfg.batch_size, self.rng)
+        old_log_p, _ = self.model.predict_dygraph(planes)
+        kl = 0.0
+        steps = 0
+        for _ in range(cfg.epochs):
+            loss, entropy = self.model.train_step(planes, pis, zs, cfg.lr * self.lr_multiplier)
+            steps += 1
+            new_log_p, _ = self.model.predict_dygraph(planes)
+            kl = kl_divergence(old_log_p, new_log_p)
+            if kl > cfg.kl_targ * 4:
+                break
+        if kl > cfg.kl_targ * 2 and self.lr_multiplier > 0.1:
+            self.lr_multiplier /= 1.5
+        elif kl < cfg.kl_targ / 2 and self.lr_multiplier < 10:
+            self.lr_multiplier *= 1.5
+        self._version += 1
+        self.evaluator.clear_cache()
+        return UpdateResult(loss, entropy, kl, self.lr_multiplier, steps)
+
+    # ------------------------------------------------------------- evaluate
+    def evaluate(self) -> dict:
+        """Net against pure MCTS; saves the current model and, if better, the best one."""
+        cfg = self.config
+        start = time.perf_counter()
+        seed = int(self.rng.integers(2**31))
+        pure = self.pure_playouts
+        workers = len(self.pool) if self.pool is not None else 1
+        parallel = max(1, -(-cfg.eval_games // workers))
+        tasks = self._tasks(lambda n, first: EvalTask(
+            (cfg.width, cfg.height, cfg.n_in_row), n, first, parallel, cfg.n_playout, pure,
+            cfg.c_puct, seed + first), cfg.eval_games)
+        wins = draws = losses = 0
+        for task, (games, _) in zip(tasks, self._run_tasks(tasks)):
+            for i, game in enumerate(games):
+                if game.winner == 0:
+                    draws += 1
+                elif game.winner == task.net_colour(i):
+                    wins += 1
+                else:
+                    losses += 1
+        win_ratio = (wins + 0.5 * draws) / cfg.eval_games
+        self.model.save(os.path.join(self.run_dir, "current_model.npz"))
+        new_best = win_ratio > self.best_win_ratio
+        if new_best:
+            self.best_win_ratio = win_ratio
+            self.model.save(os.path.join(self.run_dir, "best_model.npz"))
+            if self.best_win_ratio == 1.0 and self.pure_playouts < cfg.pure_playout_max:
+                self.pure_playouts = min(cfg.pure_playout_max, self.pure_playouts + cfg.pure_playout_step)
+                self.best_win_ratio = 0.0
+        return {"event": "evaluation", "iteration": self.iteration, "pure_playouts": pure,
+                "wins": wins, "draws": draws, "losses": losses, "win_ratio": win_ratio,
+                "new_best": new_best, "eval_s": round(time.perf_counter() - start, 1)}
+
+    def _append_metrics(self, record: dict) -> None:
+        with open(os.path.join(self.run_dir, METRICS), "a") as f:
+            f.write(json.dumps(record) + "\n")
+
+
+def _merge(results: list):
+    games, total = [], None
+    for records, stats in results:
+        games.extend(records)
+        if total is None:
+            total = stats
+        else:
+            total.add(stats)
+    total.seconds = max(stats.seconds for _, stats in results)  # the workers ran side by side
+    return games, total
+
+
+def _format_iteration(r: dict) -> str:
+    line = (f"iter {r['iteration']:>5}  games {r['games']:>6}  len {r['episode_len']:>5.1f}  "
+            f"{r['playouts_per_s']:>6} playouts/s")
+    if "loss" in r:
+        line += (f"  loss {r['loss']:.3f}  entropy {r['entropy']:.3f}  kl {r['kl']:.4f}  "
+                 f"lr x{r['lr_multiplier']:.3f}")
+    else:
+        line += f"  (filling the buffer: {r['buffer']})"
+    return line + f"  [{r['wall_s']:.0f}s]"
+
+
+def _format_eval(r: dict) -> str:
+    best = "  new best" if r["new_best"] else ""
+    return (f"  eval vs pure MCTS {r['pure_playouts']}: {r['wins']}W {r['draws']}D {r['losses']}L "
+            f"win ratio {r['win_ratio']:.2f}{best}  ({r['eval_s']}s)")
+
+
+def write_checkpoint(path: str, state: dict) -> None:
+    """Pickles ``state`` behind a magic line and a SHA-256, atomically."""
+    payload = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+    digest = hashlib.sha256(payload).hexdigest().encode()
+
+    def write(f):
+        f.write(CHECKPOINT_MAGIC)
+        f.write(digest + b"\n")
+        f.write(payload)
+
+    atomic_write(path, write)
+
+
+def read_checkpoint(path: str) -> dict:
+    """Reads a checkpoint, checking its magic line and digest first.
+
+    Raises:
+        CheckpointError: missing, truncated, corrupted, or not a checkpoint.
+    """
+    if not os.path.isfile(path):
+        raise CheckpointError(f"no checkpoint at {path}: is this a run directory of train.py?")
+    with open(path, "rb") as f:
+        data = f.read()
+    if not data.startswith(CHECKPOINT_MAGIC):
+        raise CheckpointError(f"{path} is not a Gomoku Zero checkpoint")
+    rest = data[len(CHECKPOINT_MAGIC):]
+    digest, _, payload = rest.partition(b"\n")
+    if hashlib.sha256(payload).hexdigest().encode() != digest:
+        raise CheckpointError(f"{path} is corrupted or truncated (its checksum does not match)")
+    try:
+        return pickle.loads(payload)
+    except Exception as exc:
+        raise CheckpointError(f"{path} cannot be read ({exc})") from None

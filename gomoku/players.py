@@ -1,0 +1,163 @@
+"""Players for the window, the arena and the engine: AlphaZero, pure MCTS, the policy net alone.
+
+Every player follows the protocol of ``mcts.MCTSPlayer`` (``get_action`` for a
+sequential move; ``next_leaf`` / ``receive`` / ``choose`` / ``notify_move`` /
+``reset`` for the lockstep runner) and has an ``evaluator`` and a ``name``.
+
+A player is described by a short string, used by flags and menus:
+
+* ``az`` or ``az:PATH`` or ``az:PATH:PLAYOUTS``: a model with MCTS;
+* ``pure`` or ``pure:PLAYOUTS``: pure MCTS with random rollouts;
+* ``policy`` or ``policy:PATH``: the policy network's most probable move, no search;
+* ``human``: moves come from the user (``make_player`` returns None).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+from gomoku.board import Board
+from gomoku.mcts import Leaf, MCTSPlayer
+from gomoku.rollout import RolloutEvaluator
+
+PLAYER_KINDS = ("human", "az", "pure", "policy")
+
+
+class PolicyPlayer:
+    """Plays the legal move the policy network rates highest, without search."""
+
+    n_playout = 1
+
+    def __init__(self, evaluator, name: str = "policy net"):
+        self.evaluator = evaluator
+        self.name = name
+        self._priors: Optional[np.ndarray] = None
+
+    @property
+    def progress(self) -> float:
+        return 0.0 if self._priors is None else 1.0
+
+    def next_leaf(self, board: Board) -> Optional[Leaf]:
+        return None if self._priors is not None else Leaf(None, [], None)
+
+    def receive(self, leaf: Leaf, board: Board, priors: np.ndarray, value: float) -> None:
+        self._priors = np.asarray(priors, dtype=np.float64)
+
+    def choose(self, board: Board) -> tuple[int, np.ndarray]:
+        legal = np.asarray(board.legal_moves())
+        p = self._priors[legal]
+        pi = np.zeros(board.size)
+        pi[legal] = p / p.sum() if p.sum() > 0 else 1.0 / len(legal)
+        self._priors = None
+        return int(legal[np.argmax(p)]), pi
+
+    def notify_move(self, move: int) -> None:
+        self._priors = None
+
+    def reset(self) -> None:
+        self._priors = None
+
+    def get_action(self, board: Board, return_probs: bool = False):
+        if board.game_over:
+            raise ValueError("the game is over: there is no move to choose")
+        priors, _ = self.evaluator.evaluate([board])
+        self._priors = np.asarray(priors[0], dtype=np.float64)
+        move, pi = self.choose(board)
+        return (move, pi) if return_probs else move
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass
+class PlayerSpec:
+    """A parsed player description."""
+
+    kind: str
+    model: Optional[str] = None
+    playouts: Optional[int] = None
+
+    @classmethod
+    def parse(cls, text: str, default_model: Optional[str] = None,
+              default_playouts: int = 400) -> "PlayerSpec":
+        """Reads ``kind[:model][:playouts]`` (``pure:N`` takes only playouts).
+
+        Raises:
+            ValueError: an unknown kind or a playout count that is not a positive integer.
+        """
+        parts = str(text).strip().split(":")
+        kind = parts[0].lower()
+        if kind not in PLAYER_KINDS:
+            raise ValueError(f"unknown player {text!r}: use one of {', '.join(PLAYER_KINDS)}")
+        rest = parts[1:]
+        if kind == "pure":
+            if len(rest) > 1:
+                raise ValueError(f"pure MCTS takes only a playout count: pure:N, got {text!r}")
+            return cls(kind, None, _playouts(rest[0], text) if rest else default_playouts)
+        if kind == "human":
+            if rest:
+                raise ValueError(f"'human' takes no options, got {text!r}")
+            return cls(kind)
+        model = rest[0] if rest and rest[0] else default_model
+        playouts = None
+        if kind == "az":
+            playouts = _playouts(rest[1], text) if len(rest) > 1 else default_playouts
+        if len(rest) > (2 if kind == "az" else 1):
+            raise ValueError(f"too many ':' parts in {text!r}")
+        return cls(kind, model, playouts)
+
+    def __str__(self) -> str:
+        if self.kind == "pure":
+            return f"pure MCTS {self.playouts}"
+        if self.kind == "az":
+            return f"AlphaZero {self.playouts}"
+        if self.kind == "policy":
+            return "policy net"
+        return "human"
+
+
+def _playouts(text: str, whole: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ValueError(f"the playout count in {whole!r} must be a positive integer")
+    return value
+
+
+def make_player(spec: PlayerSpec, board: Board, c_puct: float = 5.0, seed: Optional[int] = None,
+                device: str = "auto", models: Optional[dict] = None):
+    """Builds the player a spec describes for ``board`` (None for a human).
+
+    Args:
+        spec: what to build.
+        board: the game's board; a model must be made for its size.
+        c_puct: exploration constant of the searches.
+        seed: seeds the player's randomness.
+        device: where a model runs.
+        models: a cache of loaded models by path, shared between players.
+
+    Raises:
+        gomoku.net.ModelFileError: the model is missing or made for another board.
+    """
+    if spec.kind == "human":
+        return None
+    if spec.kind == "pure":
+        return MCTSPlayer(RolloutEvaluator(seed), c_puct=c_puct, n_playout=spec.playouts,
+                          seed=seed, name=str(spec))
+    from gomoku.net import NetEvaluator, NetSpec, PolicyValueModel
+
+    if spec.model is None:
+        raise ValueError(f"the {spec.kind} player needs a model file")
+    models = {} if models is None else models
+    if spec.model not in models:
+        expect = NetSpec(board.width, board.height, board.n_in_row)
+        models[spec.model] = NetEvaluator(PolicyValueModel.load(spec.model, device=device, expect=expect))
+    evaluator = models[spec.model]
+    if spec.kind == "policy":
+        return PolicyPlayer(evaluator, name=str(spec))
+    return MCTSPlayer(evaluator, c_puct=c_puct, n_playout=spec.playouts, seed=seed, name=str(spec))

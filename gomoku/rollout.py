@@ -1,0 +1,86 @@
+"""The random-rollout evaluator that turns the MCTS of ``mcts.py`` into pure MCTS.
+
+Priors are uniform over the board. A leaf's value comes from one uniformly
+random playout to the end of the game. Playing random moves until someone
+completes a line is, in distribution, the same as drawing a random order in
+which to fill all the empty cells (the player to move takes the 1st, 3rd, ...
+cell, the opponent the 2nd, 4th, ...) and asking which line is completed first.
+That second form needs no move-by-move loop: for every possible line
+(``n_in_row`` cells in a row) it is complete once its last cell is filled, if all
+its cells end up with one owner. The earliest such time decides the game, and a
+batch of rollouts is a handful of NumPy operations.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Optional, Sequence
+
+import numpy as np
+
+from gomoku.board import DIRECTIONS, Board
+
+_NEVER = np.iinfo(np.int32).max
+
+
+@lru_cache(maxsize=None)
+def line_cells(width: int, height: int, n_in_row: int) -> np.ndarray:
+    """Every straight segment of ``n_in_row`` cells: ``(n_lines, n_in_row)`` move indices."""
+    lines = []
+    for row in range(height):
+        for col in range(width):
+            for d_row, d_col in DIRECTIONS:
+                end_r, end_c = row + d_row * (n_in_row - 1), col + d_col * (n_in_row - 1)
+                if 0 <= end_r < height and 0 <= end_c < width:
+                    lines.append([(row + d_row * k) * width + col + d_col * k for k in range(n_in_row)])
+    return np.asarray(lines, dtype=np.int64)
+
+
+def random_rollout_values(boards: Sequence[Board], rng: np.random.Generator) -> np.ndarray:
+    """One random playout per board; +1 / -1 / 0 for the player to move on each.
+
+    All boards must share one geometry and have no winner yet.
+    """
+    first = boards[0]
+    lines = line_cells(first.width, first.height, first.n_in_row)
+    cells = np.array([b.cells for b in boards], dtype=np.int32)  # (B, size)
+    mover = np.array([b.current_player for b in boards], dtype=np.int32)[:, None]
+    empty = cells == 0
+    # Random keys for empty cells, 2.0 for stones: sorting puts the fill order first.
+    keys = np.where(empty, rng.random(cells.shape), 2.0)
+    rank = np.argsort(np.argsort(keys, axis=1), axis=1)  # fill order of each empty cell
+    fill_time = np.where(empty, rank, -1)
+    # The mover fills ranks 0, 2, 4...; the opponent (3 - mover) fills ranks 1, 3, 5...
+    owner = np.where(empty, mover + (rank & 1) * (3 - 2 * mover), cells)
+
+    line_owner = owner[:, lines]  # (B, n_lines, n_in_row)
+    one_owner = (line_owner == line_owner[:, :, :1]).all(axis=2)
+    done_at = np.where(one_owner, fill_time[:, lines].max(axis=2), _NEVER)
+    first_line = done_at.argmin(axis=1)
+    batch = np.arange(len(boards))
+    winner = np.where(done_at[batch, first_line] < _NEVER, line_owner[batch, first_line, 0], 0)
+    return np.where(winner == 0, 0.0, np.where(winner == mover[:, 0], 1.0, -1.0))
+
+
+class RolloutEvaluator:
+    """Uniform priors and a random rollout's result: the evaluator of pure MCTS.
+
+    Args:
+        seed: seeds the rollouts.
+    """
+
+    def __init__(self, seed: Optional[int] = None):
+        self.rng = np.random.default_rng(seed)
+
+    def evaluate(self, boards: Sequence[Board]) -> tuple[np.ndarray, np.ndarray]:
+        size = boards[0].size
+        priors = np.full((len(boards), size), 1.0 / size)
+        return priors, random_rollout_values(boards, self.rng)
+
+
+def pure_mcts_player(n_playout: int = 1000, c_puct: float = 5.0, seed: Optional[int] = None):
+    """The evaluation opponent: MCTS with random rollouts, most visited move, no tree reuse."""
+    from gomoku.mcts import MCTSPlayer
+
+    return MCTSPlayer(RolloutEvaluator(seed), c_puct=c_puct, n_playout=n_playout,
+                      seed=seed, name="pure MCTS")

@@ -1,0 +1,165 @@
+"""Self-play and evaluation tasks, run in the trainer's process or in worker processes.
+
+A task is a plain dataclass; ``run_task`` plays it with a given net evaluator.
+``WorkerPool`` keeps N processes alive for the whole run, each with its own
+Paddle Inference predictor (reloaded when the learner exports new weights) and
+its share of the games, so self-play uses every core.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import signal
+import traceback
+from dataclasses import dataclass
+from typing import Optional
+
+from gomoku.board import Board
+from gomoku.mcts import MCTSPlayer
+from gomoku.rollout import RolloutEvaluator
+from gomoku.selfplay import run_games, self_play_games
+
+
+@dataclass
+class SelfPlayTask:
+    board_shape: tuple
+    n_games: int
+    parallel: int
+    n_playout: int
+    c_puct: float
+    seed: int
+    dirichlet_alpha: float = 0.3
+    noise_frac: float = 0.25
+
+
+@dataclass
+class EvalTask:
+    """Net (MCTS) against pure MCTS; game ``first_game + i`` gives the net colour 1 when even."""
+
+    board_shape: tuple
+    n_games: int
+    first_game: int
+    parallel: int
+    n_playout: int
+    pure_playouts: int
+    c_puct: float
+    seed: int
+
+    def net_colour(self, i: int) -> int:
+        return 1 if (self.first_game + i) % 2 == 0 else 2
+
+
+def run_task(task, evaluator):
+    """Plays a task with ``evaluator`` (the net); returns ``(records, stats)``."""
+    if isinstance(task, SelfPlayTask):
+        return self_play_games(evaluator, task.board_shape, task.n_games, task.parallel,
+                               task.n_playout, task.c_puct, task.seed,
+                               dirichlet_alpha=task.dirichlet_alpha, noise_frac=task.noise_frac)
+    if isinstance(task, EvalTask):
+        width, height, n_in_row = task.board_shape
+        rollouts = RolloutEvaluator(task.seed)  # shared, so the pure players' rollouts batch too
+
+        def new_game(i):
+            net = MCTSPlayer(evaluator, c_puct=task.c_puct, n_playout=task.n_playout,
+                             seed=task.seed + i, name=f"AlphaZero {task.n_playout}")
+            pure = MCTSPlayer(rollouts, c_puct=task.c_puct, n_playout=task.pure_playouts,
+                              seed=task.seed + i, name=f"pure MCTS {task.pure_playouts}")
+            colour = task.net_colour(i)
+            return Board(width, height, n_in_row, start_player=1), {colour: net, 3 - colour: pure}
+
+        return run_games(task.n_games, new_game, task.parallel)
+    raise TypeError(f"unknown task {task!r}")
+
+
+def _worker_main(conn, device: str, threads: int) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the trainer handles Ctrl-C and closes us
+    import warnings
+
+    warnings.filterwarnings("ignore")
+    from gomoku.net import InferencePredictor, NetEvaluator
+
+    loaded_version = None
+    evaluator = None
+    while True:
+        message = conn.recv()
+        if message is None:
+            return
+        model_dir, version, task = message
+        try:
+            if version != loaded_version:
+                evaluator = NetEvaluator(InferencePredictor(model_dir, device, threads))
+                loaded_version = version
+            conn.send(("ok", run_task(task, evaluator)))
+        except Exception:
+            conn.send(("error", traceback.format_exc()))
+
+
+class WorkerError(RuntimeError):
+    """A worker process failed; the message holds its traceback."""
+
+
+class WorkerPool:
+    """N persistent self-play processes.
+
+    Args:
+        n: processes.
+        device: 'cpu' or 'gpu' for their predictors.
+        threads: CPU threads per predictor.
+    """
+
+    def __init__(self, n: int, device: str = "cpu", threads: int = 1):
+        ctx = mp.get_context("spawn")
+        self._conns = []
+        self._procs = []
+        for _ in range(n):
+            parent, child = ctx.Pipe()
+            proc = ctx.Process(target=_worker_main, args=(child, device, threads), daemon=True)
+            proc.start()
+            child.close()
+            self._conns.append(parent)
+            self._procs.append(proc)
+
+    def __len__(self) -> int:
+        return len(self._procs)
+
+    def run(self, tasks: list, model_dir: str, version: int) -> list:
+        """Runs one task per worker (at most ``len(self)``) and returns their results in order."""
+        if len(tasks) > len(self._conns):
+            raise ValueError(f"{len(tasks)} tasks for {len(self._conns)} workers")
+        for conn, task in zip(self._conns, tasks):
+            conn.send((model_dir, version, task))
+        results = []
+        for conn, proc in zip(self._conns, self._procs):
+            if len(results) == len(tasks):
+                break
+            try:
+                status, payload = conn.recv()
+            except EOFError:
+                raise WorkerError(f"self-play worker {proc.pid} died (exit code {proc.exitcode})") from None
+            if status != "ok":
+                raise WorkerError(f"a self-play worker failed:\n{payload}")
+            results.append(payload)
+        return results
+
+    def close(self) -> None:
+        for conn in self._conns:
+            try:
+                conn.send(None)
+            except (BrokenPipeError, OSError):
+                pass
+        for proc in self._procs:
+            proc.join(timeout=5)
+            if proc.is_alive():
+                proc.terminate()
+        self._conns, self._procs = [], []
+
+
+def split(total: int, parts: int) -> list[int]:
+    """``total`` items over ``parts`` as evenly as possible, zeros dropped."""
+    base, extra = divmod(total, parts)
+    return [n for n in (base + (1 if i < extra else 0) for i in range(parts)) if n > 0]
+
+
+def make_pool(n_workers: int, device: str) -> Optional[WorkerPool]:
+    """A pool for more than one worker; None means: play in this process."""
+    return WorkerPool(n_workers, device=device, threads=1) if n_workers > 1 else None

@@ -1,0 +1,73 @@
+"""Train a Gomoku policy-value network from self-play: ``python train.py --help``."""
+
+import argparse
+import os
+import sys
+import time
+import warnings
+from dataclasses import fields
+
+warnings.filterwarnings("ignore", message=".*ccache.*")
+
+from gomoku.config import DEFAULT_PRESET, PRESETS, TrainConfig, field_docs, preset  # noqa: E402
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        description="Train an AlphaZero Gomoku player from self-play alone. "
+                    "Ctrl-C saves and stops; --resume goes on where a run stopped.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser.add_argument("--preset", choices=sorted(PRESETS), default=DEFAULT_PRESET,
+                        help="board and defaults to start from; flags below override it")
+    parser.add_argument("--run-dir", help="directory for checkpoints, models and metrics "
+                        "(default: runs/<preset>-<date>-<time>)")
+    parser.add_argument("--resume", metavar="RUN_DIR",
+                        help="continue the run in RUN_DIR from its checkpoint "
+                             "(flags given with it override its settings)")
+    parser.add_argument("--init-model", metavar="PATH",
+                        help="start a new run from the weights of this model file")
+    parser.add_argument("--iterations", type=int,
+                        help="stop after this many more iterations (default: run to --game-batch-num)")
+    docs = field_docs()
+    group = parser.add_argument_group("training settings (default: the preset's)")
+    for field in fields(TrainConfig):
+        kind = {"int": int, "float": float, "str": str}[field.type if isinstance(field.type, str)
+                                                        else field.type.__name__]
+        extra = {"choices": ["cpu", "gpu", "auto"]} if field.name == "device" else {}
+        group.add_argument("--" + field.name.replace("_", "-"), dest=field.name, type=kind,
+                           default=None, help=f"{docs.get(field.name, '')} (default: {field.default})",
+                           **extra)
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    overrides = {f.name: getattr(args, f.name) for f in fields(TrainConfig)
+                 if getattr(args, f.name) is not None}
+
+    from gomoku.net import ModelFileError
+    from gomoku.pipeline import CheckpointError, TrainPipeline
+
+    try:
+        if args.resume:
+            if args.init_model:
+                parser.error("--init-model starts a new run; it cannot go with --resume")
+            pipeline = TrainPipeline.resume(args.resume, **overrides)
+        else:
+            config = preset(args.preset, **overrides).validate()
+            run_dir = args.run_dir or os.path.join("runs", f"{args.preset}-{time.strftime('%Y%m%d-%H%M%S')}")
+            if os.path.exists(os.path.join(run_dir, "checkpoint.pkl")):
+                parser.error(f"{run_dir} already holds a run: use --resume {run_dir}, or another --run-dir")
+            pipeline = TrainPipeline(config, run_dir, init_model=args.init_model)
+        if args.iterations is not None and args.iterations < 1:
+            parser.error("--iterations must be at least 1")
+        pipeline.run(args.iterations)
+    except (CheckpointError, ModelFileError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
