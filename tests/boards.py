@@ -1,0 +1,29 @@
+"""Boards written as ASCII for tests: 'X' is player 1, 'O' player 2, '.' empty; top line is the top row."""
+
+from gomoku.board import Board
+
+
+def load_board(text: str, n_in_row: int = 5, to_move: int = None) -> Board:
+    """A board holding the drawn stones (no winner checked), with ``to_move`` next.
+
+    By default the player with fewer stones moves (player 1 on equal counts).
+    """
+    rows = [line.split() if " " in line.strip() else list(line.strip())
+            for line in text.strip().splitlines()]
+    height, width = len(rows), len(rows[0])
+    board = Board(width, height, n_in_row)
+    stones = {1: [], 2: []}
+    for i, line in enumerate(rows):
+        row = height - 1 - i
+        for col, mark in enumerate(line):
+            player = {"X": 1, "O": 2, ".": 0}[mark.upper()]
+            if player:
+                stones[player].append(row * width + col)
+    for player, moves in stones.items():
+        for move in moves:
+            board.cells[move] = player
+    board.history = stones[1] + stones[2]
+    if to_move is None:
+        to_move = 1 if len(stones[1]) <= len(stones[2]) else 2
+    board.current_player = to_move
+    return board

@@ -1,0 +1,220 @@
+import hashlib
+
+import numpy as np
+import pytest
+
+from gomoku.board import Board
+from gomoku.mcts import MCTS, MCTSPlayer
+from gomoku.rollout import RolloutEvaluator, line_cells, pure_mcts_player, random_rollout_values
+from gomoku.selfplay import run_games, self_play_games
+from tests.boards import load_board
+
+
+class HashEvaluator:
+    """A deterministic stand-in for the net: priors and value from a hash of the position."""
+
+    def __init__(self):
+        self.batches = []
+
+    def evaluate(self, boards):
+        self.batches.append(len(boards))
+        priors, values = [], []
+        for b in boards:
+            seed = int.from_bytes(hashlib.sha256(bytes(b.cells) + bytes([b.current_player])).digest()[:8], "little")
+            rng = np.random.default_rng(seed)
+            priors.append(rng.dirichlet(np.ones(b.size)))
+            values.append(rng.uniform(-1, 1))
+        return np.array(priors), np.array(values)
+
+
+class IllegalWatcher(HashEvaluator):
+    """Fails the test if a search ever evaluates a position reached by an illegal move."""
+
+    def evaluate(self, boards):
+        for b in boards:
+            assert len(set(b.history)) == len(b.history)
+            assert sum(c != 0 for c in b.cells) == len(b.history)
+        return super().evaluate(boards)
+
+
+def test_root_visits_equal_playouts_and_board_is_restored():
+    board = Board(6, 6, 4)
+    board.do_move(14)
+    before = (board.cells.copy(), board.history.copy())
+    player = MCTSPlayer(HashEvaluator(), n_playout=200, seed=0)
+    move, pi = player.get_action(board, return_probs=True)
+    root = player.mcts.root
+    assert root.N == 200
+    assert root.child_N.sum() == 199  # the first playout expanded the root itself
+    assert (board.cells, board.history) == before
+    assert board.cells[move] == 0
+    assert pi[14] == 0 and abs(pi.sum() - 1) < 1e-9
+
+
+def test_search_never_plays_or_evaluates_an_illegal_move():
+    board = load_board("""
+        XO....
+        OX....
+        XO....
+        ......
+        ......
+        ......""", n_in_row=4)
+    player = MCTSPlayer(IllegalWatcher(), n_playout=300, seed=1)
+    for _ in range(6):
+        move = player.get_action(board)
+        assert board.cells[move] == 0
+        board.do_move(move)
+        player.reset()
+        if board.game_over:
+            break
+
+
+def test_self_play_noise_only_on_legal_moves():
+    board = Board(6, 6, 4)
+    for m in (0, 1, 2, 3):
+        board.do_move(m)
+    player = MCTSPlayer(HashEvaluator(), n_playout=50, self_play=True, seed=3)
+    for _ in range(200):
+        player.reset()
+        move = player.get_action(board)
+        assert board.cells[move] == 0
+
+
+def test_visit_probs_is_a_stable_softmax_of_log_visits():
+    tree = MCTS(n_playout=10)
+    root = tree.root
+    root.expand(np.array([1, 4, 7]), np.full(9, 1 / 9))
+    root.child_N[:] = [0, 3, 9]
+    pi = tree.visit_probs(9, 1.0)
+    assert np.allclose(pi[[1, 4, 7]], [0, 0.25, 0.75], atol=1e-9)
+    greedy = tree.visit_probs(9, 1e-3)
+    assert greedy[7] == pytest.approx(1.0)
+
+
+def test_backup_flips_the_value_at_each_level():
+    board = Board(6, 6, 4)
+    tree = MCTS(n_playout=10)
+    uniform = np.full(36, 1 / 36)
+    leaf = tree.select_leaf(board)
+    tree.backup(leaf, board, uniform, 0.0)  # expand the root
+    leaf = tree.select_leaf(board)  # one move deep
+    assert len(leaf.path) == 1 and len(board.history) == 1
+    tree.backup(leaf, board, uniform, 1.0)  # the player to move after that move likes it
+    root, index = leaf.path[0]
+    assert root.child_Q[index] == -1.0 and root.child_N[index] == 1 and root.N == 2
+    assert board.history == []
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_pure_mcts_takes_a_win_in_one(seed):
+    board = load_board("""
+        ........
+        ........
+        ........
+        .OOO....
+        ..XXXX..
+        .....O..
+        ........
+        ........""", to_move=1)
+    move = pure_mcts_player(500, seed=seed).get_action(board)
+    assert board.move_to_label(move) in ("b4", "g4")
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_pure_mcts_blocks_a_four(seed):
+    # X threatens five at f4 (a4 is already blocked); anything else loses at once.
+    board = load_board("""
+        ........
+        ........
+        ........
+        ........
+        OXXXX...
+        ........
+        ..OO....
+        ........""", to_move=2)
+    move = pure_mcts_player(1000, seed=seed).get_action(board)
+    assert board.move_to_label(move) == "f4"
+
+
+def test_rollout_outcomes_match_a_move_by_move_playout():
+    # The fill-order rollout equals playing its cells one by one and stopping at the first line.
+    rng = np.random.default_rng(0)
+    for trial in range(300):
+        board = Board(6, 6, 4)
+        for m in rng.permutation(36)[: rng.integers(0, 8)]:
+            if board.game_over:
+                break
+            board.do_move(int(m))
+        if board.game_over:
+            continue
+        state = np.random.default_rng(trial).bit_generator.state
+        value = random_rollout_values([board], np.random.default_rng(trial))[0]
+        # replay the same draw by hand
+        g = np.random.default_rng()
+        g.bit_generator.state = state
+        empty = np.asarray(board.cells) == 0
+        keys = np.where(empty, g.random(36), 2.0)
+        copy = board.copy()
+        mover = copy.current_player
+        for move in np.argsort(keys, kind="stable")[: empty.sum()]:
+            copy.do_move(int(move))
+            if copy.game_over:
+                break
+        expected = 0.0 if copy.winner == 0 else (1.0 if copy.winner == mover else -1.0)
+        assert value == expected
+
+
+def test_line_cells_counts():
+    assert len(line_cells(8, 8, 5)) == 4 * 8 * 2 + 4 * 4 * 2
+    assert len(line_cells(15, 15, 5)) == 11 * 15 * 2 + 11 * 11 * 2
+
+
+def test_lockstep_games_equal_games_played_alone():
+    evaluator = HashEvaluator()
+    together, stats = self_play_games(evaluator, (6, 6, 4), n_games=4, parallel=4, n_playout=30,
+                                      c_puct=5.0, seed=11)
+    assert max(evaluator.batches) == 4  # leaves of the four games shared calls
+    for i in range(4):
+        alone, _ = self_play_games(HashEvaluator(), (6, 6, 4), n_games=1, parallel=1, n_playout=30,
+                                   c_puct=5.0, seed=11 + i)
+        # game i of the batch opens with player 1 + i % 2; alone it is game 0, so compare moves only
+        if i % 2 == 0:
+            assert alone[0].moves == together[i].moves
+    assert stats.games == 4 and stats.playouts == 30 * stats.moves
+
+
+def test_lockstep_with_one_game_equals_the_sequential_search():
+    evaluator = HashEvaluator()
+    games, _ = self_play_games(evaluator, (6, 6, 4), n_games=1, parallel=1, n_playout=40,
+                               c_puct=5.0, seed=5)
+    board = Board(6, 6, 4, start_player=1)
+    player = MCTSPlayer(HashEvaluator(), n_playout=40, self_play=True, seed=5)
+    while not board.game_over:
+        move = player.get_action(board)
+        board.do_move(move)
+        player.notify_move(move)
+    assert board.history == games[0].moves
+    assert board.winner == games[0].winner
+
+
+def test_tree_reuse_keeps_the_subtree():
+    board = Board(6, 6, 4)
+    player = MCTSPlayer(HashEvaluator(), n_playout=100, self_play=True, seed=0)
+    move = player.get_action(board)
+    root = player.mcts.root
+    index = int(np.flatnonzero(root.moves == move)[0])
+    kept = root.children.get(index)
+    player.notify_move(move)
+    assert kept is not None and player.mcts.root is kept
+
+
+def test_records_carry_outcomes_for_the_player_to_move():
+    games, _ = self_play_games(HashEvaluator(), (6, 6, 4), n_games=2, parallel=2, n_playout=20,
+                               c_puct=5.0, seed=0)
+    for g in games:
+        z = g.outcomes()
+        assert len(z) == len(g.moves) == len(g.planes) == len(g.pis)
+        if g.winner:
+            assert all(z[i] == (1 if g.to_move[i] == g.winner else -1) for i in range(len(z)))
+            assert z[-1] == 1  # the last mover won
+        assert np.allclose(g.pis.sum(axis=1), 1, atol=1e-5)

@@ -1,0 +1,120 @@
+import numpy as np
+import pytest
+
+from gomoku.board import Board
+from gomoku.net import ModelFileError, NetEvaluator, NetSpec, PolicyValueModel, read_model_file
+
+
+@pytest.fixture(scope="module")
+def model():
+    import paddle
+
+    paddle.seed(0)
+    return PolicyValueModel(NetSpec(6, 6, 4), device="cpu")
+
+
+def random_planes(n, rng):
+    return (rng.random((n, 4, 6, 6)) > 0.7).astype(np.float32)
+
+
+def test_outputs_are_distributions_and_values(model):
+    log_p, v = model.predict(random_planes(5, np.random.default_rng(0)))
+    assert log_p.shape == (5, 36) and v.shape == (5,)
+    assert np.allclose(np.exp(log_p).sum(axis=1), 1, atol=1e-5)
+    assert np.all(np.abs(v) <= 1)
+
+
+def test_fast_path_matches_dygraph(model):
+    planes = random_planes(16, np.random.default_rng(1))
+    fast = model.predict(planes)
+    slow = model.predict_dygraph(planes)
+    assert np.abs(fast[0] - slow[0]).max() < 1e-4
+    assert np.abs(fast[1] - slow[1]).max() < 1e-4
+
+
+def test_batched_evaluation_equals_one_by_one(model):
+    rng = np.random.default_rng(2)
+    boards = []
+    for _ in range(6):
+        b = Board(6, 6, 4)
+        for m in rng.permutation(36)[:5]:
+            b.do_move(int(m))
+        boards.append(b)
+    evaluator = NetEvaluator(model, cache_size=0)
+    priors, values = evaluator.evaluate(boards)
+    for i, b in enumerate(boards):
+        p1, v1 = evaluator.evaluate([b])
+        assert np.abs(p1[0] - priors[i]).max() < 1e-5 and abs(v1[0] - values[i]) < 1e-5
+
+
+def test_net_overfits_a_tiny_batch():
+    import paddle
+
+    paddle.seed(1)
+    net = PolicyValueModel(NetSpec(6, 6, 4), device="cpu", weight_decay=0.0)
+    rng = np.random.default_rng(3)
+    planes = random_planes(8, rng)
+    pis = np.zeros((8, 36), dtype=np.float32)
+    pis[np.arange(8), rng.integers(0, 36, 8)] = 1.0
+    zs = rng.choice([-1.0, 1.0], 8).astype(np.float32)
+    first, first_entropy = net.train_step(planes, pis, zs, 2e-3)
+    for _ in range(150):
+        loss, entropy = net.train_step(planes, pis, zs, 2e-3)
+    assert first > 3.0 and loss < 0.3
+    assert entropy < first_entropy
+
+
+def test_model_file_round_trip_carries_metadata(tmp_path, model):
+    path = tmp_path / "m.npz"
+    model.save(str(path))
+    spec, weights = read_model_file(str(path))
+    assert (spec.width, spec.height, spec.n_in_row, spec.arch) == (6, 6, 4, "reference")
+    loaded = PolicyValueModel.load(str(path), device="cpu")
+    planes = random_planes(3, np.random.default_rng(4))
+    assert np.allclose(loaded.predict(planes)[0], model.predict(planes)[0], atol=1e-5)
+    assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_model_for_another_board_is_refused_with_both_sizes(tmp_path, model):
+    path = tmp_path / "m.npz"
+    model.save(str(path))
+    with pytest.raises(ModelFileError, match=r"6x6, 4 in a row.*8x8, 5 in a row"):
+        PolicyValueModel.load(str(path), device="cpu", expect=NetSpec(8, 8, 5))
+
+
+def test_missing_and_corrupt_model_files(tmp_path):
+    with pytest.raises(ModelFileError, match="no model file"):
+        read_model_file(str(tmp_path / "none.npz"))
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"not a zip at all")
+    with pytest.raises(ModelFileError, match="not a readable"):
+        read_model_file(str(bad))
+
+
+def test_optimizer_state_survives_a_new_process_layout(tmp_path):
+    import paddle
+
+    a = PolicyValueModel(NetSpec(6, 6, 4), device="cpu")
+    rng = np.random.default_rng(5)
+    planes = random_planes(4, rng)
+    pis = np.full((4, 36), 1 / 36, dtype=np.float32)
+    zs = np.zeros(4, dtype=np.float32)
+    a.train_step(planes, pis, zs, 1e-3)
+    state = a.optimizer_state()
+    assert any(k.startswith("conv1.weight") for k in state)
+    # a second model in the same process gets other internal parameter names
+    b = PolicyValueModel(NetSpec(6, 6, 4), device="cpu")
+    b.set_weights(a.weights())
+    b.set_optimizer_state(state)
+    a.train_step(planes, pis, zs, 1e-3)
+    b.train_step(planes, pis, zs, 1e-3)
+    for name, w in a.weights().items():
+        assert np.allclose(w, b.weights()[name], atol=1e-6), name
+
+
+def test_residual_option_builds_and_saves(tmp_path):
+    spec = NetSpec(6, 6, 4, arch="resnet", res_blocks=1, res_filters=16)
+    m = PolicyValueModel(spec, device="cpu", fast_inference=False)
+    m.save(str(tmp_path / "r.npz"))
+    loaded = PolicyValueModel.load(str(tmp_path / "r.npz"), device="cpu", fast_inference=False)
+    assert loaded.spec == spec

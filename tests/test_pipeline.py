@@ -1,0 +1,155 @@
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from gomoku.config import TrainConfig
+from gomoku.pipeline import (CheckpointError, ReplayBuffer, TrainPipeline, kl_divergence,
+                             read_checkpoint, write_checkpoint)
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TINY = ["--preset", "6x6x4", "--n-playout", "12", "--games-per-iter", "2", "--batch-size", "32",
+        "--buffer-size", "2000", "--updates-per-iter", "1", "--epochs", "2", "--check-freq", "2",
+        "--eval-games", "2", "--pure-playout-start", "20", "--workers", "1", "--device", "cpu"]
+
+
+def tiny_config(**overrides):
+    base = dict(width=6, height=6, n_in_row=4, n_playout=12, games_per_iter=2, batch_size=32,
+                buffer_size=600, updates_per_iter=1, epochs=2, check_freq=2, eval_games=2,
+                pure_playout_start=20, workers=1, device="cpu")
+    base.update(overrides)
+    return TrainConfig(**base)
+
+
+def train(*args, **kwargs):
+    return subprocess.run([sys.executable, "train.py", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300, **kwargs)
+
+
+def test_replay_buffer_is_a_fifo():
+    buf = ReplayBuffer(5, (1, 2, 2), 4)
+    for i in range(7):
+        buf.extend(np.full((1, 1, 2, 2), i % 2, np.uint8), np.full((1, 4), i, np.float32),
+                   np.array([i], np.float32))
+    assert len(buf) == 5
+    assert list(buf.state()["zs"]) == [2, 3, 4, 5, 6]
+    other = ReplayBuffer(5, (1, 2, 2), 4)
+    other.load_state(buf.state())
+    assert list(other.state()["zs"]) == [2, 3, 4, 5, 6]
+    planes, pis, zs = buf.sample(3, np.random.default_rng(0))
+    assert planes.dtype == np.float32 and len(set(zs)) == 3
+
+
+def test_kl_divergence():
+    p = np.log(np.array([[0.5, 0.5], [0.9, 0.1]]))
+    assert kl_divergence(p, p) == pytest.approx(0.0)
+    q = np.log(np.array([[0.9, 0.1], [0.9, 0.1]]))
+    expected = 0.5 * np.log(0.5 / 0.9) + 0.5 * np.log(0.5 / 0.1)
+    assert kl_divergence(p, q) == pytest.approx(expected / 2)
+
+
+def test_checkpoint_detects_corruption(tmp_path):
+    path = str(tmp_path / "checkpoint.pkl")
+    write_checkpoint(path, {"iteration": 3, "array": np.arange(5)})
+    assert read_checkpoint(path)["iteration"] == 3
+    data = open(path, "rb").read()
+    open(path, "wb").write(data[:-10])
+    with pytest.raises(CheckpointError, match="corrupted or truncated"):
+        read_checkpoint(path)
+    open(path, "wb").write(b"junk")
+    with pytest.raises(CheckpointError, match="not a Gomoku Zero checkpoint"):
+        read_checkpoint(path)
+    with pytest.raises(CheckpointError, match="no checkpoint"):
+        read_checkpoint(str(tmp_path / "missing.pkl"))
+
+
+def test_pipeline_iterates_evaluates_and_resumes_in_process(tmp_path):
+    run = str(tmp_path / "run")
+    pipeline = TrainPipeline(tiny_config(), run, log=lambda s: None)
+    pipeline.run(iterations=2)
+    assert pipeline.iteration == 2
+    assert os.path.exists(os.path.join(run, "best_model.npz")) or pipeline.best_win_ratio == 0
+    assert os.path.exists(os.path.join(run, "current_model.npz"))
+    events = [json.loads(line) for line in open(os.path.join(run, "metrics.jsonl"))]
+    assert [e["event"] for e in events] == ["iteration", "iteration", "evaluation"]
+    assert "loss" in events[1] and "entropy" in events[1]
+
+    again = TrainPipeline.resume(run, log=lambda s: None)
+    assert again.iteration == 2 and again.games == pipeline.games
+    assert again.lr_multiplier == pipeline.lr_multiplier
+    assert np.array_equal(again.buffer.state()["pis"], pipeline.buffer.state()["pis"])
+    for name, w in pipeline.model.weights().items():
+        assert np.array_equal(w, again.model.weights()[name])
+    with pytest.raises(ValueError, match="cannot change width"):
+        TrainPipeline.resume(run, log=lambda s: None, width=8)
+
+
+def test_train_py_stops_and_resumes_with_its_state(tmp_path):
+    run = str(tmp_path / "run")
+    first = train(*TINY, "--run-dir", run, "--iterations", "3")
+    assert first.returncode == 0, first.stderr
+    before = read_checkpoint(os.path.join(run, "checkpoint.pkl"))
+    assert before["iteration"] == 3
+
+    second = train("--resume", run, "--iterations", "1")
+    assert second.returncode == 0, second.stderr
+    assert "iteration 3 of" in second.stdout and "iter     4" in second.stdout
+    after = read_checkpoint(os.path.join(run, "checkpoint.pkl"))
+    assert after["iteration"] == 4
+    assert after["games"] == before["games"] + 2
+    # the buffer kept its old positions (oldest first) and grew by the new ones
+    n = len(before["buffer"]["zs"])
+    assert np.array_equal(after["buffer"]["pis"][:n], before["buffer"]["pis"])
+    assert len(after["buffer"]["zs"]) == n + 8 * (after["positions"] - before["positions"])
+    # the lr multiplier went on from the stored one (one update changes it by 1.5x at most)
+    ratio = after["lr_multiplier"] / before["lr_multiplier"]
+    assert min(abs(ratio - r) for r in (1.0, 1.5, 1 / 1.5)) < 1e-9
+
+
+def test_ctrl_c_saves_and_exits_cleanly(tmp_path):
+    run = str(tmp_path / "run")
+    proc = subprocess.Popen([sys.executable, "train.py", *TINY, "--run-dir", run], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 240
+    while time.time() < deadline:
+        line = proc.stdout.readline()
+        if line.startswith("iter"):
+            break
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert "resume with: python train.py --resume" in out
+    state = read_checkpoint(os.path.join(run, "checkpoint.pkl"))
+    assert state["iteration"] >= 1
+
+
+def test_bad_flags_and_runs_are_clear_errors(tmp_path):
+    missing = train("--resume", str(tmp_path / "nowhere"))
+    assert missing.returncode == 2 and "no checkpoint" in missing.stderr
+    assert "Traceback" not in missing.stderr
+    bad = train("--preset", "6x6x4", "--n-in-row", "9", "--run-dir", str(tmp_path / "r"))
+    assert bad.returncode == 2 and "cannot hold" in bad.stderr
+    unknown = train("--preset", "7x7x7")
+    assert unknown.returncode == 2 and "invalid choice" in unknown.stderr
+    os.makedirs(tmp_path / "c")
+    (tmp_path / "c" / "checkpoint.pkl").write_bytes(b"GOMOKU-ZERO-CKPT-1\nabc\nxyz")
+    corrupt = train("--resume", str(tmp_path / "c"))
+    assert corrupt.returncode == 2 and "corrupted" in corrupt.stderr
+    wrong_model = tmp_path / "m.npz"
+    from gomoku.net import NetSpec, PolicyValueModel
+
+    PolicyValueModel(NetSpec(8, 8, 5), device="cpu").save(str(wrong_model))
+    refused = train(*TINY, "--run-dir", str(tmp_path / "w"), "--init-model", str(wrong_model))
+    assert refused.returncode == 2 and "8x8, 5 in a row" in refused.stderr
+
+
+def test_help_explains_every_flag():
+    out = train("--help").stdout
+    for flag in ("--n-playout", "--c-puct", "--kl-targ", "--check-freq", "--game-batch-num",
+                 "--workers", "--device", "--resume", "--init-model", "--preset", "--seed"):
+        assert flag in out
