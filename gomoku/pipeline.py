@@ -36,7 +36,7 @@ from gomoku.net import NetEvaluator, NetSpec, PolicyValueModel
 from gomoku.selfplay import training_arrays
 from gomoku.symmetry import augment
 from gomoku.util import atomic_write
-from gomoku.workers import EvalTask, SelfPlayTask, make_pool, run_task, split
+from gomoku.workers import EvalTask, SelfPlayTask, TaskRunner, make_pool, split
 
 CHECKPOINT = "checkpoint.pkl"
 CHECKPOINT_MAGIC = b"GOMOKU-ZERO-CKPT-1\n"
@@ -141,6 +141,7 @@ class TrainPipeline:
         self.positions = 0
         self.elapsed = 0.0  # seconds of training across sessions
         self.pool = None
+        self._runner = TaskRunner()  # plays tasks in this process when there is no pool
         self._version = 0  # bumps whenever the weights change, so workers reload
 
     # --------------------------------------------------------------- resume
@@ -203,7 +204,7 @@ class TrainPipeline:
         self.pool = make_pool(cfg.n_workers(), self.model.device)
         self.log(f"run {self.run_dir}: {cfg.width}x{cfg.height}, {cfg.n_in_row} in a row, "
                  f"{cfg.n_playout} playouts, {cfg.n_workers()} worker(s) x "
-                 f"{cfg.games_in_lockstep()} games in lockstep, device {self.model.device}; "
+                 f"{cfg.games_in_lockstep(self.model.device)} games in lockstep, device {self.model.device}; "
                  f"iteration {self.iteration} of {cfg.game_batch_num}")
         try:
             while self.iteration < end:
@@ -267,7 +268,7 @@ class TrainPipeline:
 
     def _run_tasks(self, tasks: list) -> list:
         if self.pool is None:
-            return [run_task(task, self.evaluator) for task in tasks]
+            return [self._runner.run(task, self.evaluator, self._version) for task in tasks]
         model_dir = os.path.join(self.run_dir, "inference")
         if self._exported != self._version:
             shutil.rmtree(model_dir, ignore_errors=True)
@@ -282,7 +283,7 @@ class TrainPipeline:
         """Plays ``games_per_iter`` self-play games; returns ``(games, stats)``."""
         cfg = self.config
         seed = int(self.rng.integers(2**31))
-        parallel = cfg.games_in_lockstep()
+        parallel = cfg.games_in_lockstep(self.model.device)
 
         def make(n, first):
             return SelfPlayTask((cfg.width, cfg.height, cfg.n_in_row), n, parallel, cfg.n_playout,

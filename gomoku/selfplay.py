@@ -35,6 +35,7 @@ class GameRecord:
     planes: Optional[np.ndarray] = None  # (T, 4, H, W)
     pis: Optional[np.ndarray] = None  # (T, H*W)
     to_move: Optional[np.ndarray] = None  # (T,) player to move in each position
+    index: int = 0  # the game's number in its run
 
     def outcomes(self) -> np.ndarray:
         """``z`` of each recorded position: +1 / -1 / 0 for the player to move there."""
@@ -74,41 +75,34 @@ class _Slot:
 GameFactory = Callable[[int], tuple[Board, dict]]
 
 
-def run_games(n_games: int, new_game: GameFactory, parallel: int, record: bool = False,
-              on_game_end: Optional[Callable[[GameRecord], None]] = None):
-    """Plays ``n_games`` games, ``parallel`` at a time in lockstep.
+class Lockstep:
+    """The slots of games in progress, advanced one playout per game per ``step``.
 
     Args:
-        n_games: games to play.
         new_game: builds game ``i``: its board and its player for each colour.
             Players follow ``MCTSPlayer``'s protocol (next_leaf, receive, choose,
             notify_move, reset) and carry an ``evaluator``.
-        parallel: games in lockstep (the batch size of evaluator calls).
         record: keep planes and pi of every position (for training).
-        on_game_end: called with each finished game.
-
-    Returns:
-        ``(records, stats)``: the games in the order of their index, and their cost.
     """
-    start = time.perf_counter()
-    stats = RunStats()
-    finished: dict[int, GameRecord] = {}
-    started = 0
-    slots: list[_Slot] = []
 
-    def open_slot():
-        nonlocal started
-        board, players = new_game(started)
-        slots.append(_Slot(started, board, players, record))
-        started += 1
+    def __init__(self, new_game: GameFactory, record: bool = False):
+        self.new_game = new_game
+        self.record = record
+        self.slots: list[_Slot] = []
+        self.started = 0
 
-    while started < min(parallel, n_games):
-        open_slot()
+    def fill(self, parallel: int, limit: Optional[int] = None) -> None:
+        """Opens games until ``parallel`` are in progress (and at most ``limit`` were started)."""
+        while len(self.slots) < parallel and (limit is None or self.started < limit):
+            board, players = self.new_game(self.started)
+            self.slots.append(_Slot(self.started, board, players, self.record))
+            self.started += 1
 
-    while slots:
+    def step(self, stats: RunStats) -> list[GameRecord]:
+        """One playout for every game, one evaluator call per evaluator; returns finished games."""
         requests: dict[int, tuple] = {}
         ready = []
-        for slot in slots:
+        for slot in self.slots:
             player = slot.players[slot.board.current_player]
             leaf = player.next_leaf(slot.board)
             if leaf is None:
@@ -120,6 +114,7 @@ def run_games(n_games: int, new_game: GameFactory, parallel: int, record: bool =
             priors, values = evaluator.evaluate([slot.board for slot, _, _ in items])
             for (slot, player, leaf), p, v in zip(items, priors, values):
                 player.receive(leaf, slot.board, p, float(v))
+        finished = []
         for slot in ready:
             board = slot.board
             player = slot.players[board.current_player]
@@ -131,52 +126,121 @@ def run_games(n_games: int, new_game: GameFactory, parallel: int, record: bool =
                 slot.pis.append(pi.astype(np.float32))
                 slot.to_move.append(board.current_player)
             board.play(move)
-            for p in {id(p): p for p in slot.players.values()}.values():
+            for p in _distinct(slot.players):
                 p.notify_move(move)
             if board.game_over:
-                slots.remove(slot)
-                game = _finish(slot)
-                finished[slot.index] = game
+                self.slots.remove(slot)
+                finished.append(_finish(slot))
                 stats.games += 1
-                if on_game_end is not None:
-                    on_game_end(game)
-                if started < n_games:
-                    open_slot()
+        return finished
+
+    def reset_searches(self) -> None:
+        """Drops every game's search tree (after the evaluator's weights changed)."""
+        for slot in self.slots:
+            for p in _distinct(slot.players):
+                p.reset()
+
+
+def _distinct(players: dict) -> list:
+    return list({id(p): p for p in players.values()}.values())
+
+
+def run_games(n_games: int, new_game: GameFactory, parallel: int, record: bool = False):
+    """Plays ``n_games`` games, ``parallel`` at a time in lockstep.
+
+    Returns:
+        ``(records, stats)``: the games in the order of their index, and their cost.
+    """
+    start = time.perf_counter()
+    stats = RunStats()
+    lockstep = Lockstep(new_game, record)
+    finished = []
+    while True:
+        lockstep.fill(parallel, limit=n_games)
+        if not lockstep.slots:
+            break
+        finished.extend(lockstep.step(stats))
     stats.seconds = time.perf_counter() - start
-    return [finished[i] for i in sorted(finished)], stats
+    return sorted(finished, key=lambda g: g.index), stats
 
 
 def _finish(slot: _Slot) -> GameRecord:
     board = slot.board
     game = GameRecord(board.width, board.height, board.n_in_row, board.start_player,
                       list(board.history), int(board.winner),
-                      {c: str(p) for c, p in slot.players.items()})
+                      {c: str(p) for c, p in slot.players.items()}, index=slot.index)
     if slot.record:
         game.planes = np.stack(slot.planes)
         game.pis = np.stack(slot.pis)
         game.to_move = np.asarray(slot.to_move, dtype=np.int8)
-    for p in {id(p): p for p in slot.players.values()}.values():
+    for p in _distinct(slot.players):
         p.reset()
     return game
 
 
+class SelfPlayStream:
+    """Self-play that never drains: ``parallel`` games always in progress.
+
+    ``collect(n)`` plays until at least ``n`` games have finished and returns
+    them; the games still in progress go on at the next call, so the batch
+    stays full however few games an iteration asks for. Game ``i`` uses seed
+    ``seed + i`` for its noise and move sampling and opens with player
+    ``1 + i % 2``, so the games do not depend on ``parallel`` while the
+    evaluator is unchanged.
+
+    Args:
+        evaluator: the net evaluator shared by all games.
+        board_shape: ``(width, height, n_in_row)``.
+        parallel: games in lockstep.
+        n_playout, c_puct: search settings.
+        seed: base seed.
+        player_kwargs: passed to each ``MCTSPlayer`` (noise settings).
+    """
+
+    def __init__(self, evaluator, board_shape: Sequence[int], parallel: int, n_playout: int,
+                 c_puct: float, seed: int, **player_kwargs):
+        from gomoku.mcts import MCTSPlayer
+
+        self.evaluator = evaluator
+        self.parallel = parallel
+        width, height, n_in_row = board_shape
+
+        def new_game(i):
+            player = MCTSPlayer(self.evaluator, c_puct=c_puct, n_playout=n_playout, self_play=True,
+                                seed=seed + i, name="self-play", **player_kwargs)
+            return Board(width, height, n_in_row, start_player=1 + i % 2), {1: player, 2: player}
+
+        self.lockstep = Lockstep(new_game, record=True)
+        self._finished: list[GameRecord] = []
+
+    def set_evaluator(self, evaluator) -> None:
+        """Switches the games in progress to new weights; their search trees start afresh."""
+        self.evaluator = evaluator
+        for slot in self.lockstep.slots:
+            for p in _distinct(slot.players):
+                p.evaluator = evaluator
+        self.lockstep.reset_searches()
+
+    def collect(self, n_games: int):
+        """Returns ``(games, stats)`` for the next ``n_games`` games to finish.
+
+        Games that finish beyond ``n_games`` in the same step wait for the next call.
+        """
+        start = time.perf_counter()
+        stats = RunStats()
+        while len(self._finished) < n_games:
+            self.lockstep.fill(self.parallel)
+            self._finished.extend(self.lockstep.step(stats))
+        games, self._finished = self._finished[:n_games], self._finished[n_games:]
+        stats.seconds = time.perf_counter() - start
+        return games, stats
+
+
 def self_play_games(evaluator, board_shape: Sequence[int], n_games: int, parallel: int,
                     n_playout: int, c_puct: float, seed: int, **player_kwargs):
-    """Self-play games with one evaluator (the net), recording training positions.
-
-    Game ``i`` uses seed ``seed + i`` for its noise and move sampling, so the
-    games do not depend on ``parallel``. Players alternate who opens the game.
-    """
-    from gomoku.mcts import MCTSPlayer
-
-    width, height, n_in_row = board_shape
-
-    def new_game(i):
-        player = MCTSPlayer(evaluator, c_puct=c_puct, n_playout=n_playout, self_play=True,
-                            seed=seed + i, name="self-play", **player_kwargs)
-        return Board(width, height, n_in_row, start_player=1 + i % 2), {1: player, 2: player}
-
-    return run_games(n_games, new_game, parallel, record=True)
+    """Exactly ``n_games`` self-play games (game ``i`` as in ``SelfPlayStream``), in index order."""
+    stream = SelfPlayStream(evaluator, board_shape, parallel, n_playout, c_puct, seed, **player_kwargs)
+    return run_games(n_games, stream.lockstep.new_game, parallel, record=True)
 
 
 def training_arrays(games: Sequence[GameRecord]):

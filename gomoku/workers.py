@@ -17,11 +17,13 @@ from typing import Optional
 from gomoku.board import Board
 from gomoku.mcts import MCTSPlayer
 from gomoku.rollout import RolloutEvaluator
-from gomoku.selfplay import run_games, self_play_games
+from gomoku.selfplay import SelfPlayStream, run_games
 
 
 @dataclass
 class SelfPlayTask:
+    """Self-play games from the worker's stream (games in progress carry over between tasks)."""
+
     board_shape: tuple
     n_games: int
     parallel: int
@@ -30,6 +32,10 @@ class SelfPlayTask:
     seed: int
     dirichlet_alpha: float = 0.3
     noise_frac: float = 0.25
+
+    def stream_key(self) -> tuple:
+        return (self.board_shape, self.parallel, self.n_playout, self.c_puct,
+                self.dirichlet_alpha, self.noise_frac)
 
 
 @dataclass
@@ -49,26 +55,48 @@ class EvalTask:
         return 1 if (self.first_game + i) % 2 == 0 else 2
 
 
-def run_task(task, evaluator):
-    """Plays a task with ``evaluator`` (the net); returns ``(records, stats)``."""
-    if isinstance(task, SelfPlayTask):
-        return self_play_games(evaluator, task.board_shape, task.n_games, task.parallel,
-                               task.n_playout, task.c_puct, task.seed,
-                               dirichlet_alpha=task.dirichlet_alpha, noise_frac=task.noise_frac)
-    if isinstance(task, EvalTask):
-        width, height, n_in_row = task.board_shape
-        rollouts = RolloutEvaluator(task.seed)  # shared, so the pure players' rollouts batch too
+class TaskRunner:
+    """Runs tasks with a net evaluator, keeping the self-play stream between tasks.
 
-        def new_game(i):
-            net = MCTSPlayer(evaluator, c_puct=task.c_puct, n_playout=task.n_playout,
-                             seed=task.seed + i, name=f"AlphaZero {task.n_playout}")
-            pure = MCTSPlayer(rollouts, c_puct=task.c_puct, n_playout=task.pure_playouts,
-                              seed=task.seed + i, name=f"pure MCTS {task.pure_playouts}")
-            colour = task.net_colour(i)
-            return Board(width, height, n_in_row, start_player=1), {colour: net, 3 - colour: pure}
+    ``version`` names the weights behind the evaluator: when it changes, the
+    games in progress keep their positions but search afresh with the new net.
+    """
 
-        return run_games(task.n_games, new_game, task.parallel)
-    raise TypeError(f"unknown task {task!r}")
+    def __init__(self):
+        self.stream: Optional[SelfPlayStream] = None
+        self._key = None
+        self._version = None
+
+    def run(self, task, evaluator, version):
+        """Plays ``task``; returns ``(records, stats)``."""
+        if isinstance(task, SelfPlayTask):
+            if self.stream is None or self._key != task.stream_key():
+                self.stream = SelfPlayStream(evaluator, task.board_shape, task.parallel, task.n_playout,
+                                             task.c_puct, task.seed, dirichlet_alpha=task.dirichlet_alpha,
+                                             noise_frac=task.noise_frac)
+                self._key = task.stream_key()
+            elif self._version != version or self.stream.evaluator is not evaluator:
+                self.stream.set_evaluator(evaluator)
+            self._version = version
+            return self.stream.collect(task.n_games)
+        if isinstance(task, EvalTask):
+            return _play_evaluation(task, evaluator)
+        raise TypeError(f"unknown task {task!r}")
+
+
+def _play_evaluation(task: EvalTask, evaluator):
+    width, height, n_in_row = task.board_shape
+    rollouts = RolloutEvaluator(task.seed)  # shared, so the pure players' rollouts batch too
+
+    def new_game(i):
+        net = MCTSPlayer(evaluator, c_puct=task.c_puct, n_playout=task.n_playout,
+                         seed=task.seed + i, name=f"AlphaZero {task.n_playout}")
+        pure = MCTSPlayer(rollouts, c_puct=task.c_puct, n_playout=task.pure_playouts,
+                          seed=task.seed + i, name=f"pure MCTS {task.pure_playouts}")
+        colour = task.net_colour(i)
+        return Board(width, height, n_in_row, start_player=1), {colour: net, 3 - colour: pure}
+
+    return run_games(task.n_games, new_game, task.parallel)
 
 
 def _worker_main(conn, device: str, threads: int) -> None:
@@ -80,6 +108,7 @@ def _worker_main(conn, device: str, threads: int) -> None:
 
     loaded_version = None
     evaluator = None
+    runner = TaskRunner()
     while True:
         message = conn.recv()
         if message is None:
@@ -89,7 +118,7 @@ def _worker_main(conn, device: str, threads: int) -> None:
             if version != loaded_version:
                 evaluator = NetEvaluator(InferencePredictor(model_dir, device, threads))
                 loaded_version = version
-            conn.send(("ok", run_task(task, evaluator)))
+            conn.send(("ok", runner.run(task, evaluator, version)))
         except Exception:
             conn.send(("error", traceback.format_exc()))
 

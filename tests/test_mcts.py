@@ -218,3 +218,19 @@ def test_records_carry_outcomes_for_the_player_to_move():
             assert all(z[i] == (1 if g.to_move[i] == g.winner else -1) for i in range(len(z)))
             assert z[-1] == 1  # the last mover won
         assert np.allclose(g.pis.sum(axis=1), 1, atol=1e-5)
+
+
+def test_self_play_stream_carries_games_over_and_returns_exact_counts():
+    from gomoku.selfplay import SelfPlayStream
+
+    stream = SelfPlayStream(HashEvaluator(), (6, 6, 4), parallel=6, n_playout=10, c_puct=5.0, seed=0)
+    first, stats = stream.collect(2)
+    assert len(first) == 2 and stats.games >= 2
+    second, _ = stream.collect(3)
+    assert len(second) == 3
+    indices = [g.index for g in first + second]
+    assert len(set(indices)) == 5
+    stream.set_evaluator(HashEvaluator())  # new weights: games go on, trees start afresh
+    assert all(slot.players[1].mcts.root.N == 0 for slot in stream.lockstep.slots)
+    third, _ = stream.collect(1)
+    assert len(third) == 1
