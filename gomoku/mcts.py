@@ -203,6 +203,7 @@ class MCTSPlayer:
         self.rng = np.random.default_rng(seed)
         self.name = name
         self._done = 0  # playouts done for the current move
+        self.playouts_run = 0  # playouts over the player's life, for throughput figures
 
     @property
     def n_playout(self) -> int:
@@ -226,11 +227,13 @@ class MCTSPlayer:
                 return leaf
             self.mcts.backup(leaf, board, None, leaf.value)
             self._done += 1
+            self.playouts_run += 1
         return None
 
     def receive(self, leaf: Leaf, board: Board, priors: np.ndarray, value: float) -> None:
         self.mcts.backup(leaf, board, priors, value)
         self._done += 1
+        self.playouts_run += 1
 
     def choose(self, board: Board) -> tuple[int, np.ndarray]:
         """Picks the move once the playouts are done; returns it with the search's pi."""

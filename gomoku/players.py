@@ -30,6 +30,7 @@ class PolicyPlayer:
     """Plays the legal move the policy network rates highest, without search."""
 
     n_playout = 1
+    playouts_run = 0  # no search
 
     def __init__(self, evaluator, name: str = "policy net"):
         self.evaluator = evaluator

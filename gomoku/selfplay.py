@@ -102,6 +102,8 @@ class Lockstep:
         """One playout for every game, one evaluator call per evaluator; returns finished games."""
         requests: dict[int, tuple] = {}
         ready = []
+        movers = _distinct({i: slot.players[slot.board.current_player] for i, slot in enumerate(self.slots)})
+        playouts_before = sum(p.playouts_run for p in movers)
         for slot in self.slots:
             player = slot.players[slot.board.current_player]
             leaf = player.next_leaf(slot.board)
@@ -114,11 +116,11 @@ class Lockstep:
             priors, values = evaluator.evaluate([slot.board for slot, _, _ in items])
             for (slot, player, leaf), p, v in zip(items, priors, values):
                 player.receive(leaf, slot.board, p, float(v))
+        stats.playouts += sum(p.playouts_run for p in movers) - playouts_before
         finished = []
         for slot in ready:
             board = slot.board
             player = slot.players[board.current_player]
-            stats.playouts += player.n_playout
             stats.moves += 1
             move, pi = player.choose(board)
             if slot.record:

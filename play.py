@@ -1,0 +1,111 @@
+"""Play Gomoku against a trained model, or watch two players of your choice, in a window or a terminal.
+
+    python play.py                                    # you (Black) against the shipped model
+    python play.py --model runs/NAME/best_model.npz --playouts 800 --first ai
+    python play.py --black pure:2000 --white az       # watch two AIs
+    python play.py --size 8x8 --n-in-row 5            # against pure MCTS, no model needed
+    python play.py --text                             # in the terminal
+    python play.py --load games/game-....json         # continue or replay a saved game
+
+Player specs: human, az[:MODEL[:PLAYOUTS]], pure[:PLAYOUTS], policy[:MODEL].
+This script parses flags and hands over to gomoku.gamefile (the match),
+gomoku.ui (the window) and gomoku.textplay (the terminal).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+
+from gomoku.gamefile import DEFAULT_MODEL, GameFileError, MissingModelError, setup_match
+
+# Paddle warns about build tools (ccache) on import: noise to someone who wants to play.
+warnings.filterwarnings("ignore", module="paddle")
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    """``8x8`` or ``8`` -> ``(8, 8)``; ``9x7`` is 9 wide and 7 high."""
+    parts = text.lower().split("x")
+    try:
+        numbers = [int(p) for p in parts]
+    except ValueError:
+        numbers = []
+    if len(numbers) == 1:
+        numbers *= 2
+    if len(numbers) != 2 or min(numbers) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a board size like 8x8")
+    return numbers[0], numbers[1]
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive integer")
+    return value
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description="Play Gomoku against a trained AlphaZero model, pure MCTS or the policy net.",
+        epilog="Window keys: N new game, U undo, X swap sides, S save, Q quit, B / W change "
+               "Black's / White's player, Left / Right review the moves.")
+    parser.add_argument("--model", metavar="PATH",
+                        help=f"model file for the AI (default {DEFAULT_MODEL}); sets the board size")
+    parser.add_argument("--playouts", type=positive_int, default=400, metavar="N",
+                        help="MCTS playouts per AI move: its strength (default 400)")
+    parser.add_argument("--first", choices=("human", "ai"),
+                        help="who plays Black, the side that moves first (default human)")
+    parser.add_argument("--black", metavar="SPEC",
+                        help="Black's player: human, az[:MODEL[:N]], pure[:N], policy[:MODEL]")
+    parser.add_argument("--white", metavar="SPEC", help="White's player (same forms as --black)")
+    parser.add_argument("--text", action="store_true", help="play in the terminal instead of a window")
+    parser.add_argument("--load", metavar="FILE", help="a saved game (JSON) to replay or continue")
+    parser.add_argument("--size", type=parse_size, metavar="WxH",
+                        help="board size for a game without a model (default 8x8)")
+    parser.add_argument("--n-in-row", type=positive_int, metavar="N",
+                        help="stones in a row that win, for a game without a model (default 5)")
+    parser.add_argument("--save-dir", default="games", metavar="DIR", help="where saved games go (default games/)")
+    parser.add_argument("--device", choices=("cpu", "gpu", "auto"), default="auto",
+                        help="where the model runs (default: the GPU if Paddle has one)")
+    parser.add_argument("--seed", type=int, help="seed for the AI players' randomness")
+    return parser.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    try:
+        match = setup_match(model=args.model, playouts=args.playouts, first=args.first, black=args.black,
+                            white=args.white, size=args.size, n_in_row=args.n_in_row, load=args.load,
+                            seed=args.seed, device=args.device)
+    except MissingModelError as exc:
+        print(f"play.py: {exc}", file=sys.stderr)
+        return 2
+    except (GameFileError, ValueError) as exc:  # ModelFileError is a ValueError too
+        print(f"play.py: error: {exc}", file=sys.stderr)
+        return 1
+    try:
+        if not args.text:
+            try:
+                from gomoku import ui
+            except ImportError:  # no pygame: the terminal still works
+                ui = None
+            if ui is not None and ui.display_available():
+                try:
+                    return ui.run_window(match, save_dir=args.save_dir)
+                except ui.NoDisplayError as exc:
+                    print(f"play.py: {exc}", file=sys.stderr)
+            print("No display to open a window on: playing in the terminal (--text asks for this directly).")
+        from gomoku.textplay import play_text
+
+        return play_text(match, save_dir=args.save_dir)
+    except KeyboardInterrupt:
+        print("\nInterrupted.", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,286 @@
+"""The pygame window under SDL's dummy video driver: clicks, keys, the AI thread, the end of a game."""
+
+import os
+
+os.environ["SDL_VIDEODRIVER"] = "dummy"  # before pygame is imported anywhere
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+
+import time  # noqa: E402
+
+import pygame  # noqa: E402
+import pytest  # noqa: E402
+
+from gomoku.board import Board  # noqa: E402
+from gomoku.gamefile import Match, load_game, setup_match  # noqa: E402
+from gomoku.players import PlayerSpec  # noqa: E402
+from gomoku.ui import GameWindow, open_window  # noqa: E402
+
+BLACK_WINS = ["a1", "b1", "b2", "c1", "c3", "d1", "d4"]
+
+
+@pytest.fixture
+def make_window(tmp_path):
+    windows = []
+
+    def make(black="human", white="human", **kwargs):
+        match = Match(Board(6, 6, 4), {1: PlayerSpec.parse(black), 2: PlayerSpec.parse(white)}, seed=0)
+        window = open_window(match, save_dir=str(tmp_path / "games"), ai_delay=0, **kwargs)
+        pygame.event.clear()
+        windows.append(window)
+        return window
+
+    yield make
+    for window in windows:
+        window.quit()
+    pygame.quit()
+
+
+def click(window, pos):
+    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=pos, button=1))
+    window.process_events()
+
+
+def click_move(window, label):
+    click(window, window.pixel_of(window.match.board.parse_move(label)))
+
+
+def press(window, key):
+    pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=key, mod=0, unicode=""))
+    window.process_events()
+
+
+def settle(window, timeout=30.0):
+    """Runs the window's AI until it is a human's turn or the game is over."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        window.update()
+        if window.task is None and window.match.ai_to_move is None:
+            return
+        if window.task is not None:
+            window.task.wait(0.05)
+    raise AssertionError("the AI did not finish in time")
+
+
+def test_pixels_and_moves_agree(make_window):
+    window = make_window()
+    board = window.match.board
+    for move in range(board.size):
+        x, y = window.pixel_of(move)
+        assert window.cell_at((x, y)) == move
+        quarter = window.cell // 4
+        assert window.cell_at((x + quarter, y - quarter)) == move
+    # Row 1 is drawn at the bottom, column a at the left.
+    assert window.pixel_of(board.parse_move("a1"))[1] > window.pixel_of(board.parse_move("a6"))[1]
+    assert window.pixel_of(board.parse_move("a1"))[0] < window.pixel_of(board.parse_move("f1"))[0]
+    left, top = window.pixel_of(board.parse_move("a6"))
+    assert window.cell_at((left - window.cell, top)) is None
+    assert window.cell_at((left, top - window.cell)) is None
+    assert window.cell_at((window.size[0] - 5, window.size[1] - 5)) is None
+
+
+def test_posted_clicks_land_where_they_should(make_window):
+    window = make_window()
+    board = window.match.board
+    click_move(window, "c3")
+    click_move(window, "e5")
+    assert board.cells[board.parse_move("c3")] == 1
+    assert board.cells[board.parse_move("e5")] == 2
+    assert board.history == [board.parse_move("c3"), board.parse_move("e5")]
+
+
+def test_illegal_clicks_change_nothing(make_window):
+    window = make_window()
+    board = window.match.board
+    click_move(window, "c3")
+    before = (list(board.cells), list(board.history))
+    click_move(window, "c3")
+    assert "c3 is taken" in window.notice
+    click(window, (window.board_rect.left + 3, window.board_rect.top + 3))  # the board's margin
+    assert "Click on a point" in window.notice
+    click(window, (window.size[0] - 3, window.size[1] - 3))  # the status bar
+    click(window, (-50, 10_000))
+    assert (list(board.cells), list(board.history)) == before
+    window.draw()
+
+
+def test_a_game_played_to_the_end_shows_its_result(make_window):
+    window = make_window()
+    for label in BLACK_WINS:
+        click_move(window, label)
+    board = window.match.board
+    assert board.winner == 1
+    assert window.match.status() == "Black (human) wins"
+    window.draw()
+    click_move(window, "f6")
+    assert "The game is over" in window.notice and board.cells[board.parse_move("f6")] == 0
+    press(window, pygame.K_u)  # undo the winning move: play goes on
+    assert board.winner is None and board.current_player == 1
+    press(window, pygame.K_n)
+    assert board.history == []
+
+
+def test_against_pure_mcts_and_undo(make_window):
+    window = make_window(white="pure:20")
+    board = window.match.board
+    click_move(window, "c3")
+    window.update()
+    assert window.thinking
+    click_move(window, "d4")  # ignored while the AI thinks
+    assert "is thinking" in window.notice
+    window.draw()  # the progress bar
+    settle(window)
+    assert len(board.history) == 2 and board.current_player == 1
+    press(window, pygame.K_u)
+    assert board.history == []
+    assert "Took back c3" in window.notice
+
+
+def test_undo_while_the_ai_thinks_cancels_the_search(make_window):
+    window = make_window(white="pure:100000")
+    board = window.match.board
+    click_move(window, "c3")
+    window.update()
+    task = window.task
+    assert task is not None
+    press(window, pygame.K_u)
+    assert task.done and window.task is None
+    assert board.history == [] and window.match.human_to_move
+    window.update()
+    assert board.history == []  # the cancelled search never plays
+
+
+def test_closing_the_window_mid_search_exits_cleanly(make_window):
+    window = make_window(white="pure:100000")
+    click_move(window, "c3")
+    window.update()
+    task = window.task
+    assert task is not None
+    pygame.event.post(pygame.event.Event(pygame.QUIT))
+    started = time.monotonic()
+    window.run(max_frames=5)
+    assert not window.running and task.done
+    assert time.monotonic() - started < 5
+
+
+def test_keys_swap_save_and_change_players(make_window, tmp_path):
+    window = make_window(white="pure:20")
+    match = window.match
+    click_move(window, "c3")
+    settle(window)
+    press(window, pygame.K_s)
+    saved = [f for f in os.listdir(tmp_path / "games")]
+    assert len(saved) == 1
+    record = load_game(str(tmp_path / "games" / saved[0]))
+    assert record.moves == match.board.history and record.players == {1: "human", 2: "pure:20"}
+    press(window, pygame.K_x)  # the AI takes Black, whose turn it is
+    assert str(match.specs[1]) == "pure MCTS 20" and match.is_human(2)
+    settle(window)
+    assert len(match.board.history) == 3 and match.human_to_move
+    press(window, pygame.K_b)  # Black: pure -> human
+    assert match.is_human(1)
+    press(window, pygame.K_w)  # White: human -> pure MCTS
+    assert match.specs[2].kind == "pure"
+
+
+def test_buttons_are_clickable(make_window):
+    window = make_window()
+    click_move(window, "c3")
+    undo = next(b for b in window.buttons if b.text == "Undo" or b.key_hint == "U")
+    click(window, undo.rect.center)
+    assert window.match.board.history == []
+    black_seat = window.buttons[0]
+    click(window, black_seat.rect.center)
+    assert window.match.specs[1].kind != "human"
+    window.quit()
+
+
+def test_review_shows_earlier_positions_and_blocks_clicks(make_window):
+    window = make_window()
+    for label in BLACK_WINS[:4]:
+        click_move(window, label)
+    press(window, pygame.K_LEFT)
+    press(window, pygame.K_LEFT)
+    assert window.view == 2 and window.shown_board().history == window.match.board.history[:2]
+    window.draw()
+    click_move(window, "f6")
+    assert "Reviewing" in window.notice and len(window.match.board.history) == 4
+    press(window, pygame.K_END)
+    assert window.view is None
+    click_move(window, "f6")
+    assert len(window.match.board.history) == 5
+
+
+def test_two_ais_play_to_the_end(make_window):
+    window = make_window(black="pure:20", white="pure:20")
+    settle(window, timeout=60)
+    assert window.match.board.game_over
+    window.draw()
+
+
+def test_the_main_loop_runs_posted_events(make_window):
+    window = make_window()
+    for label in BLACK_WINS:
+        pygame.event.post(pygame.event.Event(pygame.MOUSEMOTION, pos=window.pixel_of(
+            window.match.board.parse_move(label)), rel=(0, 0), buttons=(0, 0, 0)))
+        pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=window.pixel_of(
+            window.match.board.parse_move(label)), button=1))
+    window.run(max_frames=3, fps=1000)
+    assert window.match.board.winner == 1
+
+
+def test_alphazero_and_policy_players_with_a_model(tmp_path, monkeypatch, make_window):
+    from gomoku.net import NetSpec, PolicyValueModel
+
+    monkeypatch.chdir(tmp_path)
+    model = str(tmp_path / "m.npz")
+    PolicyValueModel(NetSpec(6, 6, 4), device="cpu").save(model)
+    match = setup_match(model=model, playouts=20, device="cpu", seed=0)
+    window = GameWindow(match, surface=pygame.display.set_mode((10, 10)), ai_delay=0)
+    click_move(window, "c3")
+    settle(window)
+    assert len(match.board.history) == 2
+    press(window, pygame.K_w)  # AlphaZero -> pure MCTS
+    press(window, pygame.K_w)  # -> policy net
+    assert str(match.specs[2]) == "policy net"
+    click_move(window, "d4")
+    settle(window)
+    assert len(match.board.history) == 4
+    window.draw()
+    window.quit()
+
+
+class BrokenEvaluator:
+    def evaluate(self, boards):
+        raise RuntimeError("the net is on fire")
+
+
+def test_a_failing_ai_shows_a_message_and_the_window_lives_on(make_window):
+    window = make_window(white="pure:20")
+    window.match.players[2].evaluator = BrokenEvaluator()
+    click_move(window, "c3")
+    window.update()
+    window.task.wait(5)
+    window.update()
+    assert "The AI failed: the net is on fire" in window.notice
+    window.update()
+    assert window.task is None  # not retried in a loop
+    window.draw()
+    press(window, pygame.K_u)
+    assert window.match.board.history == []
+
+
+def test_a_loaded_finished_game_shows_its_result(tmp_path, monkeypatch, make_window):
+    from gomoku.gamefile import GameRecord, save_game
+
+    monkeypatch.chdir(tmp_path)
+    board = Board(6, 6, 4)
+    for label in BLACK_WINS:
+        board.do_move(board.parse_move(label))
+    save_game("g.json", GameRecord.from_board(board, {1: "human", 2: "pure:20"}))
+    match = setup_match(load="g.json")
+    window = GameWindow(match, surface=pygame.display.set_mode((10, 10)), ai_delay=0)
+    window.update()
+    assert window.task is None and match.status() == "Black (human) wins"
+    press(window, pygame.K_HOME)
+    assert window.shown_board().history == []
+    window.draw()
