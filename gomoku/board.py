@@ -122,6 +122,10 @@ class Board:
     def game_over(self) -> bool:
         return self.winner is not None
 
+    def stones(self) -> np.ndarray:
+        """The cells as a uint8 array (0 empty, else the player), a fresh copy."""
+        return np.frombuffer(bytes(self.cells), dtype=np.uint8)
+
     def legal_moves(self) -> list[int]:
         """The empty cells, in increasing order (none once the game is over)."""
         if self.winner is not None:
@@ -233,7 +237,7 @@ class Board:
 
     def fill_planes(self, out: np.ndarray) -> None:
         """Writes the planes into a zeroed ``(4, size)`` float32 array (no allocation)."""
-        stones = np.asarray(self.cells, dtype=np.int8)
+        stones = self.stones()
         out[0] = stones == self.current_player
         out[1] = stones == 3 - self.current_player
         if self.history:

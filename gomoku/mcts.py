@@ -73,7 +73,7 @@ class TreeNode:
     def select(self, c_puct: float) -> int:
         """Index of the child maximising Q + U."""
         scale = c_puct * math.sqrt(self.N)
-        return int(np.argmax(self.child_Q + scale * self.child_P / (1.0 + self.child_N)))
+        return int((self.child_Q + scale * self.child_P / (1.0 + self.child_N)).argmax())
 
     def child(self, index: int) -> "TreeNode":
         node = self.children.get(index)
@@ -132,7 +132,7 @@ class MCTS:
         """
         node = leaf.node
         if priors is not None and not node.expanded:
-            node.expand(np.flatnonzero(np.asarray(board.cells) == 0), priors)
+            node.expand(np.flatnonzero(board.stones() == 0), priors)
         node.N += 1
         value = -float(value)  # for the player who moved into the leaf
         for parent, index in reversed(leaf.path):

@@ -43,7 +43,7 @@ def random_rollout_values(boards: Sequence[Board], rng: np.random.Generator) -> 
     """
     first = boards[0]
     lines = line_cells(first.width, first.height, first.n_in_row)
-    cells = np.array([b.cells for b in boards], dtype=np.int32)  # (B, size)
+    cells = np.frombuffer(b"".join(bytes(b.cells) for b in boards), dtype=np.uint8).reshape(len(boards), -1)
     mover = np.array([b.current_player for b in boards], dtype=np.int32)[:, None]
     empty = cells == 0
     # Random keys for empty cells, 2.0 for stones: sorting puts the fill order first.
