@@ -40,6 +40,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def log(line: str) -> None:
+    print(line, flush=True)  # progress must show at once, also when stdout is a file
+
+
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -53,13 +57,13 @@ def main(argv=None) -> int:
         if args.resume:
             if args.init_model:
                 parser.error("--init-model starts a new run; it cannot go with --resume")
-            pipeline = TrainPipeline.resume(args.resume, **overrides)
+            pipeline = TrainPipeline.resume(args.resume, log=log, **overrides)
         else:
             config = preset(args.preset, **overrides).validate()
             run_dir = args.run_dir or os.path.join("runs", f"{args.preset}-{time.strftime('%Y%m%d-%H%M%S')}")
             if os.path.exists(os.path.join(run_dir, "checkpoint.pkl")):
                 parser.error(f"{run_dir} already holds a run: use --resume {run_dir}, or another --run-dir")
-            pipeline = TrainPipeline(config, run_dir, init_model=args.init_model)
+            pipeline = TrainPipeline(config, run_dir, log=log, init_model=args.init_model)
         if args.iterations is not None and args.iterations < 1:
             parser.error("--iterations must be at least 1")
         pipeline.run(args.iterations)
