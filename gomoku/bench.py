@@ -95,7 +95,7 @@ def _pure_worker(args) -> dict:
 
 
 def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout: int = 400,
-                  workers: int = 0, parallel: int = 16, pure_parallel: int = 5,
+                  workers: int = 0, parallel: int = 32, pure_parallel: int = 5,
                   pure_playouts: int = 1000, seconds: float = 20.0, device: str = "cpu",
                   log=print) -> dict:
     """Measures everything; returns the figures as a dict (see the module docstring)."""
@@ -179,7 +179,7 @@ def main(argv=None) -> int:
     parser.add_argument("--n-in-row", type=int, default=5)
     parser.add_argument("--playouts", type=int, default=400, help="self-play playouts per move")
     parser.add_argument("--workers", type=int, default=0, help="processes (default: one per core)")
-    parser.add_argument("--parallel", type=int, default=16, help="self-play games in lockstep per process")
+    parser.add_argument("--parallel", type=int, default=32, help="self-play games in lockstep per process")
     parser.add_argument("--pure-playouts", type=int, default=1000)
     parser.add_argument("--seconds", type=float, default=20.0, help="time for each measurement")
     parser.add_argument("--device", choices=["cpu", "gpu", "auto"], default="auto")

@@ -64,7 +64,7 @@ class TrainConfig:
     res_filters: int = 64
     """residual channels when arch is 'resnet'"""
     parallel_games: int = 0
-    """self-play games in lockstep per worker (the net's batch size); 0 picks 16 on a CPU, 64 on a GPU"""
+    """self-play games in lockstep per worker (the net's batch size); 0 picks 32 on a CPU, 128 on a GPU"""
     workers: int = 0
     """self-play processes; 0 uses the CPU cores there are (1 plays in the trainer's process)"""
     device: str = "auto"
@@ -100,7 +100,7 @@ class TrainConfig:
 
     def games_in_lockstep(self, device: str = "cpu") -> int:
         """Self-play games each worker keeps in progress (they carry over between iterations)."""
-        return self.parallel_games or (64 if device == "gpu" else 16)
+        return self.parallel_games or (128 if device == "gpu" else 32)
 
     def to_dict(self) -> dict:
         return asdict(self)

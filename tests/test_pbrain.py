@@ -1,0 +1,396 @@
+"""The Gomocup engine: its protocol driven through pipes as a manager drives it, and its parts.
+
+Subprocess tests talk to ``python -m gomoku.pbrain`` with their own small
+driver (not the module's ``EngineProcess``), time every answer from the moment
+the command was written, and hold it to the ``timeout_turn`` they sent. Their
+engines keep a 200 ms margin instead of the default 100 ms, because a busy
+test machine can hold a process back longer than that; the exact deadline
+arithmetic is tested in-process with a fake clock. Boards are small and turns
+short so that the whole file runs in well under a minute.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import queue
+import re
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from gomoku.board import Board
+from gomoku.pbrain import (OPPONENT, OWN, UNLIMITED_MS, EngineOptions, PbrainEngine, Position,
+                           ProtocolError, TimeControl, run_match)
+
+ROOT = Path(__file__).resolve().parents[1]
+MOVE = re.compile(r"(\d+),(\d+)")
+MARGIN = ("--margin-ms", "200")
+
+
+# --------------------------------------------------------------- the driver
+class Engine:
+    """An engine process; ``ask`` sends a command and returns its answer and how long it took."""
+
+    def __init__(self, command: list[str], stderr_path: Path, cwd: Path = ROOT):
+        env = dict(os.environ)
+        if cwd == ROOT:
+            env["PYTHONPATH"] = str(ROOT)
+        else:  # the launcher must find the package by itself
+            env.pop("PYTHONPATH", None)
+        self._stderr = open(stderr_path, "w")
+        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=self._stderr, text=True, bufsize=1, cwd=cwd, env=env)
+        self.lines: queue.Queue = queue.Queue()
+        self.sent_at = 0.0
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        # The arrival time is taken here, so a slow test thread cannot make an answer look late.
+        for line in self.proc.stdout:
+            self.lines.put((line.rstrip("\n"), time.monotonic()))
+        self.lines.put((None, time.monotonic()))
+
+    def send(self, *lines: str) -> None:
+        for line in lines:
+            self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+        self.sent_at = time.monotonic()
+
+    def answer(self, timeout: float = 10.0) -> tuple[str, float, list[str]]:
+        """The next non-MESSAGE line, its latency since the last send, and the MESSAGE lines before it."""
+        messages = []
+        while True:
+            line, arrived = self.lines.get(timeout=timeout)
+            assert line is not None, "the engine closed its output"
+            if line.startswith("MESSAGE "):
+                messages.append(line)
+                continue
+            return line, arrived - self.sent_at, messages
+
+    def ask(self, *lines: str, limit: float = 2.0, timeout: float = 10.0) -> str:
+        """Sends a command (and its data lines); returns the answer, which must come within ``limit``."""
+        self.send(*lines)
+        answer, latency, _ = self.answer(timeout)
+        assert latency < limit, f"{lines[0]!r} answered {answer!r} after {latency:.3f} s (limit {limit} s)"
+        return answer
+
+    def end(self) -> None:
+        """END must make the engine exit at once, writing nothing more."""
+        self.send("END")
+        assert self.proc.wait(timeout=5) == 0
+        line, _ = self.lines.get(timeout=5)
+        assert line is None, f"output after END: {line!r}"
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self._stderr.close()
+
+
+@pytest.fixture
+def spawn(tmp_path):
+    engines = []
+
+    def start(*args: str, command: list[str] | None = None, cwd: Path = ROOT) -> Engine:
+        engine = Engine(command or [sys.executable, "-m", "gomoku.pbrain", *MARGIN, *args],
+                        tmp_path / f"stderr{len(engines)}.txt", cwd)
+        engines.append(engine)
+        return engine
+
+    yield start
+    for engine in engines:
+        engine.close()
+
+
+@pytest.fixture(scope="module")
+def model_6x6(tmp_path_factory):
+    """A random-weight model for 6x6, 4 in a row."""
+    from gomoku.net import NetSpec, PolicyValueModel
+
+    path = tmp_path_factory.mktemp("model") / "random_6x6.npz"
+    PolicyValueModel(NetSpec(6, 6, 4), device="cpu").save(str(path))
+    return path
+
+
+def cell(answer: str, width: int, height: int) -> tuple[int, int]:
+    """The ``x,y`` of a move answer, checked to be on the board."""
+    match = MOVE.fullmatch(answer)
+    assert match, f"not a move: {answer!r}"
+    x, y = int(match.group(1)), int(match.group(2))
+    assert 0 <= x < width and 0 <= y < height, f"{answer} is off the {width}x{height} board"
+    return x, y
+
+
+# ---------------------------------------------------- games through the pipes
+def test_scripted_game_with_pure_mcts(spawn):
+    turn = 0.4
+    engine = spawn("--pure", "--n-in-row", "5", "--seed", "0")
+    assert engine.ask("ABOUT").startswith('name="GomokuZero", version="')
+    assert engine.ask("START 7", limit=5) == "OK"
+    # INFO gets no answer: if one came, the next ask would read it instead of the move.
+    engine.send("INFO timeout_turn 400", "INFO timeout_match 0", f"INFO time_left {UNLIMITED_MS}",
+                "INFO max_memory 83886080", "INFO game_type 1", "INFO folder /tmp", "INFO evaluate 3,3",
+                "INFO some_future_key 7")
+    stones = {cell(engine.ask("BEGIN", limit=turn), 7, 7)}
+    for _ in range(3):
+        opponent = next((x, y) for x, y in [(0, 0), (6, 6), (0, 6), (6, 0), (1, 1)] if (x, y) not in stones)
+        stones.add(opponent)
+        reply = cell(engine.ask(f"TURN {opponent[0]},{opponent[1]}", limit=turn), 7, 7)
+        assert reply not in stones
+        stones.add(reply)
+    # Take back the engine's last move and the opponent's before it; both cells are free again.
+    assert engine.ask(f"TAKEBACK {reply[0]},{reply[1]}", limit=turn) == "OK"
+    assert engine.ask(f"TAKEBACK {opponent[0]},{opponent[1]}", limit=turn) == "OK"
+    assert engine.ask(f"TAKEBACK {opponent[0]},{opponent[1]}", limit=turn).startswith("ERROR")
+    again = cell(engine.ask(f"TURN {opponent[0]},{opponent[1]}", limit=turn), 7, 7)
+    assert again != opponent
+
+    assert engine.ask("RESTART") == "OK"
+    # Four own stones in column x=3, rows 1-4: only 3,0 or 3,5 wins. Sent in no
+    # particular order; a swapped x and y would answer 0,3 or 5,3.
+    board = ["3,2,1", "0,0,2", "3,4,1", "6,0,2", "3,1,1", "0,6,2", "3,3,1", "6,6,2"]
+    assert engine.ask("BOARD", *board, "DONE", limit=turn) in ("3,0", "3,5")
+    engine.end()
+
+
+def test_bad_input_gets_error_and_the_engine_goes_on(spawn):
+    turn = 0.4
+    engine = spawn("--pure", "--n-in-row", "5")
+    for command in (["BEGIN"], ["TURN 1,1"], ["TAKEBACK 1,1"], ["RESTART"], ["BOARD", "1,1,1", "DONE"]):
+        assert engine.ask(*command).startswith("ERROR no game yet"), command
+    assert engine.ask("START abc").startswith("ERROR")
+    assert engine.ask("START 3").startswith("ERROR")  # too small for 5 in a row
+    assert engine.ask("RECTSTART 7").startswith("ERROR")
+    assert engine.ask("START 7", limit=5) == "OK"
+    engine.send("INFO timeout_turn 400")
+    assert engine.ask("FOO bar").startswith("UNKNOWN")
+    assert engine.ask("PLAY 1,1").startswith("UNKNOWN")
+    assert engine.ask("DONE").startswith("ERROR")
+    for bad in ("TURN 7,0", "TURN 0,7", "TURN -1,2", "TURN 3", "TURN a,b", "TURN 1,2,3", "TURN"):
+        assert engine.ask(bad).startswith("ERROR"), bad
+
+    first = cell(engine.ask("BEGIN", limit=turn), 7, 7)
+    assert engine.ask(f"TURN {first[0]},{first[1]}").startswith("ERROR")  # occupied
+    assert engine.ask("BEGIN").startswith("ERROR")  # the board is not empty
+    empty = next((x, 0) for x in range(7) if (x, 0) != first)
+    assert engine.ask(f"TAKEBACK {empty[0]},{empty[1]}").startswith("ERROR")
+    bad_boards = [["1,1,1", "1,1,2"],  # one cell twice
+                  ["1,1,1", "9,1,2"],  # off the board
+                  ["1,1,1", "1,2"],  # not x,y,who
+                  ["1,1,1", "2,2,4"],  # no such owner
+                  ["1,1,1", "2,2,3"]]  # continuous games are not supported
+    for lines in bad_boards:
+        assert engine.ask("BOARD", *lines, "DONE").startswith("ERROR"), lines
+    # INFO may come inside BOARD; a BOARD cut short by another command is answered, then the
+    # command is obeyed.
+    answer = engine.ask("BOARD", "1,1,2", "INFO timeout_turn 400", "1,1,1", "DONE")
+    assert answer == "ERROR 1,1 is already occupied"
+    engine.send("BOARD", "1,1,1", "ABOUT")
+    assert engine.answer()[0].startswith("ERROR")
+    assert engine.answer()[0].startswith("name=")
+
+    # None of it changed the game: the engine's first stone is still there, and it still plays.
+    # The note on a bad INFO (which gets no answer) comes with the next answer.
+    engine.send("", "INFO time_left soon", f"TURN {first[0]},{first[1]}")
+    answer, _, messages = engine.answer()
+    assert answer.startswith("ERROR") and any("ignored INFO time_left" in m for m in messages)
+    free = next((x, 6) for x in range(7) if (x, 6) != first)
+    assert cell(engine.ask(f"TURN {free[0]},{free[1]}", limit=turn), 7, 7) not in (first, free)
+    engine.end()
+
+
+def test_engine_with_a_model(spawn, model_6x6):
+    turn = 0.5
+    engine = spawn("--model", str(model_6x6), "--device", "cpu")
+    answer = engine.ask("START 7", limit=60, timeout=60)
+    assert answer.startswith("ERROR") and "6x6" in answer
+    assert engine.ask("START 6", limit=60, timeout=60) == "OK"
+    engine.send(f"INFO timeout_turn {int(turn * 1000)}")
+    first = cell(engine.ask("BEGIN", limit=turn), 6, 6)
+    opponent = next((x, y) for x in range(6) for y in range(6) if (x, y) != first)
+    second = cell(engine.ask(f"TURN {opponent[0]},{opponent[1]}", limit=turn), 6, 6)
+    assert second not in (first, opponent)
+    assert engine.ask("RESTART") == "OK"
+    assert cell(engine.ask("BOARD", "2,2,2", "DONE", limit=turn), 6, 6) != (2, 2)
+    engine.end()
+
+
+def test_a_missing_model_is_reported_at_start(spawn, tmp_path):
+    engine = spawn("--model", str(tmp_path / "missing.npz"))
+    assert engine.ask("ABOUT").startswith("name=")
+    answer = engine.ask("START 15", limit=60, timeout=60)
+    assert answer.startswith("ERROR") and "missing.npz" in answer
+    assert engine.ask("BEGIN").startswith("ERROR no game yet")
+    engine.end()
+
+
+def test_time_left_and_instant_moves(spawn):
+    engine = spawn("--pure", "--turn-ms", "30000")
+    assert engine.ask("START 15", limit=5) == "OK"
+    # 3 s left for the match on an empty 15x15 board: at most 1/25 of it for this move.
+    engine.send("INFO timeout_turn 30000", "INFO time_left 3000")
+    first = cell(engine.ask("BEGIN", limit=0.3), 15, 15)
+    engine.send("INFO time_left 2147483647", "INFO timeout_turn 0")  # 0: as fast as possible
+    free = (7, 7) if first != (7, 7) else (8, 8)
+    assert cell(engine.ask(f"TURN {free[0]},{free[1]}", limit=0.2), 15, 15) not in (first, free)
+    engine.end()
+
+
+def test_launcher_script_runs_from_another_directory(spawn, tmp_path):
+    engine = spawn(command=[str(ROOT / "pbrain-gomokuzero"), *MARGIN, "--pure", "--n-in-row", "4",
+                            "--turn-ms", "300"], cwd=tmp_path)
+    assert engine.ask("ABOUT").startswith('name="GomokuZero"')
+    assert engine.ask("START 6", limit=5) == "OK"
+    cell(engine.ask("BEGIN", limit=0.3), 6, 6)
+    engine.end()
+
+
+def test_a_whole_match_between_two_engine_processes():
+    engine = [sys.executable, "-m", "gomoku.pbrain", *MARGIN, "--pure", "--n-in-row", "4"]
+    result = run_match((engine + ["--seed", "1"], engine + ["--seed", "2"]), 6, 6, n_in_row=4,
+                       timeout_turn_ms=250, stderr=subprocess.DEVNULL)
+    assert result.winner in (0, 1, 2), result.reason
+    assert "lost" not in result.reason
+    assert len(result.moves) == len(set(result.moves)) >= 7
+    assert max(result.latencies) < 0.25
+    referee = Board.from_moves(6, 6, 4, result.moves)
+    assert referee.game_over and (referee.winner or 0) == result.winner
+    assert result.transcript[0] == "[1] > START 6"
+
+
+# ------------------------------------------------------------- in-process parts
+def converse(engine: PbrainEngine, out: io.StringIO, *lines: str) -> list[str]:
+    """Feeds lines to an in-process engine and returns what it wrote meanwhile."""
+    before = len(out.getvalue().splitlines())
+    for line in lines:
+        engine.handle(line)
+    return out.getvalue().splitlines()[before:]
+
+
+class FakeClock:
+    """Time that moves on by ``step`` seconds at every reading."""
+
+    def __init__(self, step: float):
+        self.now = 0.0
+        self.step = step
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+def test_the_search_stops_before_the_deadline():
+    clock = FakeClock(0.01)  # every playout "takes" 10 ms
+    out = io.StringIO()
+    engine = PbrainEngine(EngineOptions(n_in_row=4, seed=0, margin_ms=100), out, clock)
+    converse(engine, out, "START 6", "INFO timeout_turn 1000")
+    started = clock.now + clock.step  # handle() reads the clock first
+    note, move = converse(engine, out, "BEGIN")
+    playouts = int(note.split()[1])
+    # 1000 ms less 100 ms and 5% leaves 850 ms; a playout that would end later is not started.
+    assert 80 <= playouts <= 85
+    assert clock.now - started <= 0.85
+    assert MOVE.fullmatch(move)
+
+    converse(engine, out, "INFO timeout_turn 0")
+    free = "0,0" if move != "0,0" else "1,1"
+    note, _ = converse(engine, out, f"TURN {free}")
+    assert note.split()[1] == "2"  # as fast as possible: root expansion and one descent
+
+
+def test_max_playouts_and_time_left_bookkeeping():
+    out = io.StringIO()
+    engine = PbrainEngine(EngineOptions(n_in_row=4, seed=0, max_playouts=10), out, FakeClock(0.001))
+    converse(engine, out, "START 6", "INFO timeout_turn 5000", "INFO time_left 60000")
+    note, _ = converse(engine, out, "BEGIN")
+    assert note.split()[1] == "10"
+    assert engine.time.time_left < 60000
+
+
+def test_tree_is_kept_after_the_opponents_answer_and_dropped_otherwise():
+    out = io.StringIO()
+    engine = PbrainEngine(EngineOptions(n_in_row=4, seed=0, max_playouts=300), out, FakeClock(0.0001))
+    converse(engine, out, "START 6")
+    converse(engine, out, "BEGIN")
+    # The tree's root is now the position after our move; answer with the reply it searched most.
+    root = engine.mcts.root
+    reply = int(root.moves[root.child_N.argmax()])
+    kept = int(root.child_N.max())
+    assert kept > 0
+    note, _ = converse(engine, out, f"TURN {reply % 6},{reply // 6}")
+    assert "300 playouts in" in note and f"(tree {kept + 300})" in note
+    note = converse(engine, out, "RESTART", "BOARD", f"{reply % 6},{reply // 6},2", "DONE")[1]
+    assert "(tree 300)" in note
+
+
+def test_position_replays_stones_alternately_with_the_opponents_last_stone_last():
+    position = Position(6, 6)
+    for move, who in [(0, OWN), (7, OPPONENT), (14, OWN), (21, OPPONENT)]:
+        position.add(move, who)
+    board = position.to_board(4)
+    assert board.history == [0, 7, 14, 21] and board.start_player == board.current_player
+    assert len(board.history) % 2 == 0  # we opened the game: the net's first-player plane is on
+
+    position.add(30, OPPONENT)  # the opponent opened: one stone more
+    board = position.to_board(4)
+    assert board.history[-1] == 30 and len(board.history) == 5
+    assert board.cells[0] == board.current_player and board.cells[30] == board.opponent
+    assert board.planes()[2].flatten()[30] == 1.0
+
+
+def test_position_with_surplus_stones_still_plays():
+    position = Position(6, 6)
+    for move in (0, 1, 2):
+        position.add(move, OWN)
+    position.add(35, OPPONENT)
+    board = position.to_board(4)
+    assert not board.game_over and board.history[-1] == 35
+    me = board.current_player
+    assert [board.cells[m] for m in (0, 1, 2, 35)] == [me, me, me, 3 - me]
+    assert board.legal_moves().count(3) == 1  # 3 would complete four: the game is on
+    board.play(3)
+    assert board.winner == me
+
+
+def test_position_errors():
+    position = Position(6, 6)
+    position.add(position.move_of(2, 3), OWN)
+    assert position.label(position.move_of(2, 3)) == "2,3"
+    with pytest.raises(ProtocolError):
+        position.add(position.move_of(2, 3), OPPONENT)
+    with pytest.raises(ProtocolError):
+        position.move_of(6, 0)
+    with pytest.raises(ProtocolError):
+        position.remove(position.move_of(0, 0))
+
+
+def test_time_control_shares():
+    tc = TimeControl(timeout_turn=1000, margin_ms=100, margin_share=0.0)
+    assert tc.move_seconds(100) == pytest.approx(0.9)
+    tc.time_left = 10000  # 10 s for at most 25 more moves of ours
+    assert tc.move_seconds(100) == pytest.approx(0.3)
+    assert tc.move_seconds(3) == pytest.approx(0.9)  # two moves left at most: the turn limit binds
+    tc.time_left = -50
+    assert tc.move_seconds(100) == 0.0
+    tc.timeout_turn = 0
+    assert tc.move_seconds(100) == 0.0
+    assert TimeControl().tree_limit(225) is None
+    assert TimeControl(max_memory=80_000_000).tree_limit(225) == 20_000_000 // (32 * 225 + 400)
+
+
+def test_unsupported_rules_and_field_three_are_reported():
+    out = io.StringIO()
+    engine = PbrainEngine(EngineOptions(n_in_row=4, seed=0, max_playouts=20), out, FakeClock(0.001))
+    converse(engine, out, "START 6", "INFO rule 4")
+    lines = converse(engine, out, "BEGIN")
+    assert lines[0].startswith("MESSAGE INFO rule 4") and MOVE.fullmatch(lines[-1])
+    swap2 = converse(engine, out, "SWAP2BOARD", "1,1", "DONE")
+    assert swap2 == ["UNKNOWN SWAP2BOARD: swap2 openings are not supported"]
+    over = converse(engine, out, "RESTART", "BOARD", "0,0,2", "1,0,2", "2,0,2", "3,0,2", "0,1,1", "DONE")
+    assert over == ["OK", "ERROR the game is over: the opponent has 4 in a row"]
