@@ -1,0 +1,118 @@
+"""Training curves: reading metrics.jsonl, the axis helpers, and a PNG of the right size."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from gomoku import plot
+from gomoku.plot import MetricsError, moving_average, nice_range, read_metrics, tick_label
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def write_metrics(path, iterations=30, check_freq=5, extra_lines=()):
+    """A run's metrics as the pipeline writes them; pure MCTS steps up after a perfect score."""
+    rng = np.random.default_rng(0)
+    pure = 1000
+    with open(path, "w") as f:
+        for it in range(1, iterations + 1):
+            record = {"event": "iteration", "iteration": it, "games": 8 * it, "episode_len": 14.0,
+                      "buffer": 100 * it, "wall_s": 30.0 * it}
+            if it > 2:  # no update until the buffer holds a batch
+                record.update(loss=round(4.5 - it / 20 + 0.1 * rng.random(), 4),
+                              entropy=round(3.6 - it / 30, 4), kl=0.02, lr_multiplier=1.0)
+            f.write(json.dumps(record) + "\n")
+            if it % check_freq == 0:
+                ratio = 1.0 if it % (2 * check_freq) == 0 else 0.6
+                f.write(json.dumps({"event": "evaluation", "iteration": it, "pure_playouts": pure,
+                                    "wins": int(10 * ratio), "draws": 0, "losses": 10 - int(10 * ratio),
+                                    "win_ratio": ratio, "new_best": True}) + "\n")
+                if ratio == 1.0:
+                    pure += 1000
+        for line in extra_lines:
+            f.write(line)
+    return str(path)
+
+
+def image_size(path):
+    import pygame
+
+    return pygame.image.load(str(path)).get_size()
+
+
+def test_read_metrics_skips_broken_lines_and_keeps_the_last_of_a_repeat(tmp_path):
+    write_metrics(tmp_path / "metrics.jsonl", extra_lines=[
+        '{"event": "iteration", "iteration": 30, "loss": 1.5, "entropy": 1.0}\n',  # iteration 30 again
+        '{"event": "iteration", "itera',  # a line cut short by a kill
+    ])
+    metrics = read_metrics(str(tmp_path))  # a run directory works as well as the file
+    assert len(metrics.iterations) == 30 and len(metrics.evaluations) == 6
+    assert metrics.skipped == 1
+    assert metrics.iterations[-1]["loss"] == 1.5
+    assert [e["pure_playouts"] for e in metrics.evaluations] == [1000, 1000, 2000, 2000, 3000, 3000]
+
+
+def test_png_of_the_requested_size(tmp_path):
+    source = write_metrics(tmp_path / "metrics.jsonl")
+    out = tmp_path / "plots" / "curves.png"
+    plot.save_plot(source, str(out), title="tiny run")
+    assert image_size(out) == (900, 600)
+    assert plot.main([source, "--out", str(tmp_path / "small.png"), "--size", "640x400"]) == 0
+    assert image_size(tmp_path / "small.png") == (640, 400)
+
+
+def test_long_run_and_runs_without_evaluations_still_draw(tmp_path):
+    long_run = write_metrics(tmp_path / "long.jsonl", iterations=400, check_freq=50)
+    plot.save_plot(long_run, str(tmp_path / "long.png"))  # moving average over faint raw values
+    no_eval = write_metrics(tmp_path / "no_eval.jsonl", iterations=6, check_freq=100)
+    plot.save_plot(no_eval, str(tmp_path / "no_eval.png"))
+    only_eval = tmp_path / "only_eval.jsonl"
+    only_eval.write_text(json.dumps({"event": "evaluation", "iteration": 50, "pure_playouts": 1000,
+                                     "win_ratio": 0.7}) + "\n")
+    plot.save_plot(str(only_eval), str(tmp_path / "only_eval.png"))
+    for name in ("long", "no_eval", "only_eval"):
+        assert image_size(tmp_path / f"{name}.png") == (900, 600)
+
+
+def test_missing_or_empty_metrics_are_clear_errors(tmp_path, capsys):
+    with pytest.raises(MetricsError, match="no metrics file"):
+        read_metrics(str(tmp_path))
+    empty = tmp_path / "metrics.jsonl"
+    empty.write_text("")
+    with pytest.raises(MetricsError, match="nothing to plot"):
+        read_metrics(str(empty))
+    early = write_metrics(tmp_path / "early.jsonl", iterations=2)  # no update, no evaluation yet
+    with pytest.raises(MetricsError, match="nothing to plot"):
+        read_metrics(early)
+    out = tmp_path / "x.png"
+    assert plot.main([str(tmp_path / "nowhere"), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "no metrics file" in err and "Traceback" not in err and not out.exists()
+
+
+def test_script(tmp_path):
+    source = write_metrics(tmp_path / "metrics.jsonl")
+    out = tmp_path / "curves.png"
+    proc = subprocess.run([sys.executable, "-m", "gomoku.plot", source, "--out", str(out), "--title", "T"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "30 iterations, 6 evaluations" in proc.stdout and out.is_file()
+    proc = subprocess.run([sys.executable, "-m", "gomoku.plot", str(tmp_path / "none.jsonl"), "--out",
+                           str(out)], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "no metrics file" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_axis_helpers():
+    low, high, ticks = nice_range(2.63, 4.41, 5)
+    assert (low, high) == (2.5, 4.5) and ticks == pytest.approx([2.5, 3.0, 3.5, 4.0, 4.5])
+    low, high, ticks = nice_range(0, 24, 8, integer=True)
+    assert ticks == [0, 5, 10, 15, 20, 25]
+    low, high, ticks = nice_range(3.0, 3.0)  # a single value still gets an axis
+    assert low < 3.0 < high
+    assert [tick_label(v, s) for v, s in ((0.25, 0.25), (3.5, 0.5), (1500.0, 500.0), (0.05, 0.05))] == [
+        "0.25", "3.5", "1500", "0.05"]
+    assert moving_average([1, 2, 3, 4, 5], 3) == pytest.approx([1.5, 2, 3, 4, 4.5])
