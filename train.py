@@ -51,7 +51,7 @@ def main(argv=None) -> int:
                  if getattr(args, f.name) is not None}
 
     from gomoku.net import ModelFileError
-    from gomoku.pipeline import CheckpointError, TrainPipeline
+    from gomoku.pipeline import CheckpointError, RunBusyError, TrainPipeline
 
     try:
         if args.resume:
@@ -67,7 +67,7 @@ def main(argv=None) -> int:
         if args.iterations is not None and args.iterations < 1:
             parser.error("--iterations must be at least 1")
         pipeline.run(args.iterations)
-    except (CheckpointError, ModelFileError, ValueError) as exc:
+    except (CheckpointError, ModelFileError, RunBusyError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0

@@ -20,11 +20,13 @@ A run lives in one directory:
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
 import pickle
 import shutil
+import signal
 import time
 from dataclasses import dataclass
 from typing import Callable, Optional
@@ -45,6 +47,33 @@ METRICS = "metrics.jsonl"
 
 class CheckpointError(ValueError):
     """A checkpoint that is missing, truncated, corrupted or from another version."""
+
+
+class RunBusyError(RuntimeError):
+    """Another trainer is already working in this run directory."""
+
+
+def lock_run_dir(run_dir: str):
+    """Takes the run directory's lock for this process (released when it exits, even on kill -9).
+
+    Raises:
+        RunBusyError: another live process holds it: two trainers would overwrite
+            each other's checkpoints.
+    """
+    os.makedirs(run_dir, exist_ok=True)
+    handle = open(os.path.join(run_dir, "lock"), "a+")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.seek(0)
+        owner = handle.read().strip() or "unknown"
+        handle.close()
+        raise RunBusyError(f"another trainer (pid {owner}) is using {run_dir}; stop it first") from None
+    handle.seek(0)
+    handle.truncate()
+    handle.write(str(os.getpid()))
+    handle.flush()
+    return handle
 
 
 class ReplayBuffer:
@@ -199,8 +228,10 @@ class TrainPipeline:
         Ctrl-C stops after saving a checkpoint of the last finished iteration.
         """
         cfg = self.config
-        os.makedirs(self.run_dir, exist_ok=True)
+        lock = lock_run_dir(self.run_dir)
         end = cfg.game_batch_num if iterations is None else min(cfg.game_batch_num, self.iteration + iterations)
+        # Ctrl-C and `kill` both stop cleanly, also when a shell started us with SIGINT ignored.
+        previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
         self.pool = make_pool(cfg.n_workers(), self.model.device)
         self.log(f"run {self.run_dir}: {cfg.width}x{cfg.height}, {cfg.n_in_row} in a row, "
                  f"{cfg.n_playout} playouts, {cfg.n_workers()} worker(s) x "
@@ -216,6 +247,9 @@ class TrainPipeline:
             if self.pool is not None:
                 self.pool.close()
                 self.pool = None
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+            lock.close()
 
     def run_iteration(self) -> dict:
         """One iteration: self-play, buffer, updates, maybe an evaluation, then a checkpoint."""
@@ -351,6 +385,10 @@ class TrainPipeline:
     def _append_metrics(self, record: dict) -> None:
         with open(os.path.join(self.run_dir, METRICS), "a") as f:
             f.write(json.dumps(record) + "\n")
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
 
 
 def _merge(results: list):

@@ -153,3 +153,33 @@ def test_help_explains_every_flag():
     for flag in ("--n-playout", "--c-puct", "--kl-targ", "--check-freq", "--game-batch-num",
                  "--workers", "--device", "--resume", "--init-model", "--preset", "--seed"):
         assert flag in out
+
+
+def test_a_second_trainer_on_the_same_run_is_refused(tmp_path):
+    from gomoku.pipeline import lock_run_dir
+
+    run = str(tmp_path / "run")
+    held = lock_run_dir(run)
+    try:
+        second = train(*TINY, "--run-dir", run, "--iterations", "1")
+    finally:
+        held.close()
+    assert second.returncode == 2 and f"another trainer (pid {os.getpid()})" in second.stderr
+    lock_run_dir(run).close()  # free again once the holder let go
+
+
+def test_sigterm_saves_and_exits_cleanly_with_workers(tmp_path):
+    run = str(tmp_path / "run")
+    args = list(TINY)
+    args[args.index("--workers") + 1] = "2"
+    proc = subprocess.Popen([sys.executable, "train.py", *args, "--run-dir", run], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 240
+    while time.time() < deadline:
+        if proc.stdout.readline().startswith("iter"):
+            break
+    proc.terminate()
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert "resume with" in out
+    assert read_checkpoint(os.path.join(run, "checkpoint.pkl"))["iteration"] >= 1
