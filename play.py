@@ -19,33 +19,10 @@ import sys
 import warnings
 
 from gomoku.gamefile import DEFAULT_MODEL, GameFileError, MissingModelError, setup_match
+from gomoku.util import board_size_arg, positive_int_arg
 
 # Paddle warns about build tools (ccache) on import: noise to someone who wants to play.
 warnings.filterwarnings("ignore", module="paddle")
-
-
-def parse_size(text: str) -> tuple[int, int]:
-    """``8x8`` or ``8`` -> ``(8, 8)``; ``9x7`` is 9 wide and 7 high."""
-    parts = text.lower().split("x")
-    try:
-        numbers = [int(p) for p in parts]
-    except ValueError:
-        numbers = []
-    if len(numbers) == 1:
-        numbers *= 2
-    if len(numbers) != 2 or min(numbers) < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a board size like 8x8")
-    return numbers[0], numbers[1]
-
-
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive integer")
-    return value
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -55,7 +32,7 @@ def parse_args(argv=None) -> argparse.Namespace:
                "Black's / White's player, Left / Right review the moves.")
     parser.add_argument("--model", metavar="PATH",
                         help=f"model file for the AI (default {DEFAULT_MODEL}); sets the board size")
-    parser.add_argument("--playouts", type=positive_int, default=400, metavar="N",
+    parser.add_argument("--playouts", type=positive_int_arg, default=400, metavar="N",
                         help="MCTS playouts per AI move: its strength (default 400)")
     parser.add_argument("--first", choices=("human", "ai"),
                         help="who plays Black, the side that moves first (default human)")
@@ -64,9 +41,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--white", metavar="SPEC", help="White's player (same forms as --black)")
     parser.add_argument("--text", action="store_true", help="play in the terminal instead of a window")
     parser.add_argument("--load", metavar="FILE", help="a saved game (JSON) to replay or continue")
-    parser.add_argument("--size", type=parse_size, metavar="WxH",
+    parser.add_argument("--size", type=board_size_arg, metavar="WxH",
                         help="board size for a game without a model (default 8x8)")
-    parser.add_argument("--n-in-row", type=positive_int, metavar="N",
+    parser.add_argument("--n-in-row", type=positive_int_arg, metavar="N",
                         help="stones in a row that win, for a game without a model (default 5)")
     parser.add_argument("--save-dir", default="games", metavar="DIR", help="where saved games go (default games/)")
     parser.add_argument("--device", choices=("cpu", "gpu", "auto"), default="auto",

@@ -57,7 +57,7 @@ from gomoku.players import PlayerSpec, make_player
 from gomoku.rollout import RolloutEvaluator
 from gomoku.selfplay import RunStats, run_games
 from gomoku.symmetry import symmetries
-from gomoku.util import atomic_write
+from gomoku.util import atomic_write, board_size_arg, positive_int_arg
 
 SUMMARY_FORMAT = "gomoku-zero-arena/1"
 Z_95 = 1.959963984540054  # the two-sided 95% quantile of the normal distribution
@@ -564,29 +564,6 @@ def write_summary(path: str, result: ArenaResult) -> None:
 
 
 # --------------------------------------------------------------------- CLI
-def _size(text: str) -> tuple[int, int]:
-    parts = text.lower().split("x")
-    try:
-        numbers = [int(p) for p in parts]
-    except ValueError:
-        numbers = []
-    if len(numbers) == 1:
-        numbers *= 2
-    if len(numbers) != 2 or min(numbers) < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a board size like 8x8")
-    return numbers[0], numbers[1]
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive integer")
-    return value
-
-
 def parse_args(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m gomoku.arena",
@@ -595,17 +572,17 @@ def parse_args(argv=None) -> argparse.Namespace:
                "pure[:PLAYOUTS] (pure MCTS), policy:MODEL (the policy net alone, no search).")
     parser.add_argument("--a", required=True, metavar="SPEC", help="player A, whose score is reported")
     parser.add_argument("--b", required=True, metavar="SPEC", help="player B, the opponent")
-    parser.add_argument("--games", type=_positive, default=40, metavar="N",
+    parser.add_argument("--games", type=positive_int_arg, default=40, metavar="N",
                         help="games in all; each opening is played twice, colours swapped (default 40)")
     parser.add_argument("--opening-stones", type=int, default=2, metavar="K",
                         help="random stones in the centre before the players start, Black first (default 2)")
     parser.add_argument("--seed", type=int, default=0, help="seeds openings and players (default 0)")
-    parser.add_argument("--workers", type=_positive, default=os.cpu_count() or 1, metavar="N",
+    parser.add_argument("--workers", type=positive_int_arg, default=os.cpu_count() or 1, metavar="N",
                         help="processes playing games side by side (default: one per core)")
-    parser.add_argument("--parallel", type=_positive, default=16, metavar="N",
+    parser.add_argument("--parallel", type=positive_int_arg, default=16, metavar="N",
                         help="games in lockstep per worker (default 16)")
-    parser.add_argument("--size", type=_size, metavar="WxH", help="board size when no model plays (default 8x8)")
-    parser.add_argument("--n-in-row", type=_positive, metavar="N",
+    parser.add_argument("--size", type=board_size_arg, metavar="WxH", help="board size when no model plays (default 8x8)")
+    parser.add_argument("--n-in-row", type=positive_int_arg, metavar="N",
                         help="stones in a row that win, when no model plays (default 5)")
     parser.add_argument("--c-puct", type=float, default=5.0, help="exploration constant (default 5)")
     parser.add_argument("--device", choices=("cpu", "gpu", "auto"), default="auto",

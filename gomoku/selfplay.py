@@ -22,7 +22,7 @@ from gomoku.board import Board
 
 
 @dataclass
-class GameRecord:
+class FinishedGame:
     """A finished game: its moves and, for self-play, the training positions."""
 
     width: int
@@ -98,7 +98,7 @@ class Lockstep:
             self.slots.append(_Slot(self.started, board, players, self.record))
             self.started += 1
 
-    def step(self, stats: RunStats) -> list[GameRecord]:
+    def step(self, stats: RunStats) -> list[FinishedGame]:
         """One playout for every game, one evaluator call per evaluator; returns finished games."""
         requests: dict[int, tuple] = {}
         ready = []
@@ -166,9 +166,9 @@ def run_games(n_games: int, new_game: GameFactory, parallel: int, record: bool =
     return sorted(finished, key=lambda g: g.index), stats
 
 
-def _finish(slot: _Slot) -> GameRecord:
+def _finish(slot: _Slot) -> FinishedGame:
     board = slot.board
-    game = GameRecord(board.width, board.height, board.n_in_row, board.start_player,
+    game = FinishedGame(board.width, board.height, board.n_in_row, board.start_player,
                       list(board.history), int(board.winner),
                       {c: str(p) for c, p in slot.players.items()}, index=slot.index)
     if slot.record:
@@ -213,7 +213,7 @@ class SelfPlayStream:
             return Board(width, height, n_in_row, start_player=1 + i % 2), {1: player, 2: player}
 
         self.lockstep = Lockstep(new_game, record=True)
-        self._finished: list[GameRecord] = []
+        self._finished: list[FinishedGame] = []
 
     def set_evaluator(self, evaluator) -> None:
         """Switches the games in progress to new weights; their search trees start afresh."""
@@ -245,7 +245,7 @@ def self_play_games(evaluator, board_shape: Sequence[int], n_games: int, paralle
     return run_games(n_games, stream.lockstep.new_game, parallel, record=True)
 
 
-def training_arrays(games: Sequence[GameRecord]):
+def training_arrays(games: Sequence[FinishedGame]):
     """Stacks games into ``(planes, pis, zs)`` arrays, before augmentation."""
     planes = np.concatenate([g.planes for g in games])
     pis = np.concatenate([g.pis for g in games])

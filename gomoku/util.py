@@ -1,7 +1,8 @@
-"""Small helpers shared across the package: atomic file writes."""
+"""Small helpers shared across the package: atomic file writes and flag parsers."""
 
 from __future__ import annotations
 
+import argparse
 import os
 import tempfile
 from typing import Callable, IO
@@ -28,3 +29,28 @@ def atomic_write(path: str, write: Callable[[IO[bytes]], None]) -> None:
         except FileNotFoundError:
             pass
         raise
+
+
+def board_size_arg(text: str) -> tuple[int, int]:
+    """Flag parser: ``8x8`` or ``8`` -> ``(8, 8)``; ``9x7`` is 9 wide and 7 high."""
+    parts = text.lower().split("x")
+    try:
+        numbers = [int(p) for p in parts]
+    except ValueError:
+        numbers = []
+    if len(numbers) == 1:
+        numbers *= 2
+    if len(numbers) != 2 or min(numbers) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a board size like 8x8")
+    return numbers[0], numbers[1]
+
+
+def positive_int_arg(text: str) -> int:
+    """Flag parser for an integer of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive integer")
+    return value
