@@ -7,7 +7,8 @@ thread each):
 * ``nn_positions_per_s``: the inference predictor alone at the self-play batch
   size, summed over the workers: the ceiling for self-play;
 * ``selfplay_playouts_per_s`` and ``selfplay_games_per_hour``: lockstep self-play
-  with a freshly initialised net (the code path of ``train.py``);
+  with a freshly initialised net (the code path of ``train.py``); it runs until a
+  batch of games has finished, and games per hour use their mean length;
 * ``pure_playouts_per_s``: pure MCTS as in evaluation (games in lockstep per worker);
 * ``train_step_s``: one Adam step on a batch of 512 in the trainer's process;
 * peak memory (resident set) of the benchmark process and of its largest worker.
@@ -63,7 +64,8 @@ def _selfplay_worker(args) -> dict:
     stats = RunStats()
     lengths = []
     start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
+    # At least `seconds`, and until a batch of games has finished, for the game length.
+    while time.perf_counter() - start < seconds or len(lengths) < parallel:
         stream.lockstep.fill(parallel)
         lengths.extend(len(g.moves) for g in stream.lockstep.step(stats))
     elapsed = time.perf_counter() - start
@@ -121,7 +123,8 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
             nn = pool.map(_nn_worker, [(model_dir, shape, parallel, seconds, device)] * workers)
             results["nn_positions_per_s"] = round(sum(r for r, _ in nn))
 
-            log(f"self-play: {parallel} games in lockstep per process, {seconds:.0f} s ...")
+            log(f"self-play: {parallel} games in lockstep per process, {seconds:.0f} s or more "
+                f"(until {parallel} games have finished) ...")
             sp = pool.map(_selfplay_worker, [(model_dir, shape, parallel, n_playout, seconds, 1000 * i, device)
                                              for i in range(workers)])
             playouts_per_s = sum(r["playouts"] / r["seconds"] for r in sp)
