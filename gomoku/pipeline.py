@@ -172,6 +172,7 @@ class TrainPipeline:
         self.pool = None
         self._runner = TaskRunner()  # plays tasks in this process when there is no pool
         self._version = 0  # bumps whenever the weights change, so workers reload
+        self._exported = -1  # the version last exported for the workers
 
     # --------------------------------------------------------------- resume
     @classmethod
@@ -310,8 +311,6 @@ class TrainPipeline:
             self.model.export_inference(model_dir)
             self._exported = self._version
         return self.pool.run(tasks, model_dir, self._version)
-
-    _exported = -1
 
     def self_play(self):
         """Plays ``games_per_iter`` self-play games; returns ``(games, stats)``."""

@@ -1,0 +1,75 @@
+"""Copy a run's model into models/ with its training record and curves.
+
+    python scripts/ship_model.py runs/8x8x5 gomoku_8x8_5 [--model best_model.npz]
+
+writes ``models/NAME.npz`` (the model file), ``models/NAME.png`` (training curves from
+the run's metrics) and ``models/NAME.json`` (iterations, self-play games, positions,
+training time, the evaluation history, the machine, and the command that resumes the run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import sys
+import warnings
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+warnings.filterwarnings("ignore")
+
+from gomoku.pipeline import CHECKPOINT, METRICS, read_checkpoint  # noqa: E402
+from gomoku.util import atomic_write  # noqa: E402
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("run_dir")
+    parser.add_argument("name", help="file name without extension, e.g. gomoku_8x8_5")
+    parser.add_argument("--model", default="best_model.npz", help="which model of the run to ship")
+    parser.add_argument("--out-dir", default="models")
+    parser.add_argument("--title", help="title of the curves (default: the board)")
+    args = parser.parse_args(argv)
+
+    state = read_checkpoint(os.path.join(args.run_dir, CHECKPOINT))
+    cfg = state["config"]
+    evaluations = [json.loads(line) for line in open(os.path.join(args.run_dir, METRICS))
+                   if '"evaluation"' in line]
+    os.makedirs(args.out_dir, exist_ok=True)
+    model_out = os.path.join(args.out_dir, args.name + ".npz")
+    shutil.copyfile(os.path.join(args.run_dir, args.model), model_out + ".tmp")
+    os.replace(model_out + ".tmp", model_out)
+
+    from gomoku.plot import main as plot_main
+
+    board = f"{cfg['width']}x{cfg['height']}, {cfg['n_in_row']} in a row"
+    plot_main([args.run_dir, "--out", os.path.join(args.out_dir, args.name + ".png"),
+               "--title", args.title or f"Gomoku Zero {board}"])
+
+    record = {
+        "model": os.path.basename(model_out),
+        "from": args.model,
+        "board": board,
+        "iterations": state["iteration"],
+        "selfplay_games": state["games"],
+        "selfplay_positions": state["positions"],
+        "training_hours": round(state["elapsed"] / 3600, 2),
+        "best_win_ratio_at_current_strength": state["best_win_ratio"],
+        "pure_playouts_now": state["pure_playouts"],
+        "evaluations": [{k: e[k] for k in ("iteration", "pure_playouts", "wins", "draws", "losses", "win_ratio")}
+                        for e in evaluations],
+        "config": cfg,
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, CPU only, Python {platform.python_version()}",
+        "resume": f"python train.py --resume runs/{os.path.basename(os.path.normpath(args.run_dir))}",
+    }
+    text = json.dumps(record, indent=2) + "\n"
+    atomic_write(os.path.join(args.out_dir, args.name + ".json"), lambda f: f.write(text.encode()))
+    print(f"wrote {model_out}, {args.name}.png and {args.name}.json: iteration {state['iteration']}, "
+          f"{state['games']} games, {record['training_hours']} h")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
