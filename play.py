@@ -8,7 +8,7 @@
     python play.py --load games/game-....json         # continue or replay a saved game
 
 Player specs: human, az[:MODEL[:PLAYOUTS]], pure[:PLAYOUTS], policy[:MODEL].
-This script parses flags and hands over to gomoku.gamefile (the match),
+This script parses flags and hands over to gomoku.game (the match),
 gomoku.ui (the window) and gomoku.textplay (the terminal).
 """
 
@@ -18,7 +18,8 @@ import argparse
 import sys
 import warnings
 
-from gomoku.gamefile import DEFAULT_MODEL, GameFileError, MissingModelError, setup_match
+from gomoku.game import DEFAULT_MODEL, MissingModelError, setup_match
+from gomoku.gamefile import GameFileError
 from gomoku.util import board_size_arg, positive_int_arg
 
 # Paddle warns about build tools (ccache) on import: noise to someone who wants to play.

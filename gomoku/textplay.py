@@ -1,6 +1,6 @@
 """The text mode: the board drawn in a terminal, moves read from a line of input.
 
-``play_text`` plays a ``gamefile.Match`` over any pair of text streams, so the
+``play_text`` plays a ``game.Match`` over any pair of text streams, so the
 same code serves a terminal, a pipe, and tests that feed it ``io.StringIO``.
 The board is ``Board.to_text``: ``X`` is Black (player 1), ``O`` is White, and
 the last move is written in lower case; row 1 is at the bottom. A move is a
@@ -16,7 +16,8 @@ import sys
 from typing import Optional, TextIO
 
 from gomoku.board import COLUMN_LETTERS, IllegalMoveError
-from gomoku.gamefile import COLOUR_NAMES, STONE_MARKS, Match, default_game_path, save_game
+from gomoku.game import STONE_MARKS, Match
+from gomoku.gamefile import COLOUR_NAMES, default_game_path, save_game
 
 HELP = """\
 Commands:

@@ -1,6 +1,6 @@
 """The pygame window: a wooden board, a seat for each side, and an AI that thinks off the drawing loop.
 
-``GameWindow`` draws a ``gamefile.Match`` and turns pygame events into moves
+``GameWindow`` draws a ``game.Match`` and turns pygame events into moves
 and commands. Pixels and moves meet in two methods: ``pixel_of(move)`` is the
 centre of a point on the grid and ``cell_at(pixel)`` is the point nearest a
 pixel (None off the grid), so tests can post clicks exactly where a user would.
@@ -34,7 +34,8 @@ import pygame  # noqa: E402
 import pygame.gfxdraw  # noqa: E402
 
 from gomoku.board import COLUMN_LETTERS, Board, IllegalMoveError  # noqa: E402
-from gomoku.gamefile import COLOUR_NAMES, Match, default_game_path, save_game  # noqa: E402
+from gomoku.game import Match  # noqa: E402
+from gomoku.gamefile import COLOUR_NAMES, default_game_path, save_game  # noqa: E402
 
 WOOD = (222, 178, 104)
 GRID = (52, 36, 18)

@@ -1,18 +1,12 @@
-"""Game records on disk, the Match that play.py drives, and play.py's setup errors."""
+"""Game records on disk: round trips, moves as labels or indices, malformed files refused."""
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 
-from gomoku.board import Board, IllegalMoveError
-from gomoku.gamefile import (GAME_FORMAT, GameFileError, GameRecord, Match, MissingModelError,
-                             load_game, save_game, setup_match)
-from gomoku.players import PlayerSpec
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from gomoku.board import Board
+from gomoku.gamefile import GAME_FORMAT, GameFileError, GameRecord, load_game, save_game
 
 # Black wins on the a1-d4 diagonal of a 6x6 board, 4 in a row.
 BLACK_WINS = ["a1", "b1", "b2", "c1", "c3", "d1", "d4"]
@@ -23,11 +17,6 @@ def board_after(labels, width=6, height=6, n_in_row=4):
     for label in labels:
         board.do_move(board.parse_move(label))
     return board
-
-
-def human_match(labels=(), white="human"):
-    board = board_after(labels)
-    return Match(board, {1: PlayerSpec("human"), 2: PlayerSpec.parse(white)}, seed=0)
 
 
 def write_json(path, data):
@@ -108,122 +97,3 @@ def test_unreadable_files_are_refused_clearly(tmp_path):
     (tmp_path / "list.json").write_text("[1, 2]")
     with pytest.raises(GameFileError, match="JSON object"):
         load_game(str(tmp_path / "list.json"))
-
-
-# ------------------------------------------------------------------ match
-def test_undo_takes_back_the_human_move_and_the_reply():
-    match = human_match(white="pure:20")
-    match.play(match.board.parse_move("c3"))
-    match.play(match.ai_to_move.get_action(match.board))
-    assert match.undo()[-1] == match.board.parse_move("c3")
-    assert match.board.history == [] and match.human_to_move
-
-
-def test_undo_after_a_win_takes_back_the_winning_move():
-    match = human_match(BLACK_WINS)
-    assert match.board.winner == 1
-    assert match.undo() == [match.board.parse_move("d4")]
-    assert match.board.winner is None and match.board.current_player == 1
-
-
-def test_undo_needs_a_human_move():
-    board = Board(6, 6, 4)
-    match = Match(board, {1: PlayerSpec.parse("pure:20"), 2: PlayerSpec("human")})
-    with pytest.raises(IllegalMoveError):
-        match.undo()
-    board.do_move(0)  # the AI's opening
-    with pytest.raises(IllegalMoveError, match="no move of yours"):
-        match.undo()
-    assert board.history == [0]
-
-
-def test_undo_with_two_ais_takes_back_one_move():
-    board = board_after(["a1", "b1", "c1"])
-    match = Match(board, {1: PlayerSpec.parse("pure:20"), 2: PlayerSpec.parse("pure:20")})
-    assert match.undo() == [board.move_at(0, 2)]
-    assert len(board.history) == 2
-
-
-def test_swap_cycle_and_status():
-    match = human_match(white="pure:20")
-    assert match.status() == "Black (human) to move"
-    match.swap_sides()
-    assert match.specs[1].kind == "pure" and match.is_human(2)
-    assert match.ai_to_move is match.players[1]
-    assert [c.kind for c in match.choices] == ["human", "pure"]  # no model: no az, no policy
-    assert match.cycle_seat(1).kind == "human"
-    assert match.cycle_seat(1).kind == "pure"
-    finished = human_match(BLACK_WINS)
-    assert finished.status() == "Black (human) wins"
-    assert finished.record().players == {1: "human", 2: "human"}
-
-
-# ------------------------------------------------------------------ setup
-def test_setup_without_the_default_model_says_how_to_train_one(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    with pytest.raises(MissingModelError, match="python train.py"):
-        setup_match()
-
-
-def test_setup_for_a_board_without_a_model(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    match = setup_match(size=(6, 6), n_in_row=4, playouts=30, first="ai")
-    assert (match.board.width, match.board.height, match.board.n_in_row) == (6, 6, 4)
-    assert str(match.specs[1]) == "pure MCTS 30" and match.is_human(2)
-    match = setup_match(black="pure:20", white="pure:10")
-    assert match.board.width == 8 and match.specs[2].playouts == 10
-    with pytest.raises(ValueError, match="unknown player"):
-        setup_match(black="robot", size=(6, 6), n_in_row=4)
-
-
-def test_setup_continues_a_loaded_game(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    path = str(tmp_path / "g.json")
-    save_game(path, GameRecord.from_board(board_after(BLACK_WINS[:3]), {1: "pure:20", 2: "human"}))
-    match = setup_match(load=path)
-    assert len(match.board.history) == 3 and match.specs[1].kind == "pure" and match.is_human(2)
-    match = setup_match(load=path, white="pure:30")
-    assert match.specs[2].playouts == 30
-    with pytest.raises(ValueError, match="cannot change a loaded game"):
-        setup_match(load=path, size=(8, 8))
-
-
-def test_setup_reads_the_board_from_the_model(tmp_path, monkeypatch):
-    from gomoku.net import ModelFileError, NetSpec, PolicyValueModel
-
-    monkeypatch.chdir(tmp_path)
-    model = str(tmp_path / "m.npz")
-    PolicyValueModel(NetSpec(6, 6, 4), device="cpu").save(model)
-    match = setup_match(model=model, playouts=20, device="cpu")
-    assert (match.board.width, match.board.n_in_row) == (6, 4)
-    assert str(match.specs[2]) == "AlphaZero 20"
-    assert [c.kind for c in match.choices] == ["human", "az", "pure", "policy"]
-    with pytest.raises(ValueError, match="games without a model"):
-        setup_match(model=model, size=(8, 8), device="cpu")
-    watched = setup_match(model=model, black="pure:20", white="human", device="cpu")
-    assert watched.board.width == 6  # the model sets the board even before anyone plays it
-    assert [c.kind for c in watched.choices] == ["human", "az", "pure", "policy"]
-    path = str(tmp_path / "big.json")
-    save_game(path, GameRecord.from_board(Board(8, 8, 5), {1: "human", 2: f"az:{model}:20"}))
-    with pytest.raises(ModelFileError, match="this board is 8x8"):
-        setup_match(load=path, device="cpu")
-
-
-# ---------------------------------------------------------- the script
-def run_play(*args, cwd=ROOT):
-    return subprocess.run([sys.executable, os.path.join(ROOT, "play.py"), *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=60, input="")
-
-
-def test_play_script_errors_are_one_clear_line(tmp_path):
-    missing = run_play("--text", cwd=tmp_path)
-    assert missing.returncode == 2
-    assert "python train.py" in missing.stderr and "Traceback" not in missing.stderr
-    for args in (["--black", "robot", "--size", "6x6"], ["--load", str(tmp_path / "nope.json")],
-                 ["--model", str(tmp_path / "nope.npz")]):
-        result = run_play("--text", *args, cwd=tmp_path)
-        assert result.returncode == 1, args
-        assert result.stderr.startswith("play.py: error:") and "Traceback" not in result.stderr
-        assert len(result.stderr.strip().splitlines()) == 1
-    bad_flag = run_play("--size", "big")
-    assert bad_flag.returncode == 2 and "not a board size" in bad_flag.stderr

@@ -6,7 +6,8 @@ import subprocess
 import sys
 
 from gomoku.board import Board
-from gomoku.gamefile import Match, load_game
+from gomoku.game import Match
+from gomoku.gamefile import load_game
 from gomoku.players import PlayerSpec
 from gomoku.textplay import play_text
 

@@ -11,7 +11,8 @@ import pygame  # noqa: E402
 import pytest  # noqa: E402
 
 from gomoku.board import Board  # noqa: E402
-from gomoku.gamefile import Match, load_game, setup_match  # noqa: E402
+from gomoku.game import Match, setup_match  # noqa: E402
+from gomoku.gamefile import load_game  # noqa: E402
 from gomoku.players import PlayerSpec  # noqa: E402
 from gomoku.ui import GameWindow, open_window  # noqa: E402
 
