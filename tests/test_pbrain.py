@@ -223,7 +223,8 @@ def test_engine_with_a_model(spawn, model_6x6):
 
 def test_a_missing_model_is_reported_at_start(spawn, tmp_path):
     engine = spawn("--model", str(tmp_path / "missing.npz"))
-    assert engine.ask("ABOUT").startswith("name=")
+    # The first answer also waits for the interpreter to start: that is no move, so no move limit.
+    assert engine.ask("ABOUT", limit=30, timeout=30).startswith("name=")
     answer = engine.ask("START 15", limit=60, timeout=60)
     assert answer.startswith("ERROR") and "missing.npz" in answer
     assert engine.ask("BEGIN").startswith("ERROR no game yet")
