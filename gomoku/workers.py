@@ -9,6 +9,7 @@ its share of the games, so self-play uses every core.
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 import signal
 import traceback
 from dataclasses import dataclass
@@ -106,6 +107,9 @@ def _worker_main(conn, device: str, threads: int) -> None:
     warnings.filterwarnings("ignore")
     from gomoku.net import InferencePredictor, NetEvaluator
 
+    # Paddle installs a handler that prints a C++ "FatalError" report on SIGTERM; a worker
+    # stopped by the trainer has nothing to report, so it just leaves.
+    signal.signal(signal.SIGTERM, lambda signum, frame: os._exit(0))
     loaded_version = None
     evaluator = None
     runner = TaskRunner()
