@@ -140,12 +140,12 @@ class TextGame:
             self.show()
         elif command == "save" and len(words) <= 2:
             self.save(words[1] if len(words) == 2 else default_game_path(self.save_dir))
+        elif board.game_over:
+            self.say(f"The game is over ({match.status()}): type new, undo, save or quit.")
         elif not command:
             centre = board.move_at(board.height // 2, board.width // 2)
             self.say(f"Type a move like {board.move_to_label(centre)} "
                      f"(column letter, row number), or 'help'.")
-        elif board.game_over:
-            self.say(f"The game is over ({match.status()}): type new, undo, save or quit.")
         else:
             self.human_move(line)
         return True

@@ -64,8 +64,9 @@ def test_commands_undo_new_swap_save_help(tmp_path):
 
 def test_after_the_game_moves_are_refused_but_undo_works():
     match = make_match()
-    code, out = drive(match, BLACK_WINS + ["e5", "undo"])
-    assert "The game is over (Black (human) wins)" in out
+    code, out = drive(match, BLACK_WINS + ["", "e5", "undo"])
+    assert out.count("The game is over (Black (human) wins)") == 2  # the empty line and e5
+    assert "Type a move like" not in out
     assert "Took back d4." in out
     assert match.board.winner is None and len(match.board.history) == 6
 
