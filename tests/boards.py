@@ -27,3 +27,15 @@ def load_board(text: str, n_in_row: int = 5, to_move: int = None) -> Board:
         to_move = 1 if len(stones[1]) <= len(stones[2]) else 2
     board.current_player = to_move
     return board
+
+
+# Black wins on the a1-d4 diagonal of a 6x6 board, 4 in a row.
+BLACK_WINS = ["a1", "b1", "b2", "c1", "c3", "d1", "d4"]
+
+
+def board_after(labels, width=6, height=6, n_in_row=4) -> Board:
+    """A board after the moves ``labels`` (like 'c3'), played alternately from Black."""
+    board = Board(width, height, n_in_row)
+    for label in labels:
+        board.do_move(board.parse_move(label))
+    return board

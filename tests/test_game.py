@@ -10,18 +10,9 @@ from gomoku.board import Board, IllegalMoveError
 from gomoku.game import Match, MissingModelError, setup_match
 from gomoku.gamefile import GameRecord, save_game
 from gomoku.players import PlayerSpec
+from tests.boards import BLACK_WINS, board_after
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-# Black wins on the a1-d4 diagonal of a 6x6 board, 4 in a row.
-BLACK_WINS = ["a1", "b1", "b2", "c1", "c3", "d1", "d4"]
-
-
-def board_after(labels, width=6, height=6, n_in_row=4):
-    board = Board(width, height, n_in_row)
-    for label in labels:
-        board.do_move(board.parse_move(label))
-    return board
 
 
 def human_match(labels=(), white="human"):

@@ -5,18 +5,8 @@ import os
 
 import pytest
 
-from gomoku.board import Board
 from gomoku.gamefile import GAME_FORMAT, GameFileError, GameRecord, load_game, save_game
-
-# Black wins on the a1-d4 diagonal of a 6x6 board, 4 in a row.
-BLACK_WINS = ["a1", "b1", "b2", "c1", "c3", "d1", "d4"]
-
-
-def board_after(labels, width=6, height=6, n_in_row=4):
-    board = Board(width, height, n_in_row)
-    for label in labels:
-        board.do_move(board.parse_move(label))
-    return board
+from tests.boards import BLACK_WINS, board_after
 
 
 def write_json(path, data):

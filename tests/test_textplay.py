@@ -10,9 +10,9 @@ from gomoku.game import Match
 from gomoku.gamefile import load_game
 from gomoku.players import PlayerSpec
 from gomoku.textplay import play_text
+from tests.boards import BLACK_WINS
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BLACK_WINS = ["a1", "b1", "b2", "c1", "c3", "d1", "d4"]
 
 
 def make_match(black="human", white="human", seed=0):
