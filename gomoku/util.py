@@ -8,6 +8,15 @@ import tempfile
 from typing import Callable, IO
 
 
+def _read_umask() -> int:
+    mask = os.umask(0)  # the only way to read it; done once, at import
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _read_umask()
+
+
 def atomic_write(path: str, write: Callable[[IO[bytes]], None]) -> None:
     """Writes a file so that a crash at any moment leaves either the old file or the new one.
 
@@ -18,6 +27,7 @@ def atomic_write(path: str, write: Callable[[IO[bytes]], None]) -> None:
     os.makedirs(directory, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp", dir=directory)
     try:
+        os.fchmod(fd, 0o666 & ~_UMASK)  # mkstemp makes 0600; give the file the usual mode
         with os.fdopen(fd, "wb") as f:
             write(f)
             f.flush()

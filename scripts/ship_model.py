@@ -31,12 +31,16 @@ def main(argv=None) -> int:
     parser.add_argument("--model", default="best_model.npz", help="which model of the run to ship")
     parser.add_argument("--out-dir", default="models")
     parser.add_argument("--title", help="title of the curves (default: the board)")
+    parser.add_argument("--note", default="", help="a remark for the record, e.g. what else shared the machine")
     args = parser.parse_args(argv)
 
     state = read_checkpoint(os.path.join(args.run_dir, CHECKPOINT))
     cfg = state["config"]
     evaluations = [json.loads(line) for line in open(os.path.join(args.run_dir, METRICS))
                    if '"evaluation"' in line]
+    # best_model.npz dates from the last evaluation that made a new best; current_model.npz is now.
+    bests = [e["iteration"] for e in evaluations if e.get("new_best")]
+    model_iteration = bests[-1] if args.model == "best_model.npz" and bests else state["iteration"]
     os.makedirs(args.out_dir, exist_ok=True)
     model_out = os.path.join(args.out_dir, args.name + ".npz")
     shutil.copyfile(os.path.join(args.run_dir, args.model), model_out + ".tmp")
@@ -48,10 +52,14 @@ def main(argv=None) -> int:
     plot_main([args.run_dir, "--out", os.path.join(args.out_dir, args.name + ".png"),
                "--title", args.title or f"Gomoku Zero {board}"])
 
+    import paddle
+
+    gpus = paddle.device.cuda.device_count() if paddle.is_compiled_with_cuda() else 0
     record = {
         "model": os.path.basename(model_out),
         "from": args.model,
         "board": board,
+        "model_iteration": model_iteration,
         "iterations": state["iteration"],
         "selfplay_games": state["games"],
         "selfplay_positions": state["positions"],
@@ -61,12 +69,14 @@ def main(argv=None) -> int:
         "evaluations": [{k: e[k] for k in ("iteration", "pure_playouts", "wins", "draws", "losses", "win_ratio")}
                         for e in evaluations],
         "config": cfg,
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores, CPU only, Python {platform.python_version()}",
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, {gpus} GPU(s), Python {platform.python_version()}",
+        "note": args.note,
         "resume": f"python train.py --resume runs/{os.path.basename(os.path.normpath(args.run_dir))}",
     }
     text = json.dumps(record, indent=2) + "\n"
     atomic_write(os.path.join(args.out_dir, args.name + ".json"), lambda f: f.write(text.encode()))
-    print(f"wrote {model_out}, {args.name}.png and {args.name}.json: iteration {state['iteration']}, "
+    print(f"wrote {model_out} (iteration {model_iteration}), {args.name}.png and {args.name}.json: "
+          f"run at iteration {state['iteration']}, "
           f"{state['games']} games, {record['training_hours']} h")
     return 0
 
