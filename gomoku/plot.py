@@ -442,7 +442,13 @@ def save_plot(source: str, out: str, title: Optional[str] = None, size: tuple[in
     image = render(metrics, size, title)
     directory = os.path.dirname(os.path.abspath(out))
     os.makedirs(directory, exist_ok=True)
-    pygame.image.save(image, out)
+    tmp = out + ".tmp.png"  # pygame picks the format from the name; rename for an atomic write
+    try:
+        pygame.image.save(image, tmp)
+        os.replace(tmp, out)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
     return metrics
 
 

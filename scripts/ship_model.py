@@ -20,7 +20,8 @@ import warnings
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 warnings.filterwarnings("ignore")
 
-from gomoku.pipeline import CHECKPOINT, METRICS, read_checkpoint  # noqa: E402
+from gomoku.pipeline import CHECKPOINT, CheckpointError, read_checkpoint  # noqa: E402
+from gomoku.plot import MetricsError, save_plot  # noqa: E402
 from gomoku.util import atomic_write  # noqa: E402
 
 
@@ -33,24 +34,25 @@ def main(argv=None) -> int:
     parser.add_argument("--title", help="title of the curves (default: the board)")
     parser.add_argument("--note", default="", help="a remark for the record, e.g. what else shared the machine")
     args = parser.parse_args(argv)
+    try:
+        return ship(args)
+    except (CheckpointError, MetricsError, OSError) as exc:
+        print(f"ship_model: {exc}", file=sys.stderr)
+        return 1
 
+
+def ship(args) -> int:
     state = read_checkpoint(os.path.join(args.run_dir, CHECKPOINT))
     cfg = state["config"]
-    evaluations = [json.loads(line) for line in open(os.path.join(args.run_dir, METRICS))
-                   if '"evaluation"' in line]
-    # best_model.npz dates from the last evaluation that made a new best; current_model.npz is now.
-    bests = [e["iteration"] for e in evaluations if e.get("new_best")]
-    model_iteration = bests[-1] if args.model == "best_model.npz" and bests else state["iteration"]
-    os.makedirs(args.out_dir, exist_ok=True)
-    model_out = os.path.join(args.out_dir, args.name + ".npz")
-    shutil.copyfile(os.path.join(args.run_dir, args.model), model_out + ".tmp")
-    os.replace(model_out + ".tmp", model_out)
-
-    from gomoku.plot import main as plot_main
-
     board = f"{cfg['width']}x{cfg['height']}, {cfg['n_in_row']} in a row"
-    plot_main([args.run_dir, "--out", os.path.join(args.out_dir, args.name + ".png"),
-               "--title", args.title or f"Gomoku Zero {board}"])
+    metrics = save_plot(args.run_dir, os.path.join(args.out_dir, args.name + ".png"),
+                        args.title or f"Gomoku Zero {board}")
+    # best_model.npz dates from the last evaluation that made a new best; current_model.npz is now.
+    bests = [e["iteration"] for e in metrics.evaluations if e.get("new_best")]
+    model_iteration = bests[-1] if args.model == "best_model.npz" and bests else state["iteration"]
+    model_out = os.path.join(args.out_dir, args.name + ".npz")
+    with open(os.path.join(args.run_dir, args.model), "rb") as src:
+        atomic_write(model_out, lambda f: shutil.copyfileobj(src, f))
 
     import paddle
 
@@ -67,8 +69,9 @@ def main(argv=None) -> int:
         "best_win_ratio_at_current_strength": state["best_win_ratio"],
         "pure_playouts_now": state["pure_playouts"],
         "evaluations": [{k: e[k] for k in ("iteration", "pure_playouts", "wins", "draws", "losses", "win_ratio")}
-                        for e in evaluations],
+                        for e in metrics.evaluations],
         "config": cfg,
+        # where this script ran: in the usual workflow, the machine that trained the run
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, {gpus} GPU(s), Python {platform.python_version()}",
         "note": args.note,
         "resume": f"python train.py --resume runs/{os.path.basename(os.path.normpath(args.run_dir))}",
@@ -76,8 +79,7 @@ def main(argv=None) -> int:
     text = json.dumps(record, indent=2) + "\n"
     atomic_write(os.path.join(args.out_dir, args.name + ".json"), lambda f: f.write(text.encode()))
     print(f"wrote {model_out} (iteration {model_iteration}), {args.name}.png and {args.name}.json: "
-          f"run at iteration {state['iteration']}, "
-          f"{state['games']} games, {record['training_hours']} h")
+          f"run at iteration {state['iteration']}, {state['games']} games, {record['training_hours']} h")
     return 0
 
 
