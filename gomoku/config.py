@@ -57,6 +57,8 @@ class TrainConfig:
     """Dirichlet noise concentration for self-play moves"""
     noise_frac: float = 0.25
     """weight of the noise in the self-play move distribution"""
+    explore_moves: int = 0
+    """self-play samples only the first this many moves of a game, then plays the most visited (0: all)"""
     arch: str = "reference"
     """network: 'reference' (SPEC section 3) or 'resnet'"""
     res_blocks: int = 4
@@ -82,7 +84,8 @@ class TrainConfig:
         for name in positive:
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
-        for name in ("updates_per_iter", "parallel_games", "workers", "pure_playout_step", "res_blocks"):
+        for name in ("updates_per_iter", "explore_moves", "parallel_games", "workers",
+                     "pure_playout_step", "res_blocks"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative, got {getattr(self, name)}")
         if self.lr <= 0 or self.kl_targ <= 0 or self.c_puct <= 0:

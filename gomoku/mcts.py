@@ -184,6 +184,9 @@ class MCTSPlayer:
             and keep the subtree of the chosen move.
         temperature: for self-play move sampling.
         dirichlet_alpha, noise_frac: the noise mixed into the move choice in self-play.
+        explore_moves: in self-play, sample (with noise) only the first this many moves
+            of a game and play the most visited move after them; 0 samples every move
+            (SPEC section 4). The returned pi stays the temperature-1 visit distribution.
         reuse_tree: keep the subtree of each played move (default: in self-play only).
         seed: seeds the player's own random generator.
         name: shown in UIs and logs.
@@ -191,7 +194,7 @@ class MCTSPlayer:
 
     def __init__(self, evaluator: Evaluator, c_puct: float = 5.0, n_playout: int = 400,
                  self_play: bool = False, temperature: float = 1.0, dirichlet_alpha: float = 0.3,
-                 noise_frac: float = 0.25, reuse_tree: Optional[bool] = None,
+                 noise_frac: float = 0.25, explore_moves: int = 0, reuse_tree: Optional[bool] = None,
                  seed: Optional[int] = None, name: str = "MCTS"):
         self.evaluator = evaluator
         self.mcts = MCTS(c_puct, n_playout)
@@ -199,6 +202,7 @@ class MCTSPlayer:
         self.temperature = temperature if self_play else 1e-3
         self.dirichlet_alpha = dirichlet_alpha
         self.noise_frac = noise_frac
+        self.explore_moves = explore_moves
         self.reuse_tree = self_play if reuse_tree is None else reuse_tree
         self.rng = np.random.default_rng(seed)
         self.name = name
@@ -239,7 +243,7 @@ class MCTSPlayer:
         """Picks the move once the playouts are done; returns it with the search's pi."""
         pi = self.mcts.visit_probs(board.size, self.temperature)
         moves = self.mcts.root.moves
-        if self.self_play:
+        if self.self_play and (not self.explore_moves or len(board.history) < self.explore_moves):
             p = pi[moves]
             noise = self.rng.dirichlet(np.full(len(moves), self.dirichlet_alpha))
             p = (1 - self.noise_frac) * p + self.noise_frac * noise

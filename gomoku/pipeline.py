@@ -320,7 +320,8 @@ class TrainPipeline:
 
         def make(n, first):
             return SelfPlayTask((cfg.width, cfg.height, cfg.n_in_row), n, parallel, cfg.n_playout,
-                                cfg.c_puct, seed + first, cfg.dirichlet_alpha, cfg.noise_frac)
+                                cfg.c_puct, seed + first, cfg.dirichlet_alpha, cfg.noise_frac,
+                                cfg.explore_moves)
 
         return _merge(self._run_tasks(self._tasks(make, cfg.games_per_iter)))
 

@@ -33,10 +33,11 @@ class SelfPlayTask:
     seed: int
     dirichlet_alpha: float = 0.3
     noise_frac: float = 0.25
+    explore_moves: int = 0
 
     def stream_key(self) -> tuple:
         return (self.board_shape, self.parallel, self.n_playout, self.c_puct,
-                self.dirichlet_alpha, self.noise_frac)
+                self.dirichlet_alpha, self.noise_frac, self.explore_moves)
 
 
 @dataclass
@@ -74,7 +75,8 @@ class TaskRunner:
             if self.stream is None or self._key != task.stream_key():
                 self.stream = SelfPlayStream(evaluator, task.board_shape, task.parallel, task.n_playout,
                                              task.c_puct, task.seed, dirichlet_alpha=task.dirichlet_alpha,
-                                             noise_frac=task.noise_frac)
+                                             noise_frac=task.noise_frac,
+                                             explore_moves=task.explore_moves)
                 self._key = task.stream_key()
             elif self._version != version or self.stream.evaluator is not evaluator:
                 self.stream.set_evaluator(evaluator)

@@ -80,6 +80,25 @@ def test_self_play_noise_only_on_legal_moves():
         assert board.cells[move] == 0
 
 
+@pytest.mark.parametrize("stones", [2, 4])
+def test_explore_moves_samples_the_opening_then_plays_the_most_visited(stones):
+    board = Board(6, 6, 4)
+    for m in range(stones):
+        board.do_move(m)
+    chosen = set()
+    for seed in range(30):
+        player = MCTSPlayer(HashEvaluator(), n_playout=60, self_play=True, explore_moves=3, seed=seed)
+        move, pi = player.get_action(board, return_probs=True)
+        chosen.add(move)
+        root = player.mcts.root
+        assert np.allclose(pi[root.moves], root.child_N / root.child_N.sum())  # still the tau=1 target
+    most_visited = int(root.moves[np.argmax(root.child_N)])
+    if stones < 3:
+        assert len(chosen) > 1  # sampled with noise
+    else:
+        assert chosen == {most_visited}
+
+
 def test_visit_probs_is_a_stable_softmax_of_log_visits():
     tree = MCTS(n_playout=10)
     root = tree.root
