@@ -48,6 +48,12 @@ class NetSpec:
     res_filters: int = 64
     """channels of the residual trunk, for arch='resnet'"""
 
+    @classmethod
+    def for_config(cls, config) -> "NetSpec":
+        """The net a ``TrainConfig`` asks for."""
+        return cls(config.width, config.height, config.n_in_row, config.arch,
+                   config.res_blocks if config.arch == "resnet" else 0, config.res_filters)
+
     @property
     def size(self) -> int:
         return self.width * self.height
@@ -288,14 +294,7 @@ class PolicyValueModel:
 
     def save(self, path: str) -> None:
         """Writes the model file atomically (``.npz`` with weights and metadata)."""
-        meta = {"format": MODEL_FORMAT, **asdict(self.spec)}
-        arrays = dict(self.weights())
-        arrays["__meta__"] = np.array(json.dumps(meta))
-
-        def write(f):
-            np.savez(f, **arrays)
-
-        atomic_write(path, write)
+        save_model_file(path, self.spec, self.weights())
 
     @classmethod
     def load(cls, path: str, device: str = "auto", expect: Optional[NetSpec] = None,
@@ -385,3 +384,10 @@ class NetEvaluator:
                 if self.cache_size:
                     self._cache[keys[i]] = (p[row], value[row])
         return priors, values
+
+
+def save_model_file(path: str, spec: NetSpec, weights: dict[str, np.ndarray]) -> None:
+    """Writes a model file atomically: ``weights`` under their names and the spec in ``__meta__``."""
+    arrays = dict(weights)
+    arrays["__meta__"] = np.array(json.dumps({"format": MODEL_FORMAT, **asdict(spec)}))
+    atomic_write(path, lambda f: np.savez(f, **arrays))

@@ -145,8 +145,7 @@ class TrainPipeline:
         self.config = config.validate()
         self.run_dir = run_dir
         self.log = log
-        self.spec = NetSpec(config.width, config.height, config.n_in_row, config.arch,
-                            config.res_blocks if config.arch == "resnet" else 0, config.res_filters)
+        self.spec = NetSpec.for_config(config)
         import paddle
 
         paddle.seed(config.seed)

@@ -1,10 +1,16 @@
 """Copy a run's model into models/ with its training record and curves.
 
-    python scripts/ship_model.py runs/8x8x5 gomoku_8x8_5 [--model best_model.npz]
+    python scripts/ship_model.py runs/8x8x5 gomoku_8x8_5 [--model best_model.npz|current_model.npz|checkpoint]
 
 writes ``models/NAME.npz`` (the model file), ``models/NAME.png`` (training curves from
 the run's metrics) and ``models/NAME.json`` (iterations, self-play games, positions,
 training time, the evaluation history, the machine, and the command that resumes the run).
+
+A run started with ``train.py --init-model`` goes on from another model's training:
+``--started-from OLD.json`` (that model's record; read before anything is written, so it may
+be the record this call replaces) keeps it in the new record under ``started_from``, and
+``lineage_games`` adds up the self-play games behind the shipped weights over every run
+they went through.
 """
 
 from __future__ import annotations
@@ -20,6 +26,8 @@ import warnings
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 warnings.filterwarnings("ignore")
 
+from gomoku.config import TrainConfig  # noqa: E402
+from gomoku.net import NetSpec, save_model_file  # noqa: E402
 from gomoku.pipeline import CHECKPOINT, CheckpointError, read_checkpoint  # noqa: E402
 from gomoku.plot import MetricsError, save_plot  # noqa: E402
 from gomoku.util import atomic_write  # noqa: E402
@@ -29,30 +37,70 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("run_dir")
     parser.add_argument("name", help="file name without extension, e.g. gomoku_8x8_5")
-    parser.add_argument("--model", default="best_model.npz", help="which model of the run to ship")
+    parser.add_argument("--model", default="best_model.npz",
+                        help="which model of the run to ship: best_model.npz, current_model.npz (both "
+                             "from the last evaluations) or checkpoint (the weights of the last iteration)")
     parser.add_argument("--out-dir", default="models")
     parser.add_argument("--title", help="title of the curves (default: the board)")
     parser.add_argument("--note", default="", help="a remark for the record, e.g. what else shared the machine")
+    parser.add_argument("--started-from", metavar="RECORD",
+                        help="the .json record of the model the run was initialised from (--init-model)")
     args = parser.parse_args(argv)
     try:
         return ship(args)
-    except (CheckpointError, MetricsError, OSError) as exc:
+    except (CheckpointError, MetricsError, OSError, ValueError) as exc:
         print(f"ship_model: {exc}", file=sys.stderr)
         return 1
 
 
+def read_record(path: str) -> dict:
+    """A model's training record, as written by this script.
+
+    Raises:
+        ValueError: the file is not JSON or lacks the fields of a record.
+    """
+    with open(path) as f:
+        try:
+            record = json.load(f)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path} is not a training record ({exc})") from None
+    if not isinstance(record, dict):
+        raise ValueError(f"{path} is not a training record")
+    missing = [k for k in ("model", "model_iteration", "config") if k not in record]
+    if missing:
+        raise ValueError(f"{path} is not a training record (it lacks {', '.join(missing)})")
+    return record
+
+
+def model_games(record: dict) -> int:
+    """Self-play games behind a record's model: its run's games up to the model's iteration."""
+    return record.get("model_games", record["model_iteration"] * record["config"]["games_per_iter"])
+
+
+def lineage_games(record: dict) -> int:
+    """``model_games`` of a record plus those of every run it started from."""
+    earlier = record.get("started_from")
+    return model_games(record) + (lineage_games(earlier) if earlier else 0)
+
+
 def ship(args) -> int:
+    started_from = read_record(args.started_from) if args.started_from else None
     state = read_checkpoint(os.path.join(args.run_dir, CHECKPOINT))
     cfg = state["config"]
     board = f"{cfg['width']}x{cfg['height']}, {cfg['n_in_row']} in a row"
     metrics = save_plot(args.run_dir, os.path.join(args.out_dir, args.name + ".png"),
                         args.title or f"Gomoku Zero {board}")
-    # best_model.npz dates from the last evaluation that made a new best; current_model.npz is now.
-    bests = [e["iteration"] for e in metrics.evaluations if e.get("new_best")]
-    model_iteration = bests[-1] if args.model == "best_model.npz" and bests else state["iteration"]
     model_out = os.path.join(args.out_dir, args.name + ".npz")
-    with open(os.path.join(args.run_dir, args.model), "rb") as src:
-        atomic_write(model_out, lambda f: shutil.copyfileobj(src, f))
+    if args.model == "checkpoint":
+        model_iteration = state["iteration"]
+        save_model_file(model_out, NetSpec.for_config(TrainConfig.from_dict(cfg)), state["weights"])
+    else:
+        # Model files date from evaluations: best_model.npz from the last that made a new best.
+        evaluated = [e["iteration"] for e in metrics.evaluations
+                     if e.get("new_best") or args.model != "best_model.npz"]
+        model_iteration = evaluated[-1] if evaluated else state["iteration"]
+        with open(os.path.join(args.run_dir, args.model), "rb") as src:
+            atomic_write(model_out, lambda f: shutil.copyfileobj(src, f))
 
     import paddle
 
@@ -62,6 +110,7 @@ def ship(args) -> int:
         "from": args.model,
         "board": board,
         "model_iteration": model_iteration,
+        "model_games": model_iteration * cfg["games_per_iter"],
         "iterations": state["iteration"],
         "selfplay_games": state["games"],
         "selfplay_positions": state["positions"],
@@ -76,6 +125,10 @@ def ship(args) -> int:
         "note": args.note,
         "resume": f"python train.py --resume runs/{os.path.basename(os.path.normpath(args.run_dir))}",
     }
+    if started_from is not None:
+        record["started_from"] = {k: v for k, v in started_from.items() if k != "evaluations"}
+        record["started_from"]["model_games"] = model_games(started_from)
+        record["lineage_games"] = lineage_games(record)
     text = json.dumps(record, indent=2) + "\n"
     atomic_write(os.path.join(args.out_dir, args.name + ".json"), lambda f: f.write(text.encode()))
     print(f"wrote {model_out} (iteration {model_iteration}), {args.name}.png and {args.name}.json: "

@@ -1,0 +1,51 @@
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+from gomoku.net import PolicyValueModel
+from gomoku.pipeline import TrainPipeline, read_checkpoint
+from tests.test_pipeline import ROOT, tiny_config
+
+
+def ship(*args):
+    return subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "ship_model.py"), *args],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+
+
+def test_ship_the_checkpoint_with_its_lineage(tmp_path):
+    run, out = str(tmp_path / "run"), str(tmp_path / "models")
+    os.makedirs(out)
+    TrainPipeline(tiny_config(), run, log=lambda s: None).run(iterations=3)
+
+    first = ship(run, "first", "--out-dir", out)  # best_model.npz, from the evaluation at iteration 2
+    assert first.returncode == 0, first.stderr
+    old = json.load(open(os.path.join(out, "first.json")))
+    assert old["model_iteration"] == 2 and old["model_games"] == 4 and "started_from" not in old
+
+    # a second run starts from the shipped model and ships its latest weights over the same name
+    again = str(tmp_path / "again")
+    TrainPipeline(tiny_config(), again, log=lambda s: None,
+                  init_model=os.path.join(out, "first.npz")).run(iterations=1)
+    second = ship(again, "first", "--out-dir", out, "--model", "checkpoint",
+                  "--started-from", os.path.join(out, "first.json"))
+    assert second.returncode == 0, second.stderr
+    new = json.load(open(os.path.join(out, "first.json")))
+    assert new["model_iteration"] == 1 and new["from"] == "checkpoint"
+    assert new["started_from"]["model_iteration"] == 2 and new["lineage_games"] == 4 + 2
+    weights = read_checkpoint(os.path.join(again, "checkpoint.pkl"))["weights"]
+    shipped = PolicyValueModel.load(os.path.join(out, "first.npz"), device="cpu").weights()
+    assert all(np.array_equal(shipped[k], w) for k, w in weights.items())
+
+
+def test_a_bad_record_is_a_clear_error_and_writes_nothing(tmp_path):
+    run, out = str(tmp_path / "run"), str(tmp_path / "models")
+    os.makedirs(out)
+    TrainPipeline(tiny_config(), run, log=lambda s: None).run(iterations=2)
+    (tmp_path / "bad.json").write_text("{\"model\": \"x.npz\"}")
+    result = ship(run, "m", "--out-dir", out, "--started-from", str(tmp_path / "bad.json"))
+    assert result.returncode == 1
+    assert "is not a training record (it lacks model_iteration, config)" in result.stderr
+    assert os.listdir(out) == []
