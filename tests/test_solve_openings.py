@@ -1,0 +1,50 @@
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+pytestmark = pytest.mark.skipif(not (os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")),
+                                reason="the solver needs a C compiler")
+
+
+def solve(*args):
+    return subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "solve_openings.py"), *args],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_tic_tac_toe_is_a_draw_and_an_edge_reply_loses():
+    empty = solve("--position", "", "--size", "3x3", "--n-in-row", "3", "--plies", "9")
+    assert empty.returncode == 0, empty.stderr
+    assert "Black to move not decided within 9 plies" in empty.stdout  # 9 plies fill the board: a draw
+    edge = solve("--position", "b2,b1", "--size", "3x3", "--n-in-row", "3", "--plies", "9")
+    assert "Black to move wins within 5 plies" in edge.stdout
+
+
+def test_an_open_three_loses_for_the_side_that_must_block_it():
+    # Black c3 d3 e3 with b3 and f3 free; White (to move) can block only one end.
+    result = solve("--position", "c3,a1,d3,a6,e3", "--plies", "5")
+    assert "White to move loses within 3 plies" in result.stdout, result.stdout + result.stderr
+
+
+def test_openings_come_from_an_arena_games_file(tmp_path):
+    games = tmp_path / "games.jsonl"
+    lines = [{"width": 6, "height": 6, "n_in_row": 4, "opening": opening}
+             for opening in (["e3", "c4"], ["e3", "c4"], ["b2", "c2"])]
+    games.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    result = solve(str(games), "--plies", "7")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("Black to move wins within 7 plies") == 2
+    assert "2 of 2 openings are forced wins for the side to move" in result.stdout
+
+
+def test_bad_input_is_a_clear_error(tmp_path):
+    (tmp_path / "bad.jsonl").write_text("not json\n")
+    for args, message in [((str(tmp_path / "bad.jsonl"),), "is not an arena games file"),
+                          (("--position", "c3,c3"), "occupied"),
+                          (("--position", "", "--size", "9x9"), "more than the solver's 64 cells")]:
+        result = solve(*args)
+        assert result.returncode == 1 and message in result.stderr, result.stderr
