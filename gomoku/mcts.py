@@ -75,6 +75,16 @@ class TreeNode:
         scale = c_puct * math.sqrt(self.N)
         return int((self.child_Q + scale * self.child_P / (1.0 + self.child_N)).argmax())
 
+    def best_index(self) -> int:
+        """Index of the most visited child; among equally visited ones, the highest Q.
+
+        Ties are common at a few hundred playouts when two moves look alike to the
+        prior, and the first index would be an arbitrary pick between them.
+        """
+        visits = self.child_N
+        tied = np.flatnonzero(visits == visits.max())
+        return int(tied[np.argmax(self.child_Q[tied])])
+
     def child(self, index: int) -> "TreeNode":
         node = self.children.get(index)
         if node is None:
@@ -249,7 +259,7 @@ class MCTSPlayer:
             p = (1 - self.noise_frac) * p + self.noise_frac * noise
             move = int(self.rng.choice(moves, p=p / p.sum()))
         else:
-            move = int(moves[np.argmax(self.mcts.root.child_N)])
+            move = int(moves[self.mcts.root.best_index()])
         self._done = 0
         return move, pi
 

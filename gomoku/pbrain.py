@@ -61,8 +61,6 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional, TextIO
 
-import numpy as np
-
 from gomoku import __version__
 from gomoku.board import DRAW, Board, IllegalMoveError
 from gomoku.mcts import MCTS
@@ -507,7 +505,7 @@ class PbrainEngine:
                                              or mcts.root.N >= most_tree):
                 break
         root = mcts.root
-        best = int(np.argmax(root.child_N))
+        best = root.best_index()
         move = int(root.moves[best])
         elapsed = now - started
         self.time.spend(elapsed)

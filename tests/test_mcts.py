@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from gomoku.board import Board
-from gomoku.mcts import MCTS, MCTSPlayer
+from gomoku.mcts import MCTS, MCTSPlayer, TreeNode
 from gomoku.rollout import RolloutEvaluator, line_cells, pure_mcts_player, random_rollout_values
 from gomoku.selfplay import run_games, self_play_games
 from tests.boards import load_board
@@ -108,6 +108,16 @@ def test_visit_probs_is_a_stable_softmax_of_log_visits():
     assert np.allclose(pi[[1, 4, 7]], [0, 0.25, 0.75], atol=1e-9)
     greedy = tree.visit_probs(9, 1e-3)
     assert greedy[7] == pytest.approx(1.0)
+
+
+def test_play_takes_the_most_visited_move_and_breaks_ties_by_q():
+    node = TreeNode()
+    node.expand(np.array([3, 7, 9, 12]), np.full(16, 1 / 16))
+    node.child_N[:] = [5, 9, 9, 2]
+    node.child_Q[:] = [0.9, -0.4, 0.1, 0.8]
+    assert node.best_index() == 2  # 7 and 9 tie on visits; 9 has the higher Q
+    node.child_N[1] = 10
+    assert node.best_index() == 1  # visits first, whatever Q says
 
 
 def test_backup_flips_the_value_at_each_level():
