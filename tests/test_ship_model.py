@@ -20,9 +20,11 @@ def test_ship_the_checkpoint_with_its_lineage(tmp_path):
     os.makedirs(out)
     TrainPipeline(tiny_config(), run, log=lambda s: None).run(iterations=3)
 
-    first = ship(run, "first", "--out-dir", out)  # best_model.npz, from the evaluation at iteration 2
+    # current_model.npz dates from the evaluation at iteration 2, not from the checkpoint's 3
+    first = ship(run, "first", "--out-dir", out, "--model", "current_model.npz")
     assert first.returncode == 0, first.stderr
     old = json.load(open(os.path.join(out, "first.json")))
+    assert old["iterations"] == 3
     assert old["model_iteration"] == 2 and old["model_games"] == 4 and "started_from" not in old
 
     # a second run starts from the shipped model and ships its latest weights over the same name
