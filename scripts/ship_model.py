@@ -102,6 +102,8 @@ def ship(args) -> int:
         with open(os.path.join(args.run_dir, args.model), "rb") as src:
             atomic_write(model_out, lambda f: shutil.copyfileobj(src, f))
 
+    games_at = {r["iteration"]: r["games"] for r in metrics.iterations if "games" in r}
+
     import paddle
 
     gpus = paddle.device.cuda.device_count() if paddle.is_compiled_with_cuda() else 0
@@ -110,7 +112,8 @@ def ship(args) -> int:
         "from": args.model,
         "board": board,
         "model_iteration": model_iteration,
-        "model_games": model_iteration * cfg["games_per_iter"],
+        # From the metrics, so a --games-per-iter changed on a resume still counts right.
+        "model_games": games_at.get(model_iteration, model_iteration * cfg["games_per_iter"]),
         "iterations": state["iteration"],
         "selfplay_games": state["games"],
         "selfplay_positions": state["positions"],

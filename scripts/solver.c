@@ -74,9 +74,7 @@ static int negamax(uint64_t me, uint64_t opp, int plies) {
     if (e->me == me && e->opp == opp && (e->value != 0 || e->plies >= plies)) return e->value;
     int moves[64], scores[64], n = 0, best = -1;
     uint64_t threats = completions(opp, me);
-    if (threats & (threats - 1)) {
-        best = -1;  /* two cells to block: lost */
-    } else {
+    if (!(threats & (threats - 1))) {  /* at most one cell to block (two: lost, best stays -1) */
         if (threats) {
             moves[n++] = __builtin_ctzll(threats);
         } else {
