@@ -132,6 +132,11 @@ class Board:
             return []
         return [m for m, stone in enumerate(self.cells) if stone == 0]
 
+    def winning_moves(self) -> list[int]:
+        """The legal moves that give the player to move ``n_in_row`` at once, in increasing order."""
+        player = self.current_player
+        return [m for m in self.legal_moves() if self._line_length(m, player) >= self.n_in_row]
+
     def legal_mask(self) -> np.ndarray:
         """Boolean mask over all ``size`` moves, True where a move is legal."""
         if self.winner is not None:

@@ -38,7 +38,8 @@ ignored (``INFO`` itself gets no reply, so their notes wait for the next one).
 
 Time. A move is searched until its time is spent, not for a fixed number of
 playouts: ``TimeControl`` takes ``timeout_turn`` and a share of ``time_left``,
-less a safety margin, counted from the moment the command was read.
+less a safety margin, counted from the moment the command was read. A move
+that completes a line is played at once, without a search.
 
 The module also holds a minimal manager, ``run_match`` (``python -m gomoku.pbrain
 match ...``), that plays two engine processes against each other through the same
@@ -475,7 +476,14 @@ class PbrainEngine:
             who = "the engine" if board.winner == board.current_player else "the opponent"
             raise ProtocolError(f"the game is over: {who} has {self.n_in_row} in a row")
         self._keep_or_forget_tree()
-        move, note = self._search(board, started)
+        wins = board.winning_moves()
+        if wins:
+            # A move that completes a line is always right: play it without spending the clock.
+            move = wins[0]
+            self.time.spend(self._clock() - started)
+            note = f"{position.label(move)} wins at once (no search)"
+        else:
+            move, note = self._search(board, started)
         position.add(move, OWN)
         self.mcts.advance(move)
         self._tree_stones = tuple(position.stones)

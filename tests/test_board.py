@@ -84,6 +84,25 @@ def test_four_is_not_five():
     assert win_after(board, "d5") is None
 
 
+def test_winning_moves_are_the_cells_that_complete_a_line_for_the_side_to_move():
+    # X (to move) wins at e5 (overline through the gap counts too); O's d3 would win but O is not to move.
+    board = load_board("""
+        XXXX.X..
+        ........
+        OOO.O...
+        ........
+        ........""", to_move=1)
+    assert [board.move_to_label(m) for m in board.winning_moves()] == ["e5"]
+    board.do_move(board.parse_move("a1"))
+    assert [board.move_to_label(m) for m in board.winning_moves()] == ["d3"]
+    assert load_board("""
+        XXX.....
+        ........
+        OOO.....
+        ........
+        ........""", to_move=1).winning_moves() == []
+
+
 def test_draw_on_full_board():
     # 4x4, four in a row, filled without any line of four.
     x_moves = "a1 b1 c2 d2 a3 b3 c4 d4".split()  # rows XXOO / OOXX / XXOO / OOXX

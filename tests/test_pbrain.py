@@ -305,6 +305,18 @@ def test_the_search_stops_before_the_deadline():
     assert note.split()[1] == "2"  # as fast as possible: root expansion and one descent
 
 
+def test_a_win_in_one_is_played_at_once_without_search():
+    out = io.StringIO()
+    clock = FakeClock(0.001)
+    engine = PbrainEngine(EngineOptions(n_in_row=4, seed=0, max_playouts=300), out, clock)
+    converse(engine, out, "START 6")
+    # Own stones on 1,0 2,0 3,0: 0,0 and 4,0 both win; the lower move index, 0,0, is played.
+    note, move = converse(engine, out, "BOARD", "1,0,1", "0,5,2", "2,0,1", "5,5,2", "3,0,1", "3,3,2", "DONE")
+    assert move == "0,0"
+    assert "wins at once" in note
+    assert engine.mcts.root.N == 0  # no playout was spent
+
+
 def test_max_playouts_and_time_left_bookkeeping():
     out = io.StringIO()
     engine = PbrainEngine(EngineOptions(n_in_row=4, seed=0, max_playouts=10), out, FakeClock(0.001))
