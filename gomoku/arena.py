@@ -51,6 +51,7 @@ from typing import Callable, Optional, Sequence
 
 import numpy as np
 
+from gomoku import interrupt
 from gomoku.board import Board
 from gomoku.gamefile import COLOUR_NAMES, GameRecord, spec_text
 from gomoku.players import PlayerSpec, make_player
@@ -491,6 +492,10 @@ def run_arena(settings: ArenaSettings, log: Optional[Callable[[str], None]] = No
                              settings.parallel, settings.c_puct, settings.seed, settings.device))
         first += count
 
+    if log is not None:
+        width, height, n_in_row = geometry
+        log(f"{settings.games} games on {width}x{height}, {n_in_row} in a row: {spec_text(spec_a)} "
+            f"against {spec_text(spec_b)}, {len(shares)} worker(s)")
     start = time.perf_counter()
     results = []
     if len(shares) == 1:
@@ -498,11 +503,12 @@ def run_arena(settings: ArenaSettings, log: Optional[Callable[[str], None]] = No
     else:
         pool = mp.get_context("spawn").Pool(len(shares), initializer=_init_worker)
         try:
-            for games, stats in pool.imap_unordered(_play_share, shares):
-                results.append((games, stats))
-                if log is not None:
-                    done = sum(len(g) for g, _ in results)
-                    log(f"{done}/{settings.games} games played ({time.perf_counter() - start:.0f} s)")
+            with interrupt.interruptible():  # waiting holds no Paddle state: Ctrl-C may stop it at once
+                for games, stats in pool.imap_unordered(_play_share, shares):
+                    results.append((games, stats))
+                    if log is not None:
+                        done = sum(len(g) for g, _ in results)
+                        log(f"{done}/{settings.games} games played ({time.perf_counter() - start:.0f} s)")
             pool.close()  # let the workers exit by themselves: terminating them makes Paddle shout
         except BaseException:
             pool.terminate()
@@ -604,7 +610,8 @@ def main(argv=None) -> int:
             print(line, file=sys.stderr, flush=True)
 
     try:
-        result = run_arena(settings, log=log)
+        with interrupt.deferred():  # Ctrl-C stops between moves, never inside a Paddle call
+            result = run_arena(settings, log=log)
     except ValueError as exc:  # ArenaError and ModelFileError
         print(f"arena: error: {exc}", file=sys.stderr)
         return 2

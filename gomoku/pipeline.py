@@ -26,13 +26,13 @@ import json
 import os
 import pickle
 import shutil
-import signal
 import time
 from dataclasses import dataclass
 from typing import Callable, Optional
 
 import numpy as np
 
+from gomoku import interrupt
 from gomoku.config import TrainConfig
 from gomoku.net import NetEvaluator, NetSpec, PolicyValueModel
 from gomoku.selfplay import training_arrays
@@ -230,26 +230,26 @@ class TrainPipeline:
         cfg = self.config
         lock = lock_run_dir(self.run_dir)
         end = cfg.game_batch_num if iterations is None else min(cfg.game_batch_num, self.iteration + iterations)
-        # Ctrl-C and `kill` both stop cleanly, also when a shell started us with SIGINT ignored.
-        previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
-        self.pool = make_pool(cfg.n_workers(), self.model.device)
-        self.log(f"run {self.run_dir}: {cfg.width}x{cfg.height}, {cfg.n_in_row} in a row, "
-                 f"{cfg.n_playout} playouts, {cfg.n_workers()} worker(s) x "
-                 f"{cfg.games_in_lockstep(self.model.device)} games in lockstep, device {self.model.device}; "
-                 f"iteration {self.iteration} of {cfg.game_batch_num}")
-        try:
-            while self.iteration < end:
-                self.run_iteration()
-        except KeyboardInterrupt:
-            self.log(f"interrupted: the checkpoint holds iteration {self.iteration}; "
-                     f"resume with: python train.py --resume {self.run_dir}")
-        finally:
-            if self.pool is not None:
-                self.pool.close()
-                self.pool = None
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)
-            lock.close()
+        # Ctrl-C and `kill` both stop cleanly, at the next safe point (see gomoku/interrupt.py),
+        # also when a shell started us with SIGINT ignored.
+        with interrupt.deferred():
+            self.pool = make_pool(cfg.n_workers(), self.model.device)
+            self.log(f"run {self.run_dir}: {cfg.width}x{cfg.height}, {cfg.n_in_row} in a row, "
+                     f"{cfg.n_playout} playouts, {cfg.n_workers()} worker(s) x "
+                     f"{cfg.games_in_lockstep(self.model.device)} games in lockstep, "
+                     f"device {self.model.device}; iteration {self.iteration} of {cfg.game_batch_num}")
+            try:
+                while self.iteration < end:
+                    interrupt.check()
+                    self.run_iteration()
+            except KeyboardInterrupt:
+                self.log(f"interrupted: the checkpoint holds iteration {self.iteration}; "
+                         f"resume with: python train.py --resume {self.run_dir}")
+            finally:
+                if self.pool is not None:
+                    self.pool.close()
+                    self.pool = None
+                lock.close()
 
     def run_iteration(self) -> dict:
         """One iteration: self-play, buffer, updates, maybe an evaluation, then a checkpoint."""
@@ -265,6 +265,7 @@ class TrainPipeline:
         update = None
         if len(self.buffer) > cfg.batch_size:
             for _ in range(cfg.updates_per_iter):
+                interrupt.check()
                 update = self.update()
         self.iteration += 1
         record = {
@@ -384,10 +385,6 @@ class TrainPipeline:
     def _append_metrics(self, record: dict) -> None:
         with open(os.path.join(self.run_dir, METRICS), "a") as f:
             f.write(json.dumps(record) + "\n")
-
-
-def _interrupt(signum, frame):
-    raise KeyboardInterrupt
 
 
 def _merge(results: list):

@@ -18,6 +18,7 @@ from typing import Callable, Optional, Sequence
 
 import numpy as np
 
+from gomoku import interrupt
 from gomoku.board import Board
 
 
@@ -158,6 +159,7 @@ def run_games(n_games: int, new_game: GameFactory, parallel: int, record: bool =
     lockstep = Lockstep(new_game, record)
     finished = []
     while True:
+        interrupt.check()
         lockstep.fill(parallel, limit=n_games)
         if not lockstep.slots:
             break
@@ -231,6 +233,7 @@ class SelfPlayStream:
         start = time.perf_counter()
         stats = RunStats()
         while len(self._finished) < n_games:
+            interrupt.check()
             self.lockstep.fill(self.parallel)
             self._finished.extend(self.lockstep.step(stats))
         games, self._finished = self._finished[:n_games], self._finished[n_games:]

@@ -15,6 +15,7 @@ import traceback
 from dataclasses import dataclass
 from typing import Optional
 
+from gomoku import interrupt
 from gomoku.board import Board
 from gomoku.mcts import MCTSPlayer
 from gomoku.rollout import RolloutEvaluator
@@ -164,16 +165,17 @@ class WorkerPool:
         for conn, task in zip(self._conns, tasks):
             conn.send((model_dir, version, task))
         results = []
-        for conn, proc in zip(self._conns, self._procs):
-            if len(results) == len(tasks):
-                break
-            try:
-                status, payload = conn.recv()
-            except EOFError:
-                raise WorkerError(f"self-play worker {proc.pid} died (exit code {proc.exitcode})") from None
-            if status != "ok":
-                raise WorkerError(f"a self-play worker failed:\n{payload}")
-            results.append(payload)
+        with interrupt.interruptible():  # waiting holds no Paddle state: Ctrl-C may stop it at once
+            for conn, proc in zip(self._conns, self._procs):
+                if len(results) == len(tasks):
+                    break
+                try:
+                    status, payload = conn.recv()
+                except EOFError:
+                    raise WorkerError(f"self-play worker {proc.pid} died (exit code {proc.exitcode})") from None
+                if status != "ok":
+                    raise WorkerError(f"a self-play worker failed:\n{payload}")
+                results.append(payload)
         return results
 
     def close(self) -> None:

@@ -3,8 +3,10 @@
 import json
 import math
 import os
+import signal
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -211,3 +213,16 @@ def test_script_exit_code_without_traceback():
     proc = subprocess.run([sys.executable, "-m", "gomoku.arena", "--a", "nonsense", "--b", "pure"],
                           cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr and "unknown player" in proc.stderr
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_ctrl_c_stops_the_arena_with_a_short_message(workers):
+    proc = subprocess.Popen([sys.executable, "-m", "gomoku.arena", "--a", "pure:3000", "--b", "pure:3000",
+                             "--size", "8", "--n-in-row", "5", "--games", "2", "--workers", workers],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stderr.readline().startswith("2 games on 8x8, 5 in a row: pure:3000 against pure:3000")
+    time.sleep(1)  # into the games
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Interrupted." in err and "Traceback" not in err

@@ -1,0 +1,63 @@
+"""Ctrl-C that stops at a safe point.
+
+By default Python raises ``KeyboardInterrupt`` wherever the main thread happens to
+be. Inside a Paddle call that can break the process: the exception comes out as a
+``SystemError`` from C++, or Paddle is left holding an internal lock and the
+process hangs at exit. So the trainer installs ``deferred()``: a SIGINT or SIGTERM
+only records the request, and the loops call ``check()`` between steps, where
+stopping is safe. Waiting on worker processes touches no Paddle state, so inside
+``interruptible()`` a signal raises at once. A second signal also raises at once,
+for a user who does not want to wait for the current step.
+"""
+
+from __future__ import annotations
+
+import signal
+from contextlib import contextmanager
+
+_requests = 0
+_raise_now = False
+
+
+def _handler(signum, frame) -> None:
+    global _requests
+    _requests += 1
+    if _raise_now or _requests > 1:
+        raise KeyboardInterrupt
+
+
+def check() -> None:
+    """Raises ``KeyboardInterrupt`` if a stop was requested."""
+    if _requests:
+        raise KeyboardInterrupt
+
+
+def requested() -> bool:
+    return _requests > 0
+
+
+@contextmanager
+def deferred():
+    """Within the block, SIGINT and SIGTERM request a stop instead of raising anywhere."""
+    global _requests
+    _requests = 0
+    previous = {sig: signal.signal(sig, _handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        _requests = 0
+
+
+@contextmanager
+def interruptible():
+    """Within the block a stop request raises at once (for waits that hold no Paddle state)."""
+    global _raise_now
+    saved = _raise_now
+    _raise_now = True
+    try:
+        check()
+        yield
+    finally:
+        _raise_now = saved
