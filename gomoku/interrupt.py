@@ -33,6 +33,7 @@ def check() -> None:
 
 
 def requested() -> bool:
+    """Whether a stop was requested since ``deferred()`` began."""
     return _requests > 0
 
 

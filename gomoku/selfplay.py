@@ -100,7 +100,11 @@ class Lockstep:
             self.started += 1
 
     def step(self, stats: RunStats) -> list[FinishedGame]:
-        """One playout for every game, one evaluator call per evaluator; returns finished games."""
+        """One playout for every game, one evaluator call per evaluator; returns finished games.
+
+        A stop request (Ctrl-C, see ``gomoku.interrupt``) raises here, between steps.
+        """
+        interrupt.check()
         requests: dict[int, tuple] = {}
         ready = []
         movers = _distinct({i: slot.players[slot.board.current_player] for i, slot in enumerate(self.slots)})
@@ -159,7 +163,6 @@ def run_games(n_games: int, new_game: GameFactory, parallel: int, record: bool =
     lockstep = Lockstep(new_game, record)
     finished = []
     while True:
-        interrupt.check()
         lockstep.fill(parallel, limit=n_games)
         if not lockstep.slots:
             break
@@ -233,7 +236,6 @@ class SelfPlayStream:
         start = time.perf_counter()
         stats = RunStats()
         while len(self._finished) < n_games:
-            interrupt.check()
             self.lockstep.fill(self.parallel)
             self._finished.extend(self.lockstep.step(stats))
         games, self._finished = self._finished[:n_games], self._finished[n_games:]
