@@ -10,13 +10,14 @@ from dataclasses import fields
 warnings.filterwarnings("ignore", message=".*ccache.*")
 
 from gomoku.config import DEFAULT_PRESET, PRESETS, TrainConfig, field_docs, preset  # noqa: E402
+from gomoku.util import DefaultsHelpFormatter  # noqa: E402
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         description="Train an AlphaZero Gomoku player from self-play alone. "
                     "Ctrl-C saves and stops; --resume goes on where a run stopped.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+        formatter_class=DefaultsHelpFormatter)
     parser.add_argument("--preset", choices=sorted(PRESETS), default=DEFAULT_PRESET,
                         help="board and defaults to start from; flags below override it")
     parser.add_argument("--run-dir", help="directory for checkpoints, models and metrics "

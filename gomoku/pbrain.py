@@ -66,6 +66,7 @@ from gomoku import __version__
 from gomoku.board import DRAW, Board, IllegalMoveError
 from gomoku.mcts import MCTS
 from gomoku.rollout import RolloutEvaluator
+from gomoku.util import DefaultsHelpFormatter
 
 OWN, OPPONENT = 1, 2  # a stone's owner, as BOARD lines write it
 CONTINUOUS_MARK = 3  # BOARD field of a continuous game's finished line (not supported)
@@ -732,7 +733,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="A Gomoku engine for Gomocup managers (piskvork, liskvork...): it speaks their "
                     "protocol on stdin/stdout. 'python -m gomoku.pbrain match --help' plays two "
                     "engines against each other instead.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+        formatter_class=DefaultsHelpFormatter)
     who = parser.add_mutually_exclusive_group()
     who.add_argument("--model", help="model file to play with (AlphaZero MCTS); it fixes the board size")
     who.add_argument("--pure", action="store_true",
@@ -758,7 +759,7 @@ def build_match_parser() -> argparse.ArgumentParser:
         prog="python -m gomoku.pbrain match",
         description="Play one game between two engine commands through the Gomocup protocol "
                     "and print the transcript.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+        formatter_class=DefaultsHelpFormatter)
     parser.add_argument("first", help="command line of the engine that opens, e.g. "
                                       "'python -m gomoku.pbrain --model best_model.npz'")
     parser.add_argument("second", help="command line of the other engine")

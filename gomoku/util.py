@@ -64,3 +64,18 @@ def positive_int_arg(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text!r} is not a positive integer")
     return value
+
+
+class DefaultsHelpFormatter(argparse.HelpFormatter):
+    """Help that ends each flag's text with its default, unless there is nothing to show.
+
+    argparse's own ArgumentDefaultsHelpFormatter also prints "(default: None)"
+    and "(default: False)", and repeats a default the text already states.
+    """
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if ("(default" in text or action.default in (None, False, argparse.SUPPRESS)
+                or not action.option_strings):
+            return text
+        return f"{text} (default: %(default)s)"

@@ -153,6 +153,11 @@ def test_help_explains_every_flag():
     for flag in ("--n-playout", "--c-puct", "--kl-targ", "--check-freq", "--game-batch-num",
                  "--workers", "--device", "--resume", "--init-model", "--preset", "--seed"):
         assert flag in out
+    # each default is stated once, and none is an empty "(default: None)"
+    flat = " ".join(out.split())
+    assert "(default: None)" not in flat and "(default: False)" not in flat
+    assert "--buffer-size BUFFER_SIZE replay buffer size, in augmented positions (FIFO) (default: 10000)" in flat
+    assert "run to --game-batch-num)" in flat and flat.count("(default:") == flat.count("default:")
 
 
 def test_a_second_trainer_on_the_same_run_is_refused(tmp_path):
