@@ -75,7 +75,7 @@ class DefaultsHelpFormatter(argparse.HelpFormatter):
 
     def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""
-        if ("(default" in text or action.default in (None, False, argparse.SUPPRESS)
-                or not action.option_strings):
+        nothing = any(action.default is empty for empty in (None, False, argparse.SUPPRESS))
+        if "(default" in text or nothing or not action.option_strings:  # `is`: a default of 0 shows
             return text
         return f"{text} (default: %(default)s)"

@@ -160,6 +160,20 @@ def test_help_explains_every_flag():
     assert "run to --game-batch-num)" in flat and flat.count("(default:") == flat.count("default:")
 
 
+def test_help_shows_a_zero_default_but_not_an_empty_one():
+    import argparse
+
+    from gomoku.util import DefaultsHelpFormatter
+
+    parser = argparse.ArgumentParser(formatter_class=DefaultsHelpFormatter)
+    parser.add_argument("--zero", type=int, default=0, help="a count")
+    parser.add_argument("--off", action="store_true", help="a switch")
+    parser.add_argument("--unset", help="a path")
+    flat = " ".join(parser.format_help().split())
+    assert "a count (default: 0)" in flat
+    assert "a switch --unset" in flat and flat.endswith("a path")
+
+
 def test_a_second_trainer_on_the_same_run_is_refused(tmp_path):
     from gomoku.pipeline import lock_run_dir
 
