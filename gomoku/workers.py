@@ -184,11 +184,16 @@ class WorkerPool:
                 conn.send(None)
             except (BrokenPipeError, OSError):
                 pass
-        for proc in self._procs:
-            proc.join(timeout=5)
-            if proc.is_alive():
-                proc.terminate()
-        self._conns, self._procs = [], []
+        try:
+            for proc in self._procs:
+                proc.join(timeout=5)
+        except KeyboardInterrupt:
+            pass  # another Ctrl-C while the workers finish their task: stop them instead
+        finally:
+            for proc in self._procs:
+                if proc.is_alive():
+                    proc.terminate()
+            self._conns, self._procs = [], []
 
 
 def split(total: int, parts: int) -> list[int]:
