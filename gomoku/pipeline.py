@@ -1,8 +1,13 @@
 """TrainPipeline: self-play -> 8-fold augmentation -> replay buffer -> KL-adaptive Adam -> evaluation.
 
 One iteration plays ``games_per_iter`` self-play games (in lockstep, over the
-worker processes), adds their positions under every board symmetry to a FIFO
-replay buffer, and runs ``updates_per_iter`` updates. An update samples a
+worker processes) and runs ``updates_per_iter`` updates, then adds the games'
+positions under every board symmetry to a FIFO replay buffer. With worker
+processes the two overlap: the workers play with the weights as they were when
+the iteration began while the learner updates them, so no core waits for the
+other half. The updates therefore sample the buffer as the previous iteration
+left it; in one process the games are played first and the updates follow, in
+the same order of data. An update samples a
 mini-batch and takes up to ``epochs`` Adam steps on it at
 ``lr * lr_multiplier``, stopping early once the KL divergence from the policy
 before the update exceeds ``4 * kl_targ``; the multiplier then adapts (SPEC
@@ -252,27 +257,29 @@ class TrainPipeline:
                 lock.close()
 
     def run_iteration(self) -> dict:
-        """One iteration: self-play, buffer, updates, maybe an evaluation, then a checkpoint."""
+        """One iteration: self-play alongside the updates, buffer, maybe an evaluation, checkpoint."""
         cfg = self.config
         start = time.perf_counter()
-        games, stats = self.self_play()
-        planes, pis, zs = training_arrays(games)
-        self.buffer.extend(*augment(planes, pis, zs))
-        self.games += len(games)
-        self.positions += len(planes)
-        selfplay_s = time.perf_counter() - start
-
+        finish_self_play = self.start_self_play()
+        update_start = time.perf_counter()
         update = None
         if len(self.buffer) > cfg.batch_size:
             for _ in range(cfg.updates_per_iter):
                 interrupt.check()
                 update = self.update()
+        update_s = time.perf_counter() - update_start
+        games, stats = finish_self_play()
+        planes, pis, zs = training_arrays(games)
+        self.buffer.extend(*augment(planes, pis, zs))
+        self.games += len(games)
+        self.positions += len(planes)
+
         self.iteration += 1
         record = {
             "event": "iteration", "iteration": self.iteration, "games": self.games,
             "episode_len": round(len(planes) / len(games), 2), "buffer": len(self.buffer),
             "playouts_per_s": round(stats.playouts / max(stats.seconds, 1e-9)),
-            "selfplay_s": round(selfplay_s, 2),
+            "selfplay_s": round(stats.seconds, 2), "update_s": round(update_s, 2),
         }
         if update is not None:
             record.update(loss=round(update.loss, 4), entropy=round(update.entropy, 4),
@@ -301,19 +308,26 @@ class TrainPipeline:
             first += share
         return tasks
 
-    def _run_tasks(self, tasks: list) -> list:
+    def _start_tasks(self, tasks: list) -> Callable[[], list]:
+        """Starts ``tasks`` on the workers with the current weights; the returned function
+        waits for their results. Without workers the tasks are played here, at once."""
         if self.pool is None:
-            return [self._runner.run(task, self.evaluator, self._version) for task in tasks]
+            results = [self._runner.run(task, self.evaluator, self._version) for task in tasks]
+            return lambda: results
         model_dir = os.path.join(self.run_dir, "inference")
         if self._exported != self._version:
             shutil.rmtree(model_dir, ignore_errors=True)
             os.makedirs(model_dir)
             self.model.export_inference(model_dir)
             self._exported = self._version
-        return self.pool.run(tasks, model_dir, self._version)
+        self.pool.submit(tasks, model_dir, self._version)
+        return self.pool.collect
 
-    def self_play(self):
-        """Plays ``games_per_iter`` self-play games; returns ``(games, stats)``."""
+    def _run_tasks(self, tasks: list) -> list:
+        return self._start_tasks(tasks)()
+
+    def start_self_play(self) -> Callable[[], tuple]:
+        """Starts ``games_per_iter`` self-play games; the returned function gives ``(games, stats)``."""
         cfg = self.config
         seed = int(self.rng.integers(2**31))
         parallel = cfg.games_in_lockstep(self.model.device)
@@ -323,7 +337,8 @@ class TrainPipeline:
                                 cfg.c_puct, seed + first, cfg.dirichlet_alpha, cfg.noise_frac,
                                 cfg.explore_moves)
 
-        return _merge(self._run_tasks(self._tasks(make, cfg.games_per_iter)))
+        finish = self._start_tasks(self._tasks(make, cfg.games_per_iter))
+        return lambda: _merge(finish())
 
     # --------------------------------------------------------------- update
     def update(self) -> UpdateResult:

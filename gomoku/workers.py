@@ -147,6 +147,7 @@ class WorkerPool:
         ctx = mp.get_context("spawn")
         self._conns = []
         self._procs = []
+        self._pending = 0  # workers busy with a task whose result nobody has read yet
         for _ in range(n):
             parent, child = ctx.Pipe()
             proc = ctx.Process(target=_worker_main, args=(child, device, threads), daemon=True)
@@ -160,15 +161,28 @@ class WorkerPool:
 
     def run(self, tasks: list, model_dir: str, version: int) -> list:
         """Runs one task per worker (at most ``len(self)``) and returns their results in order."""
+        self.submit(tasks, model_dir, version)
+        return self.collect()
+
+    def submit(self, tasks: list, model_dir: str, version: int) -> None:
+        """Hands one task to each of the first ``len(tasks)`` workers and returns at once.
+
+        The workers play while the caller does something else (the learner's updates);
+        ``collect`` waits for the results. One batch of tasks is in flight at a time.
+        """
+        if self._pending:
+            raise RuntimeError("the previous tasks have not been collected")
         if len(tasks) > len(self._conns):
             raise ValueError(f"{len(tasks)} tasks for {len(self._conns)} workers")
         for conn, task in zip(self._conns, tasks):
             conn.send((model_dir, version, task))
+        self._pending = len(tasks)
+
+    def collect(self) -> list:
+        """Waits for the tasks of the last ``submit`` and returns their results in order."""
         results = []
         with interrupt.interruptible():  # waiting holds no Paddle state: Ctrl-C may stop it at once
-            for conn, proc in zip(self._conns, self._procs):
-                if len(results) == len(tasks):
-                    break
+            for conn, proc in zip(self._conns[:self._pending], self._procs):
                 try:
                     status, payload = conn.recv()
                 except EOFError:
@@ -176,24 +190,31 @@ class WorkerPool:
                 if status != "ok":
                     raise WorkerError(f"a self-play worker failed:\n{payload}")
                 results.append(payload)
+        self._pending = 0
         return results
 
     def close(self) -> None:
+        """Stops the workers: politely when they are idle, at once when a task is in flight.
+
+        A task in flight (the trainer was stopped during its updates) has no result
+        worth waiting for: the checkpoint never holds half an iteration.
+        """
         for conn in self._conns:
             try:
                 conn.send(None)
             except (BrokenPipeError, OSError):
                 pass
         try:
-            for proc in self._procs:
-                proc.join(timeout=5)
+            if not self._pending:
+                for proc in self._procs:
+                    proc.join(timeout=5)
         except KeyboardInterrupt:
             pass  # another Ctrl-C while the workers finish their task: stop them instead
         finally:
             for proc in self._procs:
                 if proc.is_alive():
                     proc.terminate()
-            self._conns, self._procs = [], []
+            self._conns, self._procs, self._pending = [], [], 0
 
 
 def split(total: int, parts: int) -> list[int]:

@@ -202,3 +202,69 @@ def test_sigterm_saves_and_exits_cleanly_with_workers(tmp_path):
     assert proc.returncode == 0, err
     assert "resume with" in out
     assert read_checkpoint(os.path.join(run, "checkpoint.pkl"))["iteration"] >= 1
+
+
+class RecordingPool:
+    """Stands in for WorkerPool: plays the tasks in this process, and records the order of calls."""
+
+    def __init__(self, pipeline, events):
+        self.pipeline, self.events, self.tasks = pipeline, events, None
+
+    def __len__(self):
+        return 2
+
+    def submit(self, tasks, model_dir, version):
+        assert os.path.exists(os.path.join(model_dir, "model.pdiparams"))  # exported before the updates
+        self.events.append(("submit", version))
+        self.tasks = tasks
+
+    def collect(self):
+        self.events.append(("collect", len(self.pipeline.buffer)))
+        p = self.pipeline
+        return [p._runner.run(task, p.evaluator, p._version) for task in self.tasks]
+
+    def run(self, tasks, model_dir, version):
+        self.submit(tasks, model_dir, version)
+        return self.collect()
+
+    def close(self):
+        pass
+
+
+def test_updates_overlap_self_play_with_the_weights_the_iteration_began_with(tmp_path):
+    pipeline = TrainPipeline(tiny_config(updates_per_iter=2, check_freq=100), str(tmp_path / "run"),
+                             log=lambda s: None)
+    events = []
+    pipeline.pool = RecordingPool(pipeline, events)
+    real_update = pipeline.update
+
+    def update():
+        events.append(("update", len(pipeline.buffer)))
+        return real_update()
+
+    pipeline.update = update
+    for _ in range(3):
+        pipeline.run_iteration()
+    kinds = [e[0] for e in events]
+    # The first iteration has nothing to learn from; later ones update while the games are played.
+    assert kinds == ["submit", "collect", "submit", "update", "update", "collect",
+                     "submit", "update", "update", "collect"]
+    # The updates of an iteration see the buffer before its games, and the games of the
+    # next iteration start from the weights those updates left (a new version to export).
+    buffer_before = events[1][1]
+    assert buffer_before == 0 and events[3][1] == events[4][1] == events[5][1] > 0
+    versions = [v for kind, v in events if kind == "submit"]
+    assert versions == [0, 0, 2]
+    assert pipeline.games == 3 * 2
+
+
+def test_in_process_iteration_plays_its_games_before_the_updates(tmp_path):
+    pipeline = TrainPipeline(tiny_config(check_freq=100), str(tmp_path / "run"), log=lambda s: None)
+    pipeline.run_iteration()
+    before = len(pipeline.buffer)
+    seen = []
+    real_update = pipeline.update
+    pipeline.update = lambda: seen.append(len(pipeline.buffer)) or real_update()
+    record = pipeline.run_iteration()
+    assert seen == [before] and len(pipeline.buffer) > before
+    assert record["update_s"] > 0 and record["selfplay_s"] > 0

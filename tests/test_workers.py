@@ -1,4 +1,6 @@
-from gomoku.workers import WorkerPool
+import pytest
+
+from gomoku.workers import WorkerError, WorkerPool
 
 
 def test_a_second_ctrl_c_while_closing_stops_the_workers_without_an_error(monkeypatch):
@@ -23,3 +25,19 @@ def test_close_without_interrupts_lets_the_workers_exit(monkeypatch):
     pool.close()
     assert all(not p.is_alive() for p in procs)
     assert all(p.exitcode == 0 for p in procs)
+
+
+def test_tasks_run_while_the_caller_goes_on_one_batch_at_a_time():
+    pool = WorkerPool(2, device="cpu", threads=1)
+    procs = list(pool._procs)
+    try:
+        pool.submit(["not a task"], "no-model-here", 1)  # returns at once; the worker fails later
+        with pytest.raises(RuntimeError, match="not been collected"):
+            pool.submit(["not a task"], "no-model-here", 1)
+        with pytest.raises(WorkerError, match="no-model-here|not a task"):
+            pool.collect()
+    finally:
+        pool.close()
+    for proc in procs:
+        proc.join(timeout=10)
+        assert not proc.is_alive()
