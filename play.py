@@ -32,21 +32,21 @@ def parse_args(argv=None) -> argparse.Namespace:
         epilog="Window keys: N new game, U undo, X swap sides, S save, Q quit, B / W change "
                "Black's / White's player, Left / Right review the moves.")
     parser.add_argument("--model", metavar="PATH",
-                        help=f"model file for the AI (default {DEFAULT_MODEL}); sets the board size")
+                        help=f"model file for the AI (default: {DEFAULT_MODEL}); sets the board size")
     parser.add_argument("--playouts", type=positive_int_arg, default=400, metavar="N",
-                        help="MCTS playouts per AI move: its strength (default 400)")
+                        help="MCTS playouts per AI move: its strength (default: 400)")
     parser.add_argument("--first", choices=("human", "ai"),
-                        help="who plays Black, the side that moves first (default human)")
+                        help="who plays Black, the side that moves first (default: human)")
     parser.add_argument("--black", metavar="SPEC",
                         help="Black's player: human, az[:MODEL[:N]], pure[:N], policy[:MODEL]")
     parser.add_argument("--white", metavar="SPEC", help="White's player (same forms as --black)")
     parser.add_argument("--text", action="store_true", help="play in the terminal instead of a window")
     parser.add_argument("--load", metavar="FILE", help="a saved game (JSON) to replay or continue")
     parser.add_argument("--size", type=board_size_arg, metavar="WxH",
-                        help="board size for a game without a model (default 8x8)")
+                        help="board size for a game without a model (default: 8x8)")
     parser.add_argument("--n-in-row", type=positive_int_arg, metavar="N",
-                        help="stones in a row that win, for a game without a model (default 5)")
-    parser.add_argument("--save-dir", default="games", metavar="DIR", help="where saved games go (default games/)")
+                        help="stones in a row that win, for a game without a model (default: 5)")
+    parser.add_argument("--save-dir", default="games", metavar="DIR", help="where saved games go (default: games/)")
     parser.add_argument("--device", choices=("cpu", "gpu", "auto"), default="auto",
                         help="where the model runs (default: the GPU if Paddle has one)")
     parser.add_argument("--seed", type=int, help="seed for the AI players' randomness")

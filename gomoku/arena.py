@@ -306,7 +306,7 @@ def parse_player(text: str) -> PlayerSpec:
 
 def resolve_geometry(specs: Sequence[PlayerSpec], size: Optional[tuple[int, int]] = None,
                      n_in_row: Optional[int] = None) -> tuple[int, int, int]:
-    """The board ``(width, height, n_in_row)``: the models', else the flags' (default 8x8, 5).
+    """The board ``(width, height, n_in_row)``: the models', else the flags' (default: 8x8, 5).
 
     Raises:
         ArenaError: models made for different boards, flags that contradict the
@@ -579,18 +579,18 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--a", required=True, metavar="SPEC", help="player A, whose score is reported")
     parser.add_argument("--b", required=True, metavar="SPEC", help="player B, the opponent")
     parser.add_argument("--games", type=positive_int_arg, default=40, metavar="N",
-                        help="games in all; each opening is played twice, colours swapped (default 40)")
+                        help="games in all; each opening is played twice, colours swapped (default: 40)")
     parser.add_argument("--opening-stones", type=int, default=2, metavar="K",
-                        help="random stones in the centre before the players start, Black first (default 2)")
-    parser.add_argument("--seed", type=int, default=0, help="seeds openings and players (default 0)")
+                        help="random stones in the centre before the players start, Black first (default: 2)")
+    parser.add_argument("--seed", type=int, default=0, help="seeds openings and players (default: 0)")
     parser.add_argument("--workers", type=positive_int_arg, default=os.cpu_count() or 1, metavar="N",
                         help="processes playing games side by side (default: one per core)")
     parser.add_argument("--parallel", type=positive_int_arg, default=16, metavar="N",
-                        help="games in lockstep per worker (default 16)")
-    parser.add_argument("--size", type=board_size_arg, metavar="WxH", help="board size when no model plays (default 8x8)")
+                        help="games in lockstep per worker (default: 16)")
+    parser.add_argument("--size", type=board_size_arg, metavar="WxH", help="board size when no model plays (default: 8x8)")
     parser.add_argument("--n-in-row", type=positive_int_arg, metavar="N",
-                        help="stones in a row that win, when no model plays (default 5)")
-    parser.add_argument("--c-puct", type=float, default=5.0, help="exploration constant (default 5)")
+                        help="stones in a row that win, when no model plays (default: 5)")
+    parser.add_argument("--c-puct", type=float, default=5.0, help="exploration constant (default: 5)")
     parser.add_argument("--device", choices=("cpu", "gpu", "auto"), default="auto",
                         help="where models run (default: the GPU if Paddle has one)")
     parser.add_argument("--out", metavar="PATH", help="write the games here, one JSON object a line")

@@ -471,7 +471,7 @@ def main(argv=None) -> int:
     parser.add_argument("--out", required=True, metavar="PNG", help="the image to write")
     parser.add_argument("--title", help="the image's title (default: 'Gomoku Zero training')")
     parser.add_argument("--size", type=_size, default=(900, 600), metavar="WxH",
-                        help="image size in pixels (default 900x600)")
+                        help="image size in pixels (default: 900x600)")
     args = parser.parse_args(argv)
     if not args.out.lower().endswith(".png"):
         parser.error(f"--out must name a .png file, got {args.out!r}")

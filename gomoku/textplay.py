@@ -39,8 +39,8 @@ def play_text(match: Match, stdin: Optional[TextIO] = None, stdout: Optional[Tex
 
     Args:
         match: the game and its seats.
-        stdin: where moves and commands come from (default ``sys.stdin``).
-        stdout: where the board and messages go (default ``sys.stdout``).
+        stdin: where moves and commands come from (default: ``sys.stdin``).
+        stdout: where the board and messages go (default: ``sys.stdout``).
         save_dir: where ``save`` without a file name writes.
 
     Returns:

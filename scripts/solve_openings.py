@@ -100,10 +100,10 @@ def main(argv=None) -> int:
     parser.add_argument("--position", metavar="MOVES",
                         help="solve one position instead: moves like 'c3,d4' from Black ('' for the empty board)")
     parser.add_argument("--size", type=board_size_arg, default=(6, 6), metavar="WxH",
-                        help="board for --position (default 6x6)")
-    parser.add_argument("--n-in-row", type=positive_int_arg, default=4, help="for --position (default 4)")
-    parser.add_argument("--plies", type=positive_int_arg, default=9, help="search limit (default 9)")
-    parser.add_argument("--seconds", type=float, default=300.0, help="time limit per position (default 300)")
+                        help="board for --position (default: 6x6)")
+    parser.add_argument("--n-in-row", type=positive_int_arg, default=4, help="for --position (default: 4)")
+    parser.add_argument("--plies", type=positive_int_arg, default=9, help="search limit (default: 9)")
+    parser.add_argument("--seconds", type=float, default=300.0, help="time limit per position (default: 300)")
     args = parser.parse_args(argv)
     if (args.games is None) == (args.position is None):
         parser.error("give an arena games file or --position, not both")

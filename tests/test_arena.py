@@ -3,6 +3,7 @@
 import json
 import math
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -226,3 +227,15 @@ def test_ctrl_c_stops_the_arena_with_a_short_message(workers):
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert "Interrupted." in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("command", [
+    ["-m", "gomoku.arena"], ["play.py"], ["scripts/solve_openings.py"], ["-m", "gomoku.plot"],
+    ["-m", "gomoku.bench"], ["train.py"], ["-m", "gomoku.pbrain"]])
+def test_every_entry_point_writes_its_defaults_alike(command):
+    out = subprocess.run([sys.executable, *command, "--help"], cwd=ROOT, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    text = " ".join(out.stdout.split())  # argparse wraps lines anywhere
+    assert "(default" in text
+    assert re.findall(r"\(default [^:]", text) == []  # "(default: 40)", never "(default 40)"
