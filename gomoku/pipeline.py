@@ -238,12 +238,12 @@ class TrainPipeline:
         # Ctrl-C and `kill` both stop cleanly, at the next safe point (see gomoku/interrupt.py),
         # also when a shell started us with SIGINT ignored.
         with interrupt.deferred():
-            self.pool = make_pool(cfg.n_workers(), self.model.device)
-            self.log(f"run {self.run_dir}: {cfg.width}x{cfg.height}, {cfg.n_in_row} in a row, "
-                     f"{cfg.n_playout} playouts, {cfg.n_workers()} worker(s) x "
-                     f"{cfg.games_in_lockstep(self.model.device)} games in lockstep, "
-                     f"device {self.model.device}; iteration {self.iteration} of {cfg.game_batch_num}")
             try:
+                self.pool = make_pool(cfg.n_workers(), self.model.device)
+                self.log(f"run {self.run_dir}: {cfg.width}x{cfg.height}, {cfg.n_in_row} in a row, "
+                         f"{cfg.n_playout} playouts, {cfg.n_workers()} worker(s) x "
+                         f"{cfg.games_in_lockstep(self.model.device)} games in lockstep, "
+                         f"device {self.model.device}; iteration {self.iteration} of {cfg.game_batch_num}")
                 while self.iteration < end:
                     interrupt.check()
                     self.run_iteration()

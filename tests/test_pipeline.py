@@ -268,3 +268,21 @@ def test_in_process_iteration_plays_its_games_before_the_updates(tmp_path):
     record = pipeline.run_iteration()
     assert seen == [before] and len(pipeline.buffer) > before
     assert record["update_s"] > 0 and record["selfplay_s"] > 0
+
+
+def test_a_pool_that_cannot_start_releases_the_run(tmp_path, monkeypatch):
+    from gomoku import pipeline as pipeline_module
+
+    run = str(tmp_path / "run")
+    pipeline = TrainPipeline(tiny_config(), run, log=lambda s: None)
+
+    def no_pool(n, device):
+        raise OSError("cannot start workers")
+
+    locks = []
+    real_lock = pipeline_module.lock_run_dir
+    monkeypatch.setattr(pipeline_module, "lock_run_dir", lambda d: locks.append(real_lock(d)) or locks[-1])
+    monkeypatch.setattr(pipeline_module, "make_pool", no_pool)
+    with pytest.raises(OSError, match="cannot start workers"):
+        pipeline.run(iterations=1)
+    assert len(locks) == 1 and locks[0].closed  # released at once, not when the process ends
