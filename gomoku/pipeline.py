@@ -40,7 +40,7 @@ import numpy as np
 from gomoku import interrupt
 from gomoku.config import TrainConfig
 from gomoku.net import NetEvaluator, NetSpec, PolicyValueModel
-from gomoku.selfplay import training_arrays
+from gomoku.selfplay import RunStats, training_arrays
 from gomoku.symmetry import augment
 from gomoku.util import atomic_write
 from gomoku.workers import EvalTask, SelfPlayTask, TaskRunner, make_pool, split
@@ -403,14 +403,12 @@ class TrainPipeline:
 
 
 def _merge(results: list):
-    games, total = [], None
+    """Joins the workers' ``(games, stats)``; the seconds are the slowest worker's, as they ran side by side."""
+    games, total = [], RunStats()
     for records, stats in results:
         games.extend(records)
-        if total is None:
-            total = stats
-        else:
-            total.add(stats)
-    total.seconds = max(stats.seconds for _, stats in results)  # the workers ran side by side
+        total.add(stats)
+    total.seconds = max(stats.seconds for _, stats in results)
     return games, total
 
 

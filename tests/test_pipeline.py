@@ -286,3 +286,13 @@ def test_a_pool_that_cannot_start_releases_the_run(tmp_path, monkeypatch):
     with pytest.raises(OSError, match="cannot start workers"):
         pipeline.run(iterations=1)
     assert len(locks) == 1 and locks[0].closed  # released at once, not when the process ends
+
+
+def test_workers_side_by_side_count_the_slowest_ones_seconds():
+    from gomoku.pipeline import _merge
+    from gomoku.selfplay import RunStats
+
+    games, stats = _merge([(["a"], RunStats(games=1, moves=10, playouts=4000, seconds=10.0)),
+                           (["b", "c"], RunStats(games=2, moves=20, playouts=6000, seconds=20.0))])
+    assert games == ["a", "b", "c"]
+    assert (stats.games, stats.moves, stats.playouts, stats.seconds) == (3, 30, 10000, 20.0)
