@@ -103,8 +103,10 @@ def _play_evaluation(task: EvalTask, evaluator):
     return run_games(task.n_games, new_game, task.parallel)
 
 
-def _worker_main(conn, device: str, threads: int) -> None:
+def _worker_main(conn, device: str, threads: int, nice: int = 0) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the trainer handles Ctrl-C and closes us
+    if nice:
+        os.nice(nice)
     import warnings
 
     warnings.filterwarnings("ignore")
@@ -141,16 +143,17 @@ class WorkerPool:
         n: processes.
         device: 'cpu' or 'gpu' for their predictors.
         threads: CPU threads per predictor.
+        nice: added to the workers' niceness (lower CPU priority than the caller).
     """
 
-    def __init__(self, n: int, device: str = "cpu", threads: int = 1):
+    def __init__(self, n: int, device: str = "cpu", threads: int = 1, nice: int = 0):
         ctx = mp.get_context("spawn")
         self._conns = []
         self._procs = []
         self._pending = 0  # workers busy with a task whose result nobody has read yet
         for _ in range(n):
             parent, child = ctx.Pipe()
-            proc = ctx.Process(target=_worker_main, args=(child, device, threads), daemon=True)
+            proc = ctx.Process(target=_worker_main, args=(child, device, threads, nice), daemon=True)
             proc.start()
             child.close()
             self._conns.append(parent)
@@ -223,6 +226,12 @@ def split(total: int, parts: int) -> list[int]:
     return [n for n in (base + (1 if i < extra else 0) for i in range(parts)) if n > 0]
 
 
+# The learner's updates and the workers' self-play run at the same time, and an iteration
+# ends when both are done. The learner is one thread and the longer half with more than a
+# couple of updates, so where they share cores it goes first and the workers take the rest.
+WORKER_NICE = 10
+
+
 def make_pool(n_workers: int, device: str) -> Optional[WorkerPool]:
     """A pool for more than one worker; None means: play in this process."""
-    return WorkerPool(n_workers, device=device, threads=1) if n_workers > 1 else None
+    return WorkerPool(n_workers, device=device, threads=1, nice=WORKER_NICE) if n_workers > 1 else None

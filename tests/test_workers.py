@@ -1,6 +1,9 @@
+import os
+import time
+
 import pytest
 
-from gomoku.workers import WorkerError, WorkerPool
+from gomoku.workers import WORKER_NICE, WorkerError, WorkerPool, make_pool
 
 
 def test_a_second_ctrl_c_while_closing_stops_the_workers_without_an_error(monkeypatch):
@@ -41,3 +44,19 @@ def test_tasks_run_while_the_caller_goes_on_one_batch_at_a_time():
     for proc in procs:
         proc.join(timeout=10)
         assert not proc.is_alive()
+
+
+def test_training_workers_yield_the_cpu_to_the_learner():
+    pool = make_pool(2, "cpu")
+    try:
+        mine = os.getpriority(os.PRIO_PROCESS, 0)
+        deadline = time.monotonic() + 30
+        niceness = []
+        while time.monotonic() < deadline:
+            niceness = [os.getpriority(os.PRIO_PROCESS, p.pid) for p in pool._procs]
+            if niceness == [min(19, mine + WORKER_NICE)] * 2:
+                break
+            time.sleep(0.1)
+        assert WORKER_NICE > 0 and niceness == [min(19, mine + WORKER_NICE)] * 2
+    finally:
+        pool.close()
