@@ -30,13 +30,13 @@ def test_ship_the_checkpoint_with_its_lineage(tmp_path):
     # a second run starts from the shipped model and ships its latest weights over the same name
     again = str(tmp_path / "again")
     TrainPipeline(tiny_config(), again, log=lambda s: None,
-                  init_model=os.path.join(out, "first.npz")).run(iterations=1)
+                  init_model=os.path.join(out, "first.npz")).run(iterations=2)  # the first has no update
     second = ship(again, "first", "--out-dir", out, "--model", "checkpoint",
                   "--started-from", os.path.join(out, "first.json"))
     assert second.returncode == 0, second.stderr
     new = json.load(open(os.path.join(out, "first.json")))
-    assert new["model_iteration"] == 1 and new["from"] == "checkpoint"
-    assert new["started_from"]["model_iteration"] == 2 and new["lineage_games"] == 4 + 2
+    assert new["model_iteration"] == 2 and new["from"] == "checkpoint"
+    assert new["started_from"]["model_iteration"] == 2 and new["lineage_games"] == 4 + 4
     weights = read_checkpoint(os.path.join(again, "checkpoint.pkl"))["weights"]
     shipped = PolicyValueModel.load(os.path.join(out, "first.npz"), device="cpu").weights()
     assert all(np.array_equal(shipped[k], w) for k, w in weights.items())
