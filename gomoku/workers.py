@@ -162,11 +162,6 @@ class WorkerPool:
     def __len__(self) -> int:
         return len(self._procs)
 
-    def run(self, tasks: list, model_dir: str, version: int) -> list:
-        """Runs one task per worker (at most ``len(self)``) and returns their results in order."""
-        self.submit(tasks, model_dir, version)
-        return self.collect()
-
     def submit(self, tasks: list, model_dir: str, version: int) -> None:
         """Hands one task to each of the first ``len(tasks)`` workers and returns at once.
 

@@ -205,10 +205,11 @@ def test_sigterm_saves_and_exits_cleanly_with_workers(tmp_path):
 
 
 class RecordingPool:
-    """Stands in for WorkerPool: plays the tasks in this process, and records the order of calls."""
+    """Stands in for WorkerPool and records the order of calls. It plays the tasks in this
+    process when they are submitted, with the weights of that moment, as the workers would."""
 
     def __init__(self, pipeline, events):
-        self.pipeline, self.events, self.tasks = pipeline, events, None
+        self.pipeline, self.events, self.results = pipeline, events, None
 
     def __len__(self):
         return 2
@@ -216,16 +217,12 @@ class RecordingPool:
     def submit(self, tasks, model_dir, version):
         assert os.path.exists(os.path.join(model_dir, "model.pdiparams"))  # exported before the updates
         self.events.append(("submit", version))
-        self.tasks = tasks
+        p = self.pipeline
+        self.results = [p._runner.run(task, p.evaluator, version) for task in tasks]
 
     def collect(self):
         self.events.append(("collect", len(self.pipeline.buffer)))
-        p = self.pipeline
-        return [p._runner.run(task, p.evaluator, p._version) for task in self.tasks]
-
-    def run(self, tasks, model_dir, version):
-        self.submit(tasks, model_dir, version)
-        return self.collect()
+        return self.results
 
     def close(self):
         pass
