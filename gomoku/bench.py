@@ -7,8 +7,9 @@ thread each):
 * ``nn_positions_per_s``: the inference predictor alone at the self-play batch
   size, summed over the workers: the ceiling for self-play;
 * ``selfplay_playouts_per_s`` and ``selfplay_games_per_hour``: lockstep self-play
-  with a freshly initialised net (the code path of ``train.py``); it runs until a
-  batch of games has finished, and games per hour use their mean length;
+  with a freshly initialised net (the code path of ``train.py``); it runs until the
+  first batch of games that started together has finished, and games per hour use
+  their mean length (not the first games to finish: those are the short ones);
 * ``pure_playouts_per_s``: pure MCTS as in evaluation (games in lockstep per worker);
 * ``train_step_s``: one Adam step on a batch of 512 in the trainer's process;
 * peak memory (resident set) of the benchmark process and of its largest worker.
@@ -62,14 +63,14 @@ def _selfplay_worker(args) -> dict:
     evaluator = NetEvaluator(InferencePredictor(model_dir, device, threads=1))
     stream = SelfPlayStream(evaluator, shape, parallel, n_playout, 5.0, seed)
     stats = RunStats()
-    lengths = []
+    lengths = {}  # of the first `parallel` games, which start together
     start = time.perf_counter()
-    # At least `seconds`, and until a batch of games has finished, for the game length.
+    # At least `seconds`, and until the first games have all finished, for the game length.
     while time.perf_counter() - start < seconds or len(lengths) < parallel:
         stream.lockstep.fill(parallel)
-        lengths.extend(len(g.moves) for g in stream.lockstep.step(stats))
+        lengths.update((g.index, len(g.moves)) for g in stream.lockstep.step(stats) if g.index < parallel)
     elapsed = time.perf_counter() - start
-    return {"playouts": stats.playouts, "seconds": elapsed, "lengths": lengths,
+    return {"playouts": stats.playouts, "seconds": elapsed, "lengths": list(lengths.values()),
             "nn_positions": evaluator.positions, "rss_mb": _peak_rss_mb()}
 
 
@@ -124,7 +125,7 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
             results["nn_positions_per_s"] = round(sum(r for r, _ in nn))
 
             log(f"self-play: {parallel} games in lockstep per process, {seconds:.0f} s or more "
-                f"(until {parallel} games have finished) ...")
+                f"(until the first {parallel} games have finished) ...")
             sp = pool.map(_selfplay_worker, [(model_dir, shape, parallel, n_playout, seconds, 1000 * i, device)
                                              for i in range(workers)])
             playouts_per_s = sum(r["playouts"] / r["seconds"] for r in sp)

@@ -188,12 +188,15 @@ def _finish(slot: _Slot) -> FinishedGame:
 class SelfPlayStream:
     """Self-play that never drains: ``parallel`` games always in progress.
 
-    ``collect(n)`` plays until at least ``n`` games have finished and returns
-    them; the games still in progress go on at the next call, so the batch
-    stays full however few games an iteration asks for. Game ``i`` uses seed
-    ``seed + i`` for its noise and move sampling and opens with player
-    ``1 + i % 2``, so the games do not depend on ``parallel`` while the
-    evaluator is unchanged.
+    ``collect(n)`` returns the next ``n`` games in the order they started,
+    playing until all of them have finished; the games still in progress go
+    on at the next call, so the batch stays full however few games an
+    iteration asks for. Handing games out in the order they started, not the
+    order they finished, keeps short games from crowding the first
+    collections after a start: the first games to finish are the short ones.
+    Game ``i`` uses seed ``seed + i`` for its noise and move sampling and
+    opens with player ``1 + i % 2``, so the games do not depend on
+    ``parallel`` while the evaluator is unchanged.
 
     Args:
         evaluator: the net evaluator shared by all games.
@@ -218,7 +221,8 @@ class SelfPlayStream:
             return Board(width, height, n_in_row, start_player=1 + i % 2), {1: player, 2: player}
 
         self.lockstep = Lockstep(new_game, record=True)
-        self._finished: list[FinishedGame] = []
+        self._finished: dict[int, FinishedGame] = {}  # by index, until handed out
+        self._next = 0  # the index of the next game to hand out
 
     def set_evaluator(self, evaluator) -> None:
         """Switches the games in progress to new weights; their search trees start afresh."""
@@ -229,16 +233,19 @@ class SelfPlayStream:
         self.lockstep.reset_searches()
 
     def collect(self, n_games: int):
-        """Returns ``(games, stats)`` for the next ``n_games`` games to finish.
+        """Returns ``(games, stats)`` for the next ``n_games`` games in the order they started.
 
-        Games that finish beyond ``n_games`` in the same step wait for the next call.
+        Later games that finish first wait for a later call.
         """
         start = time.perf_counter()
         stats = RunStats()
-        while len(self._finished) < n_games:
+        wanted = range(self._next, self._next + n_games)
+        while not all(i in self._finished for i in wanted):
             self.lockstep.fill(self.parallel)
-            self._finished.extend(self.lockstep.step(stats))
-        games, self._finished = self._finished[:n_games], self._finished[n_games:]
+            for game in self.lockstep.step(stats):
+                self._finished[game.index] = game
+        games = [self._finished.pop(i) for i in wanted]
+        self._next += n_games
         stats.seconds = time.perf_counter() - start
         return games, stats
 

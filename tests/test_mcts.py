@@ -257,9 +257,25 @@ def test_self_play_stream_carries_games_over_and_returns_exact_counts():
     assert len(first) == 2 and stats.games >= 2
     second, _ = stream.collect(3)
     assert len(second) == 3
-    indices = [g.index for g in first + second]
-    assert len(set(indices)) == 5
+    assert [g.index for g in first + second] == [0, 1, 2, 3, 4]  # in the order they started
     stream.set_evaluator(HashEvaluator())  # new weights: games go on, trees start afresh
     assert all(slot.players[1].mcts.root.N == 0 for slot in stream.lockstep.slots)
     third, _ = stream.collect(1)
     assert len(third) == 1
+
+
+def test_self_play_stream_hands_out_games_in_start_order_not_short_ones_first():
+    # Six games start together; the first two to finish are the short ones. The stream must
+    # give games 0 and 1 (as self_play_games plays them), or every start would bias the
+    # buffer towards short, decisive games.
+    from gomoku.selfplay import SelfPlayStream
+
+    reference, _ = self_play_games(HashEvaluator(), (6, 6, 4), n_games=6, parallel=1, n_playout=10,
+                                   c_puct=5.0, seed=3)
+    lengths = [len(g.moves) for g in reference]
+    assert sorted(lengths)[:2] != lengths[:2]  # the case where finish order differs from start order
+    stream = SelfPlayStream(HashEvaluator(), (6, 6, 4), parallel=6, n_playout=10, c_puct=5.0, seed=3)
+    first, _ = stream.collect(2)
+    assert [g.moves for g in first] == [g.moves for g in reference[:2]]
+    rest, _ = stream.collect(4)
+    assert [g.moves for g in rest] == [g.moves for g in reference[2:]]
