@@ -67,3 +67,24 @@ def test_games_in_lockstep_stop_at_the_step_after_a_request():
         with pytest.raises(KeyboardInterrupt):
             run_games(2, new_game, parallel=2)
     assert calls["at_signal"] == 5 and calls["n"] == 5  # the evaluator call finished; no step after it
+
+
+def test_a_ctrl_c_during_the_trainers_exit_prints_no_traceback(tmp_path):
+    # `timeout -s INT` signals the trainer and then its process group: the second SIGINT can
+    # arrive after the run has returned, while the interpreter runs its exit handlers.
+    import os
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    script = (
+        "import atexit, os, runpy, signal, sys\n"
+        "atexit.register(lambda: os.kill(os.getpid(), signal.SIGINT))  # runs last, at exit\n"
+        f"sys.argv = ['train.py', '--resume', {str(tmp_path / 'no-run')!r}]\n"
+        f"runpy.run_path({os.path.join(root, 'train.py')!r}, run_name='__main__')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=root,
+                          timeout=120)
+    assert done.returncode == 2, done.stderr  # the missing checkpoint's error, not a signal
+    assert "checkpoint" in done.stderr
+    assert "KeyboardInterrupt" not in done.stderr
