@@ -32,6 +32,7 @@ from typing import Optional, Protocol, Sequence
 
 import numpy as np
 
+from gomoku import interrupt
 from gomoku.board import Board
 
 
@@ -281,7 +282,11 @@ class MCTSPlayer:
         """Searches ``board`` (which is restored) and returns the chosen move (and pi)."""
         if board.game_over:
             raise ValueError("the game is over: there is no move to choose")
-        while (leaf := self.next_leaf(board)) is not None:
+        while True:
+            interrupt.check()  # under interrupt.deferred(), Ctrl-C stops here: between playouts,
+            leaf = self.next_leaf(board)  # with the board restored
+            if leaf is None:
+                break
             priors, values = self.evaluator.evaluate([board])
             self.receive(leaf, board, priors[0], float(values[0]))
         move, pi = self.choose(board)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import sys
 from typing import Optional, TextIO
 
+from gomoku import interrupt
 from gomoku.board import COLUMN_LETTERS, IllegalMoveError
 from gomoku.game import STONE_MARKS, Match
 from gomoku.gamefile import COLOUR_NAMES, default_game_path, save_game
@@ -87,7 +88,8 @@ class TextGame:
             if player is not None:
                 side = board.current_player
                 self.say(f"{COLOUR_NAMES[side]} ({match.specs[side]}) is thinking ...")
-                move = player.get_action(board)
+                with interrupt.deferred():  # Ctrl-C stops between playouts, not inside a Paddle call
+                    move = player.get_action(board)
                 match.play(move)
                 self.say(f"{COLOUR_NAMES[side]} plays {board.move_to_label(move)}.")
                 self.show()

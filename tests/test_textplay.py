@@ -115,3 +115,32 @@ def test_no_display_falls_back_to_the_terminal(tmp_path):
     if sys.platform.startswith("linux"):
         assert result.returncode == 0, result.stderr
         assert "No display" in result.stdout and "End of input" in result.stdout
+
+
+def test_ctrl_c_during_the_ai_search_stops_between_playouts_not_inside_the_evaluator():
+    # With a net the evaluator is a Paddle call, where a KeyboardInterrupt comes out as a
+    # SystemError or hangs the process; the signal must wait for the end of that call.
+    import signal
+
+    import pytest
+
+    match = make_match(black="pure:50")
+    player = match.players[1]
+    rollouts = player.evaluator
+    calls = {"started": 0, "finished": 0}
+
+    class SignalledEvaluator:
+        def evaluate(self, boards):
+            calls["started"] += 1
+            if calls["started"] == 5:
+                signal.raise_signal(signal.SIGINT)  # the user's Ctrl-C, in the middle of a call
+            result = rollouts.evaluate(boards)
+            calls["finished"] += 1
+            return result
+
+    player.evaluator = SignalledEvaluator()
+    with pytest.raises(KeyboardInterrupt):  # play.py turns it into "Interrupted.", exit code 130
+        drive(match, [])
+    assert calls == {"started": 5, "finished": 5}
+    assert match.board.history == []
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
