@@ -32,6 +32,8 @@ import warnings
 
 import numpy as np
 
+from gomoku.util import DefaultsHelpFormatter
+
 
 def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -177,16 +179,18 @@ def format_table(results: dict) -> str:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description="Benchmark the net, self-play, pure MCTS and training.")
-    parser.add_argument("--width", type=int, default=8)
-    parser.add_argument("--height", type=int, default=8)
-    parser.add_argument("--n-in-row", type=int, default=5)
+    parser = argparse.ArgumentParser(description="Benchmark the net, self-play, pure MCTS and training.",
+                                     formatter_class=DefaultsHelpFormatter)
+    parser.add_argument("--width", type=int, default=8, help="board columns")
+    parser.add_argument("--height", type=int, default=8, help="board rows")
+    parser.add_argument("--n-in-row", type=int, default=5, help="stones in a row that win")
     parser.add_argument("--playouts", type=int, default=400, help="self-play playouts per move")
     parser.add_argument("--workers", type=int, default=0, help="processes (default: one per core)")
     parser.add_argument("--parallel", type=int, default=32, help="self-play games in lockstep per process")
-    parser.add_argument("--pure-playouts", type=int, default=1000)
+    parser.add_argument("--pure-playouts", type=int, default=1000, help="pure MCTS playouts per move")
     parser.add_argument("--seconds", type=float, default=20.0, help="time for each measurement")
-    parser.add_argument("--device", choices=["cpu", "gpu", "auto"], default="auto")
+    parser.add_argument("--device", choices=["cpu", "gpu", "auto"], default="auto",
+                        help="auto uses the GPU when Paddle sees one")
     parser.add_argument("--json", metavar="PATH", help="also write the figures to this JSON file")
     args = parser.parse_args(argv)
     if min(args.width, args.height) < args.n_in_row or args.playouts < 1 or args.parallel < 1:
