@@ -13,7 +13,7 @@ import os
 import signal
 import traceback
 from dataclasses import dataclass
-from typing import Optional
+from typing import Callable, Optional
 
 from gomoku import interrupt
 from gomoku.board import Board
@@ -70,8 +70,12 @@ class TaskRunner:
         self._key = None
         self._version = None
 
-    def run(self, task, evaluator, version):
-        """Plays ``task``; returns ``(records, stats)``."""
+    def run(self, task, evaluator, version, keep_playing: Optional[Callable[[], bool]] = None):
+        """Plays ``task``; returns ``(records, stats)``.
+
+        ``keep_playing``: self-play goes on ahead of the task while it returns true
+        (see ``SelfPlayStream.collect``).
+        """
         if isinstance(task, SelfPlayTask):
             if self.stream is None or self._key != task.stream_key():
                 self.stream = SelfPlayStream(evaluator, task.board_shape, task.parallel, task.n_playout,
@@ -82,7 +86,7 @@ class TaskRunner:
             elif self._version != version or self.stream.evaluator is not evaluator:
                 self.stream.set_evaluator(evaluator)
             self._version = version
-            return self.stream.collect(task.n_games)
+            return self.stream.collect(task.n_games, keep_playing)
         if isinstance(task, EvalTask):
             return _play_evaluation(task, evaluator)
         raise TypeError(f"unknown task {task!r}")
@@ -110,11 +114,16 @@ def _worker_main(conn, device: str, threads: int, nice: int = 0) -> None:
     import warnings
 
     warnings.filterwarnings("ignore")
-    from gomoku.net import InferencePredictor, NetEvaluator
-
     # Paddle installs a handler that prints a C++ "FatalError" report on SIGTERM; a worker
     # stopped by the trainer has nothing to report, so it just leaves.
     signal.signal(signal.SIGTERM, lambda signum, frame: os._exit(0))
+    _serve(conn, device, threads)
+
+
+def _serve(conn, device: str, threads: int) -> None:
+    """A worker's loop: a task, play (and play ahead) until COLLECT, the reply; None ends it."""
+    from gomoku.net import InferencePredictor, NetEvaluator
+
     loaded_version = None
     evaluator = None
     runner = TaskRunner()
@@ -127,9 +136,16 @@ def _worker_main(conn, device: str, threads: int, nice: int = 0) -> None:
             if version != loaded_version:
                 evaluator = NetEvaluator(InferencePredictor(model_dir, device, threads))
                 loaded_version = version
-            conn.send(("ok", runner.run(task, evaluator, version)))
+            # Self-play goes on ahead until the caller asks for the result (collect's message).
+            reply = ("ok", runner.run(task, evaluator, version, keep_playing=lambda: not conn.poll()))
         except Exception:
-            conn.send(("error", traceback.format_exc()))
+            reply = ("error", traceback.format_exc())
+        if conn.recv() is None:  # the caller collects (COLLECT) or closes the pool (None)
+            return
+        conn.send(reply)
+
+
+COLLECT = "collect"  # the caller's message to a worker: stop playing ahead, send the result
 
 
 class WorkerError(RuntimeError):
@@ -177,13 +193,22 @@ class WorkerPool:
         self._pending = len(tasks)
 
     def collect(self) -> list:
-        """Waits for the tasks of the last ``submit`` and returns their results in order."""
+        """Waits for the tasks of the last ``submit`` and returns their results in order.
+
+        Until this call a worker whose self-play games are done plays ahead (see
+        ``SelfPlayStream.collect``); this call tells it to stop and reply.
+        """
         results = []
+        for conn in self._conns[:self._pending]:
+            try:
+                conn.send(COLLECT)
+            except (BrokenPipeError, OSError):
+                pass  # a dead worker: the wait below reports it
         with interrupt.interruptible():  # waiting holds no Paddle state: Ctrl-C may stop it at once
             for conn, proc in zip(self._conns[:self._pending], self._procs):
                 try:
                     status, payload = conn.recv()
-                except EOFError:
+                except (EOFError, ConnectionResetError):
                     raise WorkerError(f"self-play worker {proc.pid} died (exit code {proc.exitcode})") from None
                 if status != "ok":
                     raise WorkerError(f"a self-play worker failed:\n{payload}")

@@ -60,3 +60,79 @@ def test_training_workers_yield_the_cpu_to_the_learner():
         assert WORKER_NICE > 0 and niceness == [min(19, mine + WORKER_NICE)] * 2
     finally:
         pool.close()
+
+
+def _export_tiny_net(tmp_path) -> str:
+    from gomoku.net import NetSpec, PolicyValueModel
+
+    model_dir = str(tmp_path / "inference")
+    PolicyValueModel(NetSpec(6, 6, 4), device="cpu").export_inference(model_dir)
+    return model_dir
+
+
+class ScriptedConn:
+    """The worker's end of the pipe: the caller's messages in order, and for each task
+    whether COLLECT is already waiting (True) or the learner is still busy (False)."""
+
+    def __init__(self, messages, collect_waiting):
+        self.messages = list(messages)
+        self.collect_waiting = list(collect_waiting)
+        self.waiting = False
+        self.sent = []
+
+    def recv(self):
+        message = self.messages.pop(0)
+        if isinstance(message, tuple):  # a task: the caller's COLLECT comes now or later
+            self.waiting = self.collect_waiting.pop(0)
+        return message
+
+    def poll(self):
+        return self.waiting
+
+    def send(self, reply):
+        self.sent.append(reply)
+
+
+def test_a_worker_plays_ahead_while_the_learner_is_busy_and_no_further(tmp_path):
+    from gomoku.workers import COLLECT, SelfPlayTask, _serve
+
+    model_dir = _export_tiny_net(tmp_path)
+    task = SelfPlayTask((6, 6, 4), n_games=1, parallel=4, n_playout=8, c_puct=5.0, seed=0)
+    conn = ScriptedConn([(model_dir, 0, task), COLLECT, (model_dir, 0, task), COLLECT,
+                         (model_dir, 0, task), COLLECT, None],
+                        collect_waiting=[True, False, True])
+    _serve(conn, "cpu", 1)
+    (_, (first, s1)), (_, (second, s2)), (_, (third, s3)) = conn.sent
+    assert [g.index for g in first + second + third] == [0, 1, 2]
+    assert s1.playouts > 0 and s2.playouts > 0
+    assert s3.playouts == 0  # game 2 was played ahead, while the learner was busy
+
+
+def test_a_pool_hands_out_games_in_order_across_collects(tmp_path):
+    from gomoku.workers import SelfPlayTask
+
+    model_dir = _export_tiny_net(tmp_path)
+    pool = WorkerPool(1, device="cpu", threads=1)
+    try:
+        task = SelfPlayTask((6, 6, 4), n_games=1, parallel=4, n_playout=8, c_puct=5.0, seed=0)
+        indices = []
+        for sleep in (0, 2, 0):  # 2: the learner's updates, while the worker plays ahead
+            pool.submit([task], model_dir, 0)
+            time.sleep(sleep)
+            (games, _), = pool.collect()
+            indices += [g.index for g in games]
+        assert indices == [0, 1, 2]
+    finally:
+        pool.close()
+
+
+def test_a_worker_that_dies_is_a_clear_error():
+    pool = WorkerPool(1, device="cpu", threads=1)
+    try:
+        pool.submit(["not a task"], "no-model-here", 1)
+        pool._procs[0].kill()
+        pool._procs[0].join(timeout=10)
+        with pytest.raises(WorkerError, match="died"):
+            pool.collect()
+    finally:
+        pool.close()
