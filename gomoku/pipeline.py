@@ -278,7 +278,8 @@ class TrainPipeline:
         record = {
             "event": "iteration", "iteration": self.iteration, "games": self.games,
             "episode_len": round(len(planes) / len(games), 2), "buffer": len(self.buffer),
-            "playouts_per_s": round(stats.playouts / max(stats.seconds, 1e-9)),
+            # None when the workers had the games ready (played ahead in the last iteration)
+            "playouts_per_s": round(stats.playouts / stats.seconds) if stats.playouts else None,
             "selfplay_s": round(stats.seconds, 2), "update_s": round(update_s, 2),
         }
         if update is not None:
@@ -414,7 +415,7 @@ def _merge(results: list):
 
 def _format_iteration(r: dict) -> str:
     line = (f"iter {r['iteration']:>5}  games {r['games']:>6}  len {r['episode_len']:>5.1f}  "
-            f"{r['playouts_per_s']:>6} playouts/s")
+            f"{'-' if r['playouts_per_s'] is None else r['playouts_per_s']:>6} playouts/s")
     if "loss" in r:
         line += (f"  loss {r['loss']:.3f}  entropy {r['entropy']:.3f}  kl {r['kl']:.4f}  "
                  f"lr x{r['lr_multiplier']:.3f}")

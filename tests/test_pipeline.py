@@ -293,3 +293,22 @@ def test_workers_side_by_side_count_the_slowest_ones_seconds():
                            (["b", "c"], RunStats(games=2, moves=20, playouts=6000, seconds=20.0))])
     assert games == ["a", "b", "c"]
     assert (stats.games, stats.moves, stats.playouts, stats.seconds) == (3, 30, 10000, 20.0)
+
+
+def test_an_iteration_whose_games_were_played_ahead_shows_no_rate(tmp_path):
+    from gomoku.selfplay import RunStats
+
+    pipeline = TrainPipeline(tiny_config(check_freq=100), str(tmp_path / "run"), log=lambda s: None)
+    real = pipeline.start_self_play
+
+    def ready_games():
+        finish = real()
+        games, _ = finish()
+        return lambda: (games, RunStats(games=0, moves=0, playouts=0, seconds=0.0))
+
+    pipeline.start_self_play = ready_games
+    lines = []
+    pipeline.log = lines.append
+    record = pipeline.run_iteration()
+    assert record["playouts_per_s"] is None
+    assert "     - playouts/s" in lines[-1]
