@@ -114,8 +114,10 @@ def _worker_main(conn, device: str, threads: int, nice: int = 0) -> None:
     import warnings
 
     warnings.filterwarnings("ignore")
-    # Paddle installs a handler that prints a C++ "FatalError" report on SIGTERM; a worker
-    # stopped by the trainer has nothing to report, so it just leaves.
+    import gomoku.net  # noqa: F401  (imports Paddle, which installs its own SIGTERM handler)
+
+    # Paddle's handler prints a C++ "FatalError" report on SIGTERM; a worker stopped by the
+    # trainer has nothing to report, so it just leaves. (Installed after Paddle's, to replace it.)
     signal.signal(signal.SIGTERM, lambda signum, frame: os._exit(0))
     _serve(conn, device, threads)
 

@@ -136,3 +136,40 @@ def test_a_worker_that_dies_is_a_clear_error():
             pool.collect()
     finally:
         pool.close()
+
+
+def test_a_busy_worker_stopped_by_close_prints_no_paddle_report(tmp_path):
+    # The trainer stopped during its updates terminates workers that are still playing; Paddle's
+    # own SIGTERM handler would print a C++ "FatalError" report from each of them.
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    # Nothing at the top of the script imports Paddle: a spawned worker imports the script
+    # first, and Paddle imported there would install its handler before the worker's own.
+    script = f"""
+if __name__ == "__main__":
+    import time
+    from gomoku.net import NetSpec, PolicyValueModel
+    from gomoku.workers import SelfPlayTask, WorkerPool
+
+    model_dir = {str(tmp_path / "inference")!r}
+    PolicyValueModel(NetSpec(6, 6, 4), device="cpu").export_inference(model_dir)
+    pool = WorkerPool(1, device="cpu", threads=1)
+    quick = SelfPlayTask((6, 6, 4), n_games=1, parallel=2, n_playout=4, c_puct=5.0, seed=0)
+    pool.submit([quick], model_dir, 0)
+    pool.collect()  # the worker has imported Paddle and loaded the net
+    long = SelfPlayTask((6, 6, 4), n_games=50, parallel=2, n_playout=400, c_puct=5.0, seed=1)
+    pool.submit([long], model_dir, 0)
+    time.sleep(1)
+    pool.close()  # a task in flight: terminated at once
+    print("closed")
+"""
+    path = tmp_path / "stop_busy_worker.py"
+    path.write_text(script)
+    done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, cwd=root,
+                          timeout=120, env={**os.environ, "PYTHONPATH": root})
+    assert done.returncode == 0, done.stderr
+    assert "closed" in done.stdout
+    report = done.stdout + done.stderr  # Paddle writes its report to both
+    assert "FatalError" not in report and "Termination signal" not in report
