@@ -248,8 +248,12 @@ class TrainPipeline:
                     interrupt.check()
                     self.run_iteration()
             except KeyboardInterrupt:
-                self.log(f"interrupted: the checkpoint holds iteration {self.iteration}; "
-                         f"resume with: python train.py --resume {self.run_dir}")
+                if os.path.exists(os.path.join(self.run_dir, CHECKPOINT)):
+                    self.log(f"interrupted: the checkpoint holds iteration {self.iteration}; "
+                             f"resume with: python train.py --resume {self.run_dir}")
+                else:
+                    self.log("interrupted before the first iteration finished: there is no "
+                             "checkpoint to resume, so start the run afresh")
             finally:
                 if self.pool is not None:
                     self.pool.close()

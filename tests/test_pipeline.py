@@ -312,3 +312,17 @@ def test_an_iteration_whose_games_were_played_ahead_shows_no_rate(tmp_path):
     record = pipeline.run_iteration()
     assert record["playouts_per_s"] is None
     assert "     - playouts/s" in lines[-1]
+
+
+def test_a_stop_before_the_first_checkpoint_does_not_offer_a_resume(tmp_path):
+    pipeline = TrainPipeline(tiny_config(workers=1), str(tmp_path / "run"), log=lambda s: None)
+    lines = []
+    pipeline.log = lines.append
+
+    def stopped():
+        raise KeyboardInterrupt
+
+    pipeline.run_iteration = stopped
+    pipeline.run()
+    assert "no checkpoint to resume" in lines[-1] and "--resume" not in lines[-1]
+    assert not os.path.exists(os.path.join(str(tmp_path / "run"), "checkpoint.pkl"))
