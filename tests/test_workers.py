@@ -145,16 +145,15 @@ def test_a_busy_worker_stopped_by_close_prints_no_paddle_report(tmp_path):
     import sys
 
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    model_dir = _export_tiny_net(tmp_path)
     # Nothing at the top of the script imports Paddle: a spawned worker imports the script
     # first, and Paddle imported there would install its handler before the worker's own.
     script = f"""
 if __name__ == "__main__":
     import time
-    from gomoku.net import NetSpec, PolicyValueModel
     from gomoku.workers import SelfPlayTask, WorkerPool
 
-    model_dir = {str(tmp_path / "inference")!r}
-    PolicyValueModel(NetSpec(6, 6, 4), device="cpu").export_inference(model_dir)
+    model_dir = {model_dir!r}
     pool = WorkerPool(1, device="cpu", threads=1)
     quick = SelfPlayTask((6, 6, 4), n_games=1, parallel=2, n_playout=4, c_puct=5.0, seed=0)
     pool.submit([quick], model_dir, 0)
