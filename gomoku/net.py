@@ -236,23 +236,11 @@ class PolicyValueModel:
         Returns:
             ``(loss, entropy)``: the batch's loss before the step and the mean policy entropy.
         """
-        self.net.train()
-        self.optimizer.set_lr(lr)
-        x = paddle.to_tensor(np.asarray(planes, dtype=np.float32))
-        pi = paddle.to_tensor(np.asarray(pis, dtype=np.float32))
-        z = paddle.to_tensor(np.asarray(zs, dtype=np.float32))
-        log_p, value = self.net(x)
-        value_loss = F.mse_loss(value.reshape([-1]), z)
-        policy_loss = -paddle.mean(paddle.sum(pi * log_p, axis=1))
-        loss = value_loss + policy_loss
-        loss.backward()
-        self.optimizer.step()
-        self.optimizer.clear_grad()
-        self._stale = True
-        self.net.eval()
-        with paddle.no_grad():
-            entropy = -paddle.mean(paddle.sum(paddle.exp(log_p) * log_p, axis=1))
-        return float(loss), float(entropy)
+        return BatchFit(self, planes, pis, zs, measure_after=False).step(lr)
+
+    def fit_batch(self, planes: np.ndarray, pis: np.ndarray, zs: np.ndarray) -> "BatchFit":
+        """Starts Adam steps on one mini-batch, with one forward pass a step (see ``BatchFit``)."""
+        return BatchFit(self, planes, pis, zs)
 
     # -------------------------------------------------------- weights, state
     def weights(self) -> dict[str, np.ndarray]:
@@ -312,6 +300,56 @@ class PolicyValueModel:
         model = cls(spec, device=device, **kwargs)
         model.set_weights(weights)
         return model
+
+
+class BatchFit:
+    """Adam steps on one mini-batch, with the policy the net gives it after each step.
+
+    The forward pass that measures a step (``log_p``, for the update's KL) is the
+    one the next step differentiates, so ``k`` steps cost ``k + 1`` forward passes.
+
+    Args:
+        model: the ``PolicyValueModel`` to train.
+        planes, pis, zs: the batch.
+        measure_after: do the forward pass after each step (``False`` for a single step).
+    """
+
+    def __init__(self, model: PolicyValueModel, planes: np.ndarray, pis: np.ndarray, zs: np.ndarray,
+                 measure_after: bool = True):
+        self.model = model
+        self.measure_after = measure_after
+        self._x = paddle.to_tensor(np.asarray(planes, dtype=np.float32))
+        self._pi = paddle.to_tensor(np.asarray(pis, dtype=np.float32))
+        self._z = paddle.to_tensor(np.asarray(zs, dtype=np.float32))
+        self.log_p = self._forward()
+
+    def _forward(self) -> np.ndarray:
+        """The loss at the current weights, kept for the next step; returns the log-policy."""
+        self.model.net.train()
+        log_p, value = self.model.net(self._x)
+        value_loss = F.mse_loss(value.reshape([-1]), self._z)
+        policy_loss = -paddle.mean(paddle.sum(self._pi * log_p, axis=1))
+        self._loss = value_loss + policy_loss
+        self.model.net.eval()
+        return log_p.numpy()
+
+    def step(self, lr: float) -> tuple[float, float]:
+        """One Adam step; ``log_p`` is then the policy after it.
+
+        Returns:
+            ``(loss, entropy)``: the batch's loss before the step and the mean policy entropy.
+        """
+        loss = float(self._loss)
+        entropy = float(-np.mean(np.sum(np.exp(self.log_p) * self.log_p, axis=1)))
+        optimizer = self.model.optimizer
+        optimizer.set_lr(lr)
+        self._loss.backward()
+        optimizer.step()
+        optimizer.clear_grad()
+        self.model._stale = True
+        if self.measure_after:
+            self.log_p = self._forward()
+        return loss, entropy
 
 
 def read_model_file(path: str) -> tuple[NetSpec, dict[str, np.ndarray]]:

@@ -350,14 +350,14 @@ class TrainPipeline:
         """One KL-adaptive update on a fresh mini-batch (SPEC section 6, step 4)."""
         cfg = self.config
         planes, pis, zs = self.buffer.sample(cfg.batch_size, self.rng)
-        old_log_p, _ = self.model.predict_dygraph(planes)
+        fit = self.model.fit_batch(planes, pis, zs)
+        old_log_p = fit.log_p
         kl = 0.0
         steps = 0
         for _ in range(cfg.epochs):
-            loss, entropy = self.model.train_step(planes, pis, zs, cfg.lr * self.lr_multiplier)
+            loss, entropy = fit.step(cfg.lr * self.lr_multiplier)
             steps += 1
-            new_log_p, _ = self.model.predict_dygraph(planes)
-            kl = kl_divergence(old_log_p, new_log_p)
+            kl = kl_divergence(old_log_p, fit.log_p)
             if kl > cfg.kl_targ * 4:
                 break
         if kl > cfg.kl_targ * 2 and self.lr_multiplier > 0.1:

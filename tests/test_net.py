@@ -64,6 +64,29 @@ def test_net_overfits_a_tiny_batch():
     assert entropy < first_entropy
 
 
+def test_batch_fit_steps_like_train_step_and_measures_the_new_policy():
+    import paddle
+
+    paddle.seed(2)
+    a = PolicyValueModel(NetSpec(6, 6, 4), device="cpu")
+    b = PolicyValueModel(NetSpec(6, 6, 4), device="cpu")
+    b.set_weights(a.weights())
+    rng = np.random.default_rng(4)
+    planes = random_planes(16, rng)
+    pis = rng.dirichlet(np.ones(36), 16).astype(np.float32)
+    zs = rng.choice([-1.0, 0.0, 1.0], 16).astype(np.float32)
+    fit = b.fit_batch(planes, pis, zs)
+    assert np.allclose(fit.log_p, a.predict_dygraph(planes)[0], atol=1e-6)
+    for lr in (2e-3, 1e-3, 3e-3):
+        expected = a.train_step(planes, pis, zs, lr)
+        assert fit.step(lr) == pytest.approx(expected, rel=1e-5)
+        # log_p is the policy after the step, the one the next step starts from
+        assert np.allclose(fit.log_p, a.predict_dygraph(planes)[0], atol=1e-5)
+        assert np.allclose(b.predict(planes)[0], fit.log_p, atol=1e-4)  # the predictor is rebuilt
+    for name, w in a.weights().items():
+        assert np.allclose(w, b.weights()[name], atol=1e-6), name
+
+
 def test_model_file_round_trip_carries_metadata(tmp_path, model):
     path = tmp_path / "m.npz"
     model.save(str(path))
