@@ -12,6 +12,8 @@ thread each):
   their mean length (not the first games to finish: those are the short ones);
 * ``pure_playouts_per_s``: pure MCTS as in evaluation (games in lockstep per worker);
 * ``train_step_s``: one Adam step on a batch of 512 in the trainer's process;
+* ``update_s``: one update at its longest, as the trainer runs it: 5 Adam steps on
+  a batch of 512, each followed by the forward pass that measures its KL;
 * peak memory (resident set) of the benchmark process and of its largest worker.
 
 ``--json PATH`` writes the same figures as JSON.
@@ -163,6 +165,11 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
         model.train_step(planes, pis, zs, 2e-3)
         times.append(time.perf_counter() - start)
     results["train_step_s"] = round(float(np.median(times)), 3)
+    start = time.perf_counter()
+    fit = model.fit_batch(planes, pis, zs)
+    for _ in range(5):
+        fit.step(2e-3)
+    results["update_s"] = round(time.perf_counter() - start, 3)
     results["peak_rss_mb"] = round(_peak_rss_mb())
     results["peak_rss_mb_worker"] = round(worker_rss)
     return results
@@ -173,7 +180,7 @@ def format_table(results: dict) -> str:
         "board", "n_playout", "workers", "parallel_games_per_worker", "nn_positions_per_s",
         "selfplay_playouts_per_s", "selfplay_share_of_nn", "selfplay_nn_evals_per_playout",
         "selfplay_moves_per_game", "selfplay_games_per_hour", "pure_playouts_per_s",
-        "train_step_s", "peak_rss_mb", "peak_rss_mb_worker", "machine") if k in results]
+        "train_step_s", "update_s", "peak_rss_mb", "peak_rss_mb_worker", "machine") if k in results]
     width = max(len(k) for k, _ in rows)
     return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
 
