@@ -3,12 +3,15 @@
     python -m gomoku.arena --a pure:5000 --b pure:5000 --size 6x6 --n-in-row 4 --out games.jsonl
     python scripts/solve_openings.py games.jsonl --plies 9
     python scripts/solve_openings.py --position "" --size 6x6 --n-in-row 4 --plies 11
+    python scripts/solve_openings.py games.jsonl --missed-wins --plies 5
 
 reads the openings from an arena games file (``--out``) and runs ``scripts/solver.c``,
 an exact depth-limited negamax, on the position each opening leaves. It answers, for the
 side to move, "wins within N plies", "loses within N plies" or "not decided within the
 limit". A win or loss is a proof; "not decided" is not a draw unless the limit reaches
-the end of the board. Only boards of at most 64 cells fit; 6x6 four in a row solves in
+the end of the board. With ``--missed-wins`` it solves every position of every game
+instead and lists the positions where the side to move could force a win but did not
+win the game: the wins a player missed. Only boards of at most 64 cells fit; 6x6 four in a row solves in
 seconds per opening, 8x8 five in a row does not.
 
 The solver is C for speed (a Python version searched about 130,000 positions a second, the C
@@ -64,22 +67,33 @@ def solve(binary: str, width: int, height: int, n_in_row: int, moves: list[int],
     return value, depth, nodes
 
 
-def read_openings(path: str) -> tuple[tuple[int, int, int], list[list[str]]]:
-    """The board and the distinct openings (in order) of an arena games file."""
-    geometry, openings = None, []
+def read_games(path: str) -> tuple[tuple[int, int, int], list[dict]]:
+    """The board and the games of an arena games file (``python -m gomoku.arena --out``)."""
+    geometry, games = None, []
     try:
         with open(path, encoding="utf-8") as f:
-            for number, line in enumerate(f, 1):
+            for line in f:
                 if not line.strip():
                     continue
                 game = json.loads(line)
                 geometry = (game["width"], game["height"], game["n_in_row"])
-                if game["opening"] not in openings:
-                    openings.append(game["opening"])
+                games.append(game)
     except (OSError, json.JSONDecodeError, KeyError, TypeError) as exc:
         raise SolveError(f"{path} is not an arena games file ({exc.__class__.__name__}: {exc})") from None
     if geometry is None:
         raise SolveError(f"{path} holds no games")
+    return geometry, games
+
+
+def read_openings(path: str) -> tuple[tuple[int, int, int], list[list[str]]]:
+    """The board and the distinct openings (in order) of an arena games file."""
+    geometry, games = read_games(path)
+    openings: list[list[str]] = []
+    for game in games:
+        if not isinstance(game.get("opening"), list):
+            raise SolveError(f"{path} is not an arena games file (a game without its opening)")
+        if game["opening"] not in openings:
+            openings.append(game["opening"])
     return geometry, openings
 
 
@@ -94,6 +108,60 @@ def describe(outcome: tuple[int, int, int] | None, plies: int) -> str:
     return f"not decided within {plies} plies"
 
 
+COLOURS = {1: "Black", 2: "White"}
+
+
+def missed_wins(binary: str, geometry: tuple[int, int, int], game: dict, plies: int,
+                seconds: float) -> tuple[int, int, list[tuple[int, int, str]]]:
+    """Solves every position of a game after its opening, for the side to move.
+
+    Returns ``(positions, wins, missed)``: the positions solved, those where the side
+    to move could force a win within ``plies`` plies, and of those the ones whose
+    side did not win the game, as ``(move number, colour, move played)``. A position
+    the solver did not finish in ``seconds`` counts as solved and undecided.
+    """
+    width, height, n_in_row = geometry
+    try:
+        moves, opening, winner = list(game["moves"]), list(game["opening"]), int(game["result"])
+        board = Board(width, height, n_in_row)
+        indices = [board.parse_move(label) for label in moves]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise SolveError(f"game {game.get('game', '?')} is not an arena game ({exc})") from None
+    positions, wins, missed = 0, 0, []
+    for ply in range(len(opening), len(moves)):
+        colour = 1 if ply % 2 == 0 else 2
+        outcome = solve(binary, width, height, n_in_row, indices[:ply], plies, seconds)
+        positions += 1
+        if outcome is not None and outcome[0] > 0:
+            wins += 1
+            if winner != colour:
+                missed.append((ply + 1, colour, moves[ply]))
+    return positions, wins, missed
+
+
+def scan_games(binary: str, path: str, plies: int, seconds: float) -> None:
+    """Prints, for each game of an arena games file, the forced wins its players missed."""
+    geometry, games = read_games(path)
+    totals = {"positions": 0, "wins": 0}
+    missed_by: dict[str, int] = {}
+    for game in games:
+        positions, wins, missed = missed_wins(binary, geometry, game, plies, seconds)
+        totals["positions"] += positions
+        totals["wins"] += wins
+        players = game.get("players", {})
+        result = {0: "drawn"}.get(game["result"], f"{COLOURS.get(game['result'], '?')} won")
+        print(f"game {game.get('game', '?')}: Black {players.get('1', '?')}, White {players.get('2', '?')}, "
+              f"{result}, {positions} positions", flush=True)
+        for number, colour, move in missed:
+            player = players.get(str(colour), COLOURS[colour])
+            missed_by[player] = missed_by.get(player, 0) + 1
+            print(f"  move {number}: {COLOURS[colour]} ({player}) could force a win within {plies} plies "
+                  f"and played {move}", flush=True)
+    print(f"{totals['positions']} positions in {len(games)} games; {totals['wins']} were forced wins within "
+          f"{plies} plies for the side to move; missed (that side did not win the game): "
+          + (", ".join(f"{count} by {player}" for player, count in sorted(missed_by.items())) or "none"))
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("games", nargs="?", help="an arena games file (python -m gomoku.arena --out)")
@@ -104,10 +172,22 @@ def main(argv=None) -> int:
     parser.add_argument("--n-in-row", type=positive_int_arg, default=4, help="for --position (default: 4)")
     parser.add_argument("--plies", type=positive_int_arg, default=9, help="search limit (default: 9)")
     parser.add_argument("--seconds", type=float, default=300.0, help="time limit per position (default: 300)")
+    parser.add_argument("--missed-wins", action="store_true",
+                        help="solve every position of every game in the file, not only the openings, and "
+                             "list the forced wins within --plies that the side to move did not go on to win")
     args = parser.parse_args(argv)
     if (args.games is None) == (args.position is None):
         parser.error("give an arena games file or --position, not both")
+    if args.missed_wins and not args.games:
+        parser.error("--missed-wins needs an arena games file")
     try:
+        if args.missed_wins:
+            (width, height, _), _ = read_games(args.games)
+            if width * height > 64:
+                raise SolveError(f"a {width}x{height} board has more than the solver's 64 cells")
+            with tempfile.TemporaryDirectory(prefix="gomoku-solver-") as tmp:
+                scan_games(build_solver(tmp), args.games, args.plies, args.seconds)
+            return 0
         if args.games:
             (width, height, n_in_row), openings = read_openings(args.games)
         else:

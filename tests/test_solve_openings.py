@@ -43,8 +43,34 @@ def test_openings_come_from_an_arena_games_file(tmp_path):
 
 def test_bad_input_is_a_clear_error(tmp_path):
     (tmp_path / "bad.jsonl").write_text("not json\n")
+    (tmp_path / "no_moves.jsonl").write_text('{"width": 6, "height": 6, "n_in_row": 4, "opening": []}\n')
     for args, message in [((str(tmp_path / "bad.jsonl"),), "is not an arena games file"),
+                          ((str(tmp_path / "no_moves.jsonl"), "--missed-wins"), "is not an arena game"),
                           (("--position", "c3,c3"), "occupied"),
                           (("--position", "", "--size", "9x9"), "more than the solver's 64 cells")]:
         result = solve(*args)
         assert result.returncode == 1 and message in result.stderr, result.stderr
+
+
+def test_missed_wins_lists_the_forced_wins_of_a_side_that_did_not_win(tmp_path):
+    # After c3 a1 d3 a6 Black wins within 3 plies (e3 makes an open three); after e3 f6 it
+    # can complete four at once. Black plays f1 instead: both wins are missed if Black does
+    # not win the game, and none is missed if it does.
+    moves = ["c3", "a1", "d3", "a6", "e3", "f6", "f1"]
+    players = {"1": "az:black.npz:400", "2": "pure:5000"}
+    for result, missed in [(2, 2), (1, 0)]:
+        games = tmp_path / f"games{result}.jsonl"
+        games.write_text(json.dumps({"width": 6, "height": 6, "n_in_row": 4, "moves": moves, "opening": moves[:2],
+                                     "players": players, "result": result, "game": 0}) + "\n")
+        scan = solve(str(games), "--missed-wins", "--plies", "3")
+        assert scan.returncode == 0, scan.stderr
+        assert "5 positions in 1 games; 2 were forced wins within 3 plies" in scan.stdout, scan.stdout
+        lines = [line for line in scan.stdout.splitlines() if "could force a win" in line]
+        assert len(lines) == missed
+        if missed:
+            assert lines[0].strip() == "move 5: Black (az:black.npz:400) could force a win within 3 plies and played e3"
+            assert "move 7: Black" in lines[1] and "played f1" in lines[1]
+            assert "missed (that side did not win the game): 2 by az:black.npz:400" in scan.stdout
+        else:
+            assert "missed (that side did not win the game): none" in scan.stdout
+    assert "--missed-wins needs an arena games file" in solve("--missed-wins", "--position", "").stderr
