@@ -112,13 +112,13 @@ COLOURS = {1: "Black", 2: "White"}
 
 
 def missed_wins(binary: str, geometry: tuple[int, int, int], game: dict, plies: int,
-                seconds: float) -> tuple[int, int, list[tuple[int, int, str]]]:
+                seconds: float) -> tuple[int, int, int, list[tuple[int, int, str]]]:
     """Solves every position of a game after its opening, for the side to move.
 
-    Returns ``(positions, wins, missed)``: the positions solved, those where the side
-    to move could force a win within ``plies`` plies, and of those the ones whose
-    side did not win the game, as ``(move number, colour, move played)``. A position
-    the solver did not finish in ``seconds`` counts as solved and undecided.
+    Returns ``(positions, unfinished, wins, missed)``: the positions searched, those
+    the solver did not finish in ``seconds`` (undecided), those where the side to move
+    could force a win within ``plies`` plies, and of those the ones whose side did not
+    win the game, as ``(move number, colour, move played)``.
     """
     width, height, n_in_row = geometry
     try:
@@ -127,26 +127,28 @@ def missed_wins(binary: str, geometry: tuple[int, int, int], game: dict, plies: 
         indices = [board.parse_move(label) for label in moves]
     except (KeyError, TypeError, ValueError) as exc:
         raise SolveError(f"game {game.get('game', '?')} is not an arena game ({exc})") from None
-    positions, wins, missed = 0, 0, []
+    positions, unfinished, wins, missed = 0, 0, 0, []
     for ply in range(len(opening), len(moves)):
         colour = 1 if ply % 2 == 0 else 2
         outcome = solve(binary, width, height, n_in_row, indices[:ply], plies, seconds)
         positions += 1
+        unfinished += outcome is None
         if outcome is not None and outcome[0] > 0:
             wins += 1
             if winner != colour:
                 missed.append((ply + 1, colour, moves[ply]))
-    return positions, wins, missed
+    return positions, unfinished, wins, missed
 
 
 def scan_games(binary: str, path: str, plies: int, seconds: float) -> None:
     """Prints, for each game of an arena games file, the forced wins its players missed."""
     geometry, games = read_games(path)
-    totals = {"positions": 0, "wins": 0}
+    totals = {"positions": 0, "unfinished": 0, "wins": 0}
     missed_by: dict[str, int] = {}
     for game in games:
-        positions, wins, missed = missed_wins(binary, geometry, game, plies, seconds)
+        positions, unfinished, wins, missed = missed_wins(binary, geometry, game, plies, seconds)
         totals["positions"] += positions
+        totals["unfinished"] += unfinished
         totals["wins"] += wins
         players = game.get("players", {})
         result = {0: "drawn"}.get(game["result"], f"{COLOURS.get(game['result'], '?')} won")
@@ -157,7 +159,8 @@ def scan_games(binary: str, path: str, plies: int, seconds: float) -> None:
             missed_by[player] = missed_by.get(player, 0) + 1
             print(f"  move {number}: {COLOURS[colour]} ({player}) could force a win within {plies} plies "
                   f"and played {move}", flush=True)
-    print(f"{totals['positions']} positions in {len(games)} games; {totals['wins']} were forced wins within "
+    unfinished = f" ({totals['unfinished']} not finished in {seconds:g} s)" if totals["unfinished"] else ""
+    print(f"{totals['positions']} positions in {len(games)} games{unfinished}; {totals['wins']} were forced wins within "
           f"{plies} plies for the side to move; missed (that side did not win the game): "
           + (", ".join(f"{count} by {player}" for player, count in sorted(missed_by.items())) or "none"))
 

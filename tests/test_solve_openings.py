@@ -73,4 +73,6 @@ def test_missed_wins_lists_the_forced_wins_of_a_side_that_did_not_win(tmp_path):
             assert "missed (that side did not win the game): 2 by az:black.npz:400" in scan.stdout
         else:
             assert "missed (that side did not win the game): none" in scan.stdout
+    hurried = solve(str(games), "--missed-wins", "--plies", "3", "--seconds", "0.000001")  # no solve finishes
+    assert "5 positions in 1 games (5 not finished in 1e-06 s); 0 were forced wins" in hurried.stdout, hurried.stdout
     assert "--missed-wins needs an arena games file" in solve("--missed-wins", "--position", "").stderr
