@@ -11,8 +11,9 @@ side to move, "wins within N plies", "loses within N plies" or "not decided with
 limit". A win or loss is a proof; "not decided" is not a draw unless the limit reaches
 the end of the board. With ``--missed-wins`` it solves every position of every game
 instead and lists the positions where the side to move could force a win but did not
-win the game: the wins a player missed. Only boards of at most 64 cells fit; 6x6 four in a row solves in
-seconds per opening, 8x8 five in a row does not.
+win the game: the wins a player missed. Only boards of at most 64 cells fit; 6x6 four in
+a row solves in seconds per opening, 8x8 five in a row does not (its later positions,
+and short wins anywhere, do).
 
 The solver is C for speed (a Python version searched about 130,000 positions a second, the C
 one about 5 million): this script compiles it with the system's C compiler (``cc``, or
@@ -140,9 +141,9 @@ def missed_wins(binary: str, geometry: tuple[int, int, int], game: dict, plies: 
     return positions, unfinished, wins, missed
 
 
-def scan_games(binary: str, path: str, plies: int, seconds: float) -> None:
+def scan_games(binary: str, geometry: tuple[int, int, int], games: list[dict], plies: int,
+               seconds: float) -> None:
     """Prints, for each game of an arena games file, the forced wins its players missed."""
-    geometry, games = read_games(path)
     totals = {"positions": 0, "unfinished": 0, "wins": 0}
     missed_by: dict[str, int] = {}
     for game in games:
@@ -185,13 +186,8 @@ def main(argv=None) -> int:
         parser.error("--missed-wins needs an arena games file")
     try:
         if args.missed_wins:
-            (width, height, _), _ = read_games(args.games)
-            if width * height > 64:
-                raise SolveError(f"a {width}x{height} board has more than the solver's 64 cells")
-            with tempfile.TemporaryDirectory(prefix="gomoku-solver-") as tmp:
-                scan_games(build_solver(tmp), args.games, args.plies, args.seconds)
-            return 0
-        if args.games:
+            (width, height, n_in_row), games = read_games(args.games)
+        elif args.games:
             (width, height, n_in_row), openings = read_openings(args.games)
         else:
             (width, height), n_in_row = args.size, args.n_in_row
@@ -200,6 +196,9 @@ def main(argv=None) -> int:
             raise SolveError(f"a {width}x{height} board has more than the solver's 64 cells")
         with tempfile.TemporaryDirectory(prefix="gomoku-solver-") as tmp:
             binary = build_solver(tmp)
+            if args.missed_wins:
+                scan_games(binary, (width, height, n_in_row), games, args.plies, args.seconds)
+                return 0
             wins = 0
             for opening in openings:
                 board = Board(width, height, n_in_row)
