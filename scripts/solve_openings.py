@@ -33,6 +33,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from gomoku.board import Board, IllegalMoveError  # noqa: E402
+from gomoku.gamefile import COLOUR_NAMES, GameFileError, GameRecord  # noqa: E402
 from gomoku.util import board_size_arg, positive_int_arg  # noqa: E402
 
 SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "solver.c")
@@ -109,56 +110,59 @@ def describe(outcome: tuple[int, int, int] | None, plies: int) -> str:
     return f"not decided within {plies} plies"
 
 
-COLOURS = {1: "Black", 2: "White"}
-
-
-def missed_wins(binary: str, geometry: tuple[int, int, int], game: dict, plies: int,
+def missed_wins(binary: str, game: dict, plies: int,
                 seconds: float) -> tuple[int, int, int, list[tuple[int, int, str]]]:
-    """Solves every position of a game after its opening, for the side to move.
+    """Solves every position of an arena game after its opening, for the side to move.
 
     Returns ``(positions, unfinished, wins, missed)``: the positions searched, those
     the solver did not finish in ``seconds`` (undecided), those where the side to move
     could force a win within ``plies`` plies, and of those the ones whose side did not
     win the game, as ``(move number, colour, move played)``.
+
+    Raises:
+        SolveError: the game is not a record ``GameRecord`` reads, or has no opening.
     """
-    width, height, n_in_row = geometry
     try:
-        moves, opening, winner = list(game["moves"]), list(game["opening"]), int(game["result"])
-        board = Board(width, height, n_in_row)
-        indices = [board.parse_move(label) for label in moves]
-    except (KeyError, TypeError, ValueError) as exc:
-        raise SolveError(f"game {game.get('game', '?')} is not an arena game ({exc})") from None
+        record = GameRecord.from_json(game)
+    except GameFileError as exc:
+        raise SolveError(f"game {game.get('game', '?') if isinstance(game, dict) else '?'} "
+                         f"is not an arena game ({exc})") from None
+    opening = game.get("opening")
+    if not isinstance(opening, list) or len(opening) > len(record.moves):
+        raise SolveError(f"game {game.get('game', '?')} is not an arena game (no opening that fits its moves)")
+    board = Board(record.width, record.height, record.n_in_row, record.start_player)
     positions, unfinished, wins, missed = 0, 0, 0, []
-    for ply in range(len(opening), len(moves)):
-        colour = 1 if ply % 2 == 0 else 2
-        outcome = solve(binary, width, height, n_in_row, indices[:ply], plies, seconds)
-        positions += 1
-        unfinished += outcome is None
-        if outcome is not None and outcome[0] > 0:
-            wins += 1
-            if winner != colour:
-                missed.append((ply + 1, colour, moves[ply]))
+    for ply, move in enumerate(record.moves):
+        if ply >= len(opening):
+            outcome = solve(binary, record.width, record.height, record.n_in_row, list(board.history),
+                            plies, seconds)
+            positions += 1
+            unfinished += outcome is None
+            if outcome is not None and outcome[0] > 0:
+                wins += 1
+                if record.result != board.current_player:
+                    missed.append((ply + 1, board.current_player, board.move_to_label(move)))
+        board.do_move(move)
     return positions, unfinished, wins, missed
 
 
-def scan_games(binary: str, geometry: tuple[int, int, int], games: list[dict], plies: int,
-               seconds: float) -> None:
+def scan_games(binary: str, games: list[dict], plies: int, seconds: float) -> None:
     """Prints, for each game of an arena games file, the forced wins its players missed."""
     totals = {"positions": 0, "unfinished": 0, "wins": 0}
     missed_by: dict[str, int] = {}
     for game in games:
-        positions, unfinished, wins, missed = missed_wins(binary, geometry, game, plies, seconds)
+        positions, unfinished, wins, missed = missed_wins(binary, game, plies, seconds)
         totals["positions"] += positions
         totals["unfinished"] += unfinished
         totals["wins"] += wins
         players = game.get("players", {})
-        result = {0: "drawn"}.get(game["result"], f"{COLOURS.get(game['result'], '?')} won")
+        result = {None: "unfinished", 0: "drawn"}.get(game["result"]) or f"{COLOUR_NAMES[game['result']]} won"
         print(f"game {game.get('game', '?')}: Black {players.get('1', '?')}, White {players.get('2', '?')}, "
               f"{result}, {positions} positions", flush=True)
         for number, colour, move in missed:
-            player = players.get(str(colour), COLOURS[colour])
+            player = players.get(str(colour), COLOUR_NAMES[colour])
             missed_by[player] = missed_by.get(player, 0) + 1
-            print(f"  move {number}: {COLOURS[colour]} ({player}) could force a win within {plies} plies "
+            print(f"  move {number}: {COLOUR_NAMES[colour]} ({player}) could force a win within {plies} plies "
                   f"and played {move}", flush=True)
     unfinished = f" ({totals['unfinished']} not finished in {seconds:g} s)" if totals["unfinished"] else ""
     print(f"{totals['positions']} positions in {len(games)} games{unfinished}; {totals['wins']} were forced wins within "
@@ -197,7 +201,7 @@ def main(argv=None) -> int:
         with tempfile.TemporaryDirectory(prefix="gomoku-solver-") as tmp:
             binary = build_solver(tmp)
             if args.missed_wins:
-                scan_games(binary, (width, height, n_in_row), games, args.plies, args.seconds)
+                scan_games(binary, games, args.plies, args.seconds)
                 return 0
             wins = 0
             for opening in openings:

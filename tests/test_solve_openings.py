@@ -44,8 +44,12 @@ def test_openings_come_from_an_arena_games_file(tmp_path):
 def test_bad_input_is_a_clear_error(tmp_path):
     (tmp_path / "bad.jsonl").write_text("not json\n")
     (tmp_path / "no_moves.jsonl").write_text('{"width": 6, "height": 6, "n_in_row": 4, "opening": []}\n')
+    (tmp_path / "wrong_result.jsonl").write_text(json.dumps({  # c3 d3 e3 is no win at four in a row
+        "format": "gomoku-zero-game/1", "width": 6, "height": 6, "n_in_row": 4, "moves": ["c3", "a1", "d3", "a6", "e3"],
+        "opening": [], "players": {}, "result": 1}) + "\n")
     for args, message in [((str(tmp_path / "bad.jsonl"),), "is not an arena games file"),
                           ((str(tmp_path / "no_moves.jsonl"), "--missed-wins"), "is not an arena game"),
+                          ((str(tmp_path / "wrong_result.jsonl"), "--missed-wins"), "its moves give an unfinished game"),
                           (("--position", "c3,c3"), "occupied"),
                           (("--position", "", "--size", "9x9"), "more than the solver's 64 cells")]:
         result = solve(*args)
@@ -54,13 +58,15 @@ def test_bad_input_is_a_clear_error(tmp_path):
 
 def test_missed_wins_lists_the_forced_wins_of_a_side_that_did_not_win(tmp_path):
     # After c3 a1 d3 a6 Black wins within 3 plies (e3 makes an open three); after e3 f6 it
-    # can complete four at once. Black plays f1 instead: both wins are missed if Black does
-    # not win the game, and none is missed if it does.
-    moves = ["c3", "a1", "d3", "a6", "e3", "f6", "f1"]
+    # can complete four at once. Playing f1 there leaves the game unfinished, both wins
+    # missed; playing f3 wins it, and no win is missed.
+    start = ["c3", "a1", "d3", "a6", "e3", "f6"]
     players = {"1": "az:black.npz:400", "2": "pure:5000"}
-    for result, missed in [(2, 2), (1, 0)]:
+    for last, result, missed in [("f1", None, 2), ("f3", 1, 0)]:
+        moves = start + [last]
         games = tmp_path / f"games{result}.jsonl"
-        games.write_text(json.dumps({"width": 6, "height": 6, "n_in_row": 4, "moves": moves, "opening": moves[:2],
+        games.write_text(json.dumps({"format": "gomoku-zero-game/1", "width": 6, "height": 6, "n_in_row": 4,
+                                     "start_player": 1, "moves": moves, "opening": moves[:2],
                                      "players": players, "result": result, "game": 0}) + "\n")
         scan = solve(str(games), "--missed-wins", "--plies", "3")
         assert scan.returncode == 0, scan.stderr
