@@ -18,8 +18,8 @@ import argparse
 import sys
 import warnings
 
-from gomoku.game import DEFAULT_MODEL, MissingModelError, setup_match
-from gomoku.gamefile import GameFileError
+from gomoku.play.match import DEFAULT_MODEL, MissingModelError, setup_match
+from gomoku.game.gamefile import GameFileError
 from gomoku.util import board_size_arg, positive_int_arg
 
 # Paddle warns about build tools (ccache) on import: noise to someone who wants to play.
@@ -68,7 +68,7 @@ def main(argv=None) -> int:
     try:
         if not args.text:
             try:
-                from gomoku import ui
+                from gomoku.play import ui
             except ImportError:  # no pygame: the terminal still works
                 ui = None
             if ui is not None and ui.display_available():
@@ -77,7 +77,7 @@ def main(argv=None) -> int:
                 except ui.NoDisplayError as exc:
                     print(f"play.py: {exc}", file=sys.stderr)
             print("No display to open a window on: playing in the terminal (--text asks for this directly).")
-        from gomoku.textplay import play_text
+        from gomoku.play.textplay import play_text
 
         return play_text(match, save_dir=args.save_dir)
     except KeyboardInterrupt:

@@ -10,7 +10,7 @@ from dataclasses import fields
 
 warnings.filterwarnings("ignore", message=".*ccache.*")
 
-from gomoku.config import DEFAULT_PRESET, PRESETS, TrainConfig, field_docs, preset  # noqa: E402
+from gomoku.train.config import DEFAULT_PRESET, PRESETS, TrainConfig, field_docs, preset  # noqa: E402
 from gomoku.util import DefaultsHelpFormatter  # noqa: E402
 
 
@@ -52,8 +52,9 @@ def main(argv=None) -> int:
     overrides = {f.name: getattr(args, f.name) for f in fields(TrainConfig)
                  if getattr(args, f.name) is not None}
 
-    from gomoku.net import ModelFileError
-    from gomoku.pipeline import CheckpointError, RunBusyError, TrainPipeline
+    from gomoku.net.modelfile import ModelFileError
+    from gomoku.train.checkpoint import CheckpointError, RunBusyError
+    from gomoku.train.pipeline import TrainPipeline
 
     try:
         if args.resume:

@@ -22,8 +22,8 @@ warnings.filterwarnings("ignore", module="paddle")
 
 import pygame  # noqa: E402
 
-from gomoku.game import DEFAULT_MODEL, setup_match  # noqa: E402
-from gomoku.ui import open_window  # noqa: E402
+from gomoku.play.match import DEFAULT_MODEL, setup_match  # noqa: E402
+from gomoku.play.ui import open_window  # noqa: E402
 
 OPENING = ["d4", "e5", "e4", "c4", "d5", "d3", "f3", "c6", "c2", "e6", "f6"]
 

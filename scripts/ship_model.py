@@ -26,10 +26,11 @@ import warnings
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 warnings.filterwarnings("ignore")
 
-from gomoku.config import TrainConfig  # noqa: E402
-from gomoku.net import NetSpec, save_model_file  # noqa: E402
-from gomoku.pipeline import CHECKPOINT, CheckpointError, read_checkpoint  # noqa: E402
-from gomoku.plot import MetricsError, save_plot  # noqa: E402
+from gomoku.train.config import TrainConfig  # noqa: E402
+from gomoku.net.modelfile import save_model_file  # noqa: E402
+from gomoku.net.spec import NetSpec
+from gomoku.train.checkpoint import CHECKPOINT, CheckpointError, read_checkpoint  # noqa: E402
+from gomoku.train.plot import MetricsError, save_plot  # noqa: E402
 from gomoku.util import atomic_write  # noqa: E402
 
 

@@ -32,8 +32,8 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from gomoku.board import Board, IllegalMoveError  # noqa: E402
-from gomoku.gamefile import COLOUR_NAMES, GameFileError, GameRecord  # noqa: E402
+from gomoku.game.board import Board, IllegalMoveError  # noqa: E402
+from gomoku.game.gamefile import COLOUR_NAMES, GameFileError, GameRecord  # noqa: E402
 from gomoku.util import board_size_arg, positive_int_arg  # noqa: E402
 
 SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "solver.c")

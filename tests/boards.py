@@ -1,6 +1,6 @@
 """Boards written as ASCII for tests: 'X' is player 1, 'O' player 2, '.' empty; top line is the top row."""
 
-from gomoku.board import Board
+from gomoku.game.board import Board
 
 
 def load_board(text: str, n_in_row: int = 5, to_move: int = None) -> Board:

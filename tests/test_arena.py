@@ -12,11 +12,11 @@ import time
 import numpy as np
 import pytest
 
-from gomoku import arena
-from gomoku.arena import (ArenaError, ArenaSettings, Tally, elo_difference, format_elo, make_openings,
+from gomoku.play import arena
+from gomoku.play.arena import (ArenaError, ArenaSettings, Tally, elo_difference, format_elo, make_openings,
                           opening_area, run_arena, wilson_interval)
-from gomoku.board import Board
-from gomoku.gamefile import GameRecord
+from gomoku.game.board import Board
+from gomoku.game.gamefile import GameRecord
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TINY_BOARD = dict(size=(6, 6), n_in_row=4)
@@ -24,7 +24,8 @@ TINY_BOARD = dict(size=(6, 6), n_in_row=4)
 
 @pytest.fixture(scope="module")
 def model_6x6(tmp_path_factory):
-    from gomoku.net import NetSpec, PolicyValueModel
+    from gomoku.net.policy_value import PolicyValueModel
+    from gomoku.net.spec import NetSpec
 
     path = tmp_path_factory.mktemp("models") / "random_6x6_4.npz"
     PolicyValueModel(NetSpec(6, 6, 4), device="cpu").save(str(path))
@@ -89,7 +90,7 @@ def test_openings_are_central_seeded_and_distinct_up_to_symmetry():
     assert first == again
     assert all(len(o) == 2 and len(set(o)) == 2 and set(o) <= area for o in first)
 
-    from gomoku.symmetry import symmetries
+    from gomoku.game.symmetry import symmetries
 
     perms = [s.move_permutation(6, 6) for s in symmetries(6, 6)]
     keys = {min((int(p[o[0]]), int(p[o[1]])) for p in perms) for o in first}
@@ -192,7 +193,8 @@ def test_unknown_player_is_a_clear_error(capsys):
 
 
 def test_models_for_different_boards_are_refused(capsys, tmp_path, model_6x6):
-    from gomoku.net import NetSpec, PolicyValueModel
+    from gomoku.net.policy_value import PolicyValueModel
+    from gomoku.net.spec import NetSpec
 
     other = str(tmp_path / "random_8x8_5.npz")
     PolicyValueModel(NetSpec(8, 8, 5), device="cpu").save(other)

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from gomoku.board import Board, IllegalMoveError
+from gomoku.game.board import Board, IllegalMoveError
 from tests.boards import load_board
 
 

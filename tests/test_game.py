@@ -6,10 +6,10 @@ import sys
 
 import pytest
 
-from gomoku.board import Board, IllegalMoveError
-from gomoku.game import Match, MissingModelError, setup_match
-from gomoku.gamefile import GameRecord, save_game
-from gomoku.players import PlayerSpec
+from gomoku.game.board import Board, IllegalMoveError
+from gomoku.play.match import Match, MissingModelError, setup_match
+from gomoku.game.gamefile import GameRecord, save_game
+from gomoku.search.players import PlayerSpec
 from tests.boards import BLACK_WINS, board_after
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -99,7 +99,9 @@ def test_setup_continues_a_loaded_game(tmp_path, monkeypatch):
 
 
 def test_setup_reads_the_board_from_the_model(tmp_path, monkeypatch):
-    from gomoku.net import ModelFileError, NetSpec, PolicyValueModel
+    from gomoku.net.modelfile import ModelFileError
+    from gomoku.net.policy_value import PolicyValueModel
+    from gomoku.net.spec import NetSpec
 
     monkeypatch.chdir(tmp_path)
     model = str(tmp_path / "m.npz")

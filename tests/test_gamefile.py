@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from gomoku.gamefile import GAME_FORMAT, GameFileError, GameRecord, load_game, save_game
+from gomoku.game.gamefile import GAME_FORMAT, GameFileError, GameRecord, load_game, save_game
 from tests.boards import BLACK_WINS, board_after
 
 

@@ -3,10 +3,10 @@ import signal
 import pytest
 
 from gomoku import interrupt
-from gomoku.board import Board
-from gomoku.mcts import MCTSPlayer
-from gomoku.rollout import RolloutEvaluator
-from gomoku.selfplay import run_games
+from gomoku.game.board import Board
+from gomoku.search.mcts import MCTSPlayer
+from gomoku.search.rollout import RolloutEvaluator
+from gomoku.search.lockstep import run_games
 
 
 def test_a_deferred_signal_is_only_recorded_until_a_check():

@@ -3,10 +3,11 @@ import hashlib
 import numpy as np
 import pytest
 
-from gomoku.board import Board
-from gomoku.mcts import MCTS, MCTSPlayer, TreeNode
-from gomoku.rollout import RolloutEvaluator, line_cells, pure_mcts_player, random_rollout_values
-from gomoku.selfplay import run_games, self_play_games
+from gomoku.game.board import Board
+from gomoku.search.lockstep import run_games
+from gomoku.search.mcts import MCTS, MCTSPlayer, SearchStopped, TreeNode, search
+from gomoku.search.rollout import RolloutEvaluator, line_cells, pure_mcts_player, random_rollout_values
+from gomoku.train.selfplay import self_play_games
 from tests.boards import load_board
 
 
@@ -100,7 +101,7 @@ def test_explore_moves_samples_the_opening_then_plays_the_most_visited(stones):
 
 
 def test_visit_probs_is_a_stable_softmax_of_log_visits():
-    tree = MCTS(n_playout=10)
+    tree = MCTS()
     root = tree.root
     root.expand(np.array([1, 4, 7]), np.full(9, 1 / 9))
     root.child_N[:] = [0, 3, 9]
@@ -122,7 +123,7 @@ def test_play_takes_the_most_visited_move_and_breaks_ties_by_q():
 
 def test_backup_flips_the_value_at_each_level():
     board = Board(6, 6, 4)
-    tree = MCTS(n_playout=10)
+    tree = MCTS()
     uniform = np.full(36, 1 / 36)
     leaf = tree.select_leaf(board)
     tree.backup(leaf, board, uniform, 0.0)  # expand the root
@@ -250,7 +251,7 @@ def test_records_carry_outcomes_for_the_player_to_move():
 
 
 def test_self_play_stream_carries_games_over_and_returns_exact_counts():
-    from gomoku.selfplay import SelfPlayStream
+    from gomoku.train.selfplay import SelfPlayStream
 
     stream = SelfPlayStream(HashEvaluator(), (6, 6, 4), parallel=6, n_playout=10, c_puct=5.0, seed=0)
     first, stats = stream.collect(2)
@@ -268,7 +269,7 @@ def test_self_play_stream_hands_out_games_in_start_order_not_short_ones_first():
     # Six games start together; the first two to finish are the short ones. The stream must
     # give games 0 and 1 (as self_play_games plays them), or every start would bias the
     # buffer towards short, decisive games.
-    from gomoku.selfplay import SelfPlayStream
+    from gomoku.train.selfplay import SelfPlayStream
 
     reference, _ = self_play_games(HashEvaluator(), (6, 6, 4), n_games=6, parallel=1, n_playout=10,
                                    c_puct=5.0, seed=3)
@@ -282,7 +283,7 @@ def test_self_play_stream_hands_out_games_in_start_order_not_short_ones_first():
 
 
 def test_self_play_stream_plays_ahead_one_call_at_most_and_keeps_the_order():
-    from gomoku.selfplay import SelfPlayStream
+    from gomoku.train.selfplay import SelfPlayStream
 
     reference, _ = self_play_games(HashEvaluator(), (6, 6, 4), n_games=6, parallel=1, n_playout=10,
                                    c_puct=5.0, seed=3)
@@ -297,3 +298,35 @@ def test_self_play_stream_plays_ahead_one_call_at_most_and_keeps_the_order():
     assert len(asked) <= 1  # asked once at most, and told to stop: no playing ahead
     assert [g.moves for g in first + second + third] == [g.moves for g in reference]
     assert ahead > 0
+
+
+def test_the_search_loop_stops_where_its_caller_says_with_the_board_restored():
+    board = Board(6, 6, 4)
+    board.play(14)
+    before = bytes(board.cells)
+    tree = MCTS()
+    asked = []
+
+    def stop(done):
+        asked.append(done)
+        return done >= 25
+
+    assert search(tree, board, HashEvaluator(), stop) == 25
+    assert asked == list(range(26)) and tree.root.N == 25
+    assert bytes(board.cells) == before and board.history == [14]
+
+
+def test_a_stopped_get_action_forgets_its_half_done_search():
+    board = Board(6, 6, 4)
+    player = MCTSPlayer(HashEvaluator(), n_playout=400)
+    calls = []
+
+    def stop():
+        calls.append(1)
+        return len(calls) > 10
+
+    with pytest.raises(SearchStopped):
+        player.get_action(board, stop=stop)
+    assert not player.mcts.root.expanded and player.progress == 0
+    assert player.get_action(board) in board.legal_moves()  # a full search afterwards
+    assert player.playouts_run == 10 + 400

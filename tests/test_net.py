@@ -1,8 +1,11 @@
 import numpy as np
 import pytest
 
-from gomoku.board import Board
-from gomoku.net import ModelFileError, NetEvaluator, NetSpec, PolicyValueModel, read_model_file
+from gomoku.game.board import Board
+from gomoku.net.modelfile import ModelFileError, read_model_file
+from gomoku.net.policy_value import PolicyValueModel
+from gomoku.net.spec import NetSpec
+from gomoku.search.evaluator import NetEvaluator
 
 
 @pytest.fixture(scope="module")

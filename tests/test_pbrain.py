@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from gomoku.board import Board
-from gomoku.pbrain import (OPPONENT, OWN, UNLIMITED_MS, EngineOptions, PbrainEngine, Position,
+from gomoku.game.board import Board
+from gomoku.play.pbrain import (OPPONENT, OWN, UNLIMITED_MS, EngineOptions, PbrainEngine, Position,
                            ProtocolError, TimeControl, run_match)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -111,7 +111,8 @@ def spawn(tmp_path):
 @pytest.fixture(scope="module")
 def model_6x6(tmp_path_factory):
     """A random-weight model for 6x6, 4 in a row."""
-    from gomoku.net import NetSpec, PolicyValueModel
+    from gomoku.net.policy_value import PolicyValueModel
+    from gomoku.net.spec import NetSpec
 
     path = tmp_path_factory.mktemp("model") / "random_6x6.npz"
     PolicyValueModel(NetSpec(6, 6, 4), device="cpu").save(str(path))

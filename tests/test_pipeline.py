@@ -8,9 +8,11 @@ import time
 import numpy as np
 import pytest
 
-from gomoku.config import TrainConfig
-from gomoku.pipeline import (CheckpointError, ReplayBuffer, TrainPipeline, kl_divergence,
-                             read_checkpoint, write_checkpoint)
+from gomoku.train.config import TrainConfig
+from gomoku.train.actors import InlineActors, Pending
+from gomoku.train.checkpoint import CheckpointError, read_checkpoint, write_checkpoint
+from gomoku.train.pipeline import TrainPipeline, kl_divergence
+from gomoku.train.replay import ReplayBuffer
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TINY = ["--preset", "6x6x4", "--n-playout", "12", "--games-per-iter", "2", "--batch-size", "32",
@@ -141,7 +143,8 @@ def test_bad_flags_and_runs_are_clear_errors(tmp_path):
     corrupt = train("--resume", str(tmp_path / "c"))
     assert corrupt.returncode == 2 and "corrupted" in corrupt.stderr
     wrong_model = tmp_path / "m.npz"
-    from gomoku.net import NetSpec, PolicyValueModel
+    from gomoku.net.policy_value import PolicyValueModel
+    from gomoku.net.spec import NetSpec
 
     PolicyValueModel(NetSpec(8, 8, 5), device="cpu").save(str(wrong_model))
     refused = train(*TINY, "--run-dir", str(tmp_path / "w"), "--init-model", str(wrong_model))
@@ -175,7 +178,7 @@ def test_help_shows_a_zero_default_but_not_an_empty_one():
 
 
 def test_a_second_trainer_on_the_same_run_is_refused(tmp_path):
-    from gomoku.pipeline import lock_run_dir
+    from gomoku.train.checkpoint import lock_run_dir
 
     run = str(tmp_path / "run")
     held = lock_run_dir(run)
@@ -204,35 +207,34 @@ def test_sigterm_saves_and_exits_cleanly_with_workers(tmp_path):
     assert read_checkpoint(os.path.join(run, "checkpoint.pkl"))["iteration"] >= 1
 
 
-class RecordingPool:
-    """Stands in for WorkerPool and records the order of calls. It plays the tasks in this
-    process when they are submitted, with the weights of that moment, as the workers would."""
+class RecordingActors(InlineActors):
+    """Stands in for the worker processes and records the order of calls. It plays the tasks in
+    this process when they are started, with the weights of that moment, as the workers would."""
 
     def __init__(self, pipeline, events):
-        self.pipeline, self.events, self.results = pipeline, events, None
+        super().__init__()
+        self.pipeline, self.events = pipeline, events
 
-    def __len__(self):
+    @property
+    def slots(self):
         return 2
 
-    def submit(self, tasks, model_dir, version):
-        assert os.path.exists(os.path.join(model_dir, "model.pdiparams"))  # exported before the updates
-        self.events.append(("submit", version))
-        p = self.pipeline
-        self.results = [p._runner.run(task, p.evaluator, version) for task in tasks]
+    def _start(self, tasks):
+        self.events.append(("start", self._version))
+        pending = super()._start(tasks)
 
-    def collect(self):
-        self.events.append(("collect", len(self.pipeline.buffer)))
-        return self.results
+        def result():
+            self.events.append(("collect", len(self.pipeline.buffer)))
+            return pending.result()
 
-    def close(self):
-        pass
+        return Pending(result)
 
 
 def test_updates_overlap_self_play_with_the_weights_the_iteration_began_with(tmp_path):
     pipeline = TrainPipeline(tiny_config(updates_per_iter=2, check_freq=100), str(tmp_path / "run"),
                              log=lambda s: None)
     events = []
-    pipeline.pool = RecordingPool(pipeline, events)
+    pipeline.actors = RecordingActors(pipeline, events)
     real_update = pipeline.update
 
     def update():
@@ -244,14 +246,14 @@ def test_updates_overlap_self_play_with_the_weights_the_iteration_began_with(tmp
         pipeline.run_iteration()
     kinds = [e[0] for e in events]
     # The first iteration has nothing to learn from; later ones update while the games are played.
-    assert kinds == ["submit", "collect", "submit", "update", "update", "collect",
-                     "submit", "update", "update", "collect"]
+    assert kinds == ["start", "collect", "start", "update", "update", "collect",
+                     "start", "update", "update", "collect"]
     # The updates of an iteration see the buffer before its games, and the games of the
-    # next iteration start from the weights those updates left (a new version to export).
+    # next iteration start from the weights those updates left (a new version to publish).
     buffer_before = events[1][1]
     assert buffer_before == 0 and events[3][1] == events[4][1] == events[5][1] > 0
-    versions = [v for kind, v in events if kind == "submit"]
-    assert versions == [0, 0, 2]
+    versions = [v for kind, v in events if kind == "start"]
+    assert versions == [1, 1, 2]
     assert pipeline.games == 3 * 2
 
 
@@ -267,36 +269,36 @@ def test_in_process_iteration_plays_its_games_before_the_updates(tmp_path):
     assert record["update_s"] > 0 and record["selfplay_s"] > 0
 
 
-def test_a_pool_that_cannot_start_releases_the_run(tmp_path, monkeypatch):
-    from gomoku import pipeline as pipeline_module
+def test_actors_that_cannot_start_release_the_run(tmp_path, monkeypatch):
+    from gomoku.train import pipeline as pipeline_module
 
     run = str(tmp_path / "run")
     pipeline = TrainPipeline(tiny_config(), run, log=lambda s: None)
 
-    def no_pool(n, device):
+    def no_actors(n, device, nice=0):
         raise OSError("cannot start workers")
 
     locks = []
     real_lock = pipeline_module.lock_run_dir
     monkeypatch.setattr(pipeline_module, "lock_run_dir", lambda d: locks.append(real_lock(d)) or locks[-1])
-    monkeypatch.setattr(pipeline_module, "make_pool", no_pool)
+    monkeypatch.setattr(pipeline_module, "make_actors", no_actors)
     with pytest.raises(OSError, match="cannot start workers"):
         pipeline.run(iterations=1)
     assert len(locks) == 1 and locks[0].closed  # released at once, not when the process ends
 
 
 def test_workers_side_by_side_count_the_slowest_ones_seconds():
-    from gomoku.pipeline import _merge
-    from gomoku.selfplay import RunStats
+    from gomoku.search.lockstep import RunStats
+    from gomoku.train.actors import merge_games
 
-    games, stats = _merge([(["a"], RunStats(games=1, moves=10, playouts=4000, seconds=10.0)),
+    games, stats = merge_games([(["a"], RunStats(games=1, moves=10, playouts=4000, seconds=10.0)),
                            (["b", "c"], RunStats(games=2, moves=20, playouts=6000, seconds=20.0))])
     assert games == ["a", "b", "c"]
     assert (stats.games, stats.moves, stats.playouts, stats.seconds) == (3, 30, 10000, 20.0)
 
 
 def test_an_iteration_whose_games_were_played_ahead_shows_no_rate(tmp_path):
-    from gomoku.selfplay import RunStats
+    from gomoku.search.lockstep import RunStats
 
     pipeline = TrainPipeline(tiny_config(check_freq=100), str(tmp_path / "run"), log=lambda s: None)
     real = pipeline.start_self_play

@@ -8,8 +8,8 @@ import sys
 import numpy as np
 import pytest
 
-from gomoku import plot
-from gomoku.plot import MetricsError, moving_average, nice_range, read_metrics, tick_label
+from gomoku.train import plot
+from gomoku.train.plot import MetricsError, moving_average, nice_range, read_metrics, tick_label
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

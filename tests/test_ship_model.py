@@ -5,8 +5,8 @@ import sys
 
 import numpy as np
 
-from gomoku.net import PolicyValueModel
-from gomoku.pipeline import TrainPipeline, read_checkpoint
+from gomoku.net.policy_value import PolicyValueModel
+from gomoku.train.pipeline import TrainPipeline, read_checkpoint
 from tests.test_pipeline import ROOT, tiny_config
 
 

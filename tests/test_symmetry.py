@@ -3,8 +3,8 @@ import itertools
 import numpy as np
 import pytest
 
-from gomoku.board import Board
-from gomoku.symmetry import ALL_SYMMETRIES, augment, symmetries
+from gomoku.game.board import Board
+from gomoku.game.symmetry import ALL_SYMMETRIES, augment, symmetries
 
 
 def test_eight_distinct_symmetries_on_a_square_board():

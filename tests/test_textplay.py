@@ -5,11 +5,11 @@ import os
 import subprocess
 import sys
 
-from gomoku.board import Board
-from gomoku.game import Match
-from gomoku.gamefile import load_game
-from gomoku.players import PlayerSpec
-from gomoku.textplay import play_text
+from gomoku.game.board import Board
+from gomoku.play.match import Match
+from gomoku.game.gamefile import load_game
+from gomoku.search.players import PlayerSpec
+from gomoku.play.textplay import play_text
 from tests.boards import BLACK_WINS
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

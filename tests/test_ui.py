@@ -10,11 +10,11 @@ import time  # noqa: E402
 import pygame  # noqa: E402
 import pytest  # noqa: E402
 
-from gomoku.board import Board  # noqa: E402
-from gomoku.game import Match, setup_match  # noqa: E402
-from gomoku.gamefile import load_game  # noqa: E402
-from gomoku.players import PlayerSpec  # noqa: E402
-from gomoku.ui import GameWindow, open_window  # noqa: E402
+from gomoku.game.board import Board  # noqa: E402
+from gomoku.play.match import Match, setup_match  # noqa: E402
+from gomoku.game.gamefile import load_game  # noqa: E402
+from gomoku.search.players import PlayerSpec  # noqa: E402
+from gomoku.play.ui import GameWindow, open_window  # noqa: E402
 
 BLACK_WINS = ["a1", "b1", "b2", "c1", "c3", "d1", "d4"]
 
@@ -230,7 +230,8 @@ def test_the_main_loop_runs_posted_events(make_window):
 
 
 def test_alphazero_and_policy_players_with_a_model(tmp_path, monkeypatch, make_window):
-    from gomoku.net import NetSpec, PolicyValueModel
+    from gomoku.net.policy_value import PolicyValueModel
+    from gomoku.net.spec import NetSpec
 
     monkeypatch.chdir(tmp_path)
     model = str(tmp_path / "m.npz")
@@ -271,7 +272,7 @@ def test_a_failing_ai_shows_a_message_and_the_window_lives_on(make_window):
 
 
 def test_a_loaded_finished_game_shows_its_result(tmp_path, monkeypatch, make_window):
-    from gomoku.gamefile import GameRecord, save_game
+    from gomoku.game.gamefile import GameRecord, save_game
 
     monkeypatch.chdir(tmp_path)
     board = Board(6, 6, 4)

@@ -18,7 +18,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from gomoku.board import DIRECTIONS, Board
+from gomoku.game.board import DIRECTIONS, Board
 
 _NEVER = np.iinfo(np.int32).max
 
@@ -80,7 +80,7 @@ class RolloutEvaluator:
 
 def pure_mcts_player(n_playout: int = 1000, c_puct: float = 5.0, seed: Optional[int] = None):
     """The evaluation opponent: MCTS with random rollouts, most visited move, no tree reuse."""
-    from gomoku.mcts import MCTSPlayer
+    from gomoku.search.mcts import MCTSPlayer
 
     return MCTSPlayer(RolloutEvaluator(seed), c_puct=c_puct, n_playout=n_playout,
                       seed=seed, name="pure MCTS")

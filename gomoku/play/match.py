@@ -16,9 +16,9 @@ from __future__ import annotations
 import os
 from typing import Optional
 
-from gomoku.board import Board, IllegalMoveError
-from gomoku.gamefile import COLOUR_NAMES, GameRecord, load_game, spec_text
-from gomoku.players import PLAYER_KINDS, PlayerSpec, make_player
+from gomoku.game.board import Board, IllegalMoveError
+from gomoku.game.gamefile import COLOUR_NAMES, GameRecord, load_game
+from gomoku.search.players import PLAYER_KINDS, PlayerSpec, make_player, spec_text
 
 DEFAULT_MODEL = os.path.join("models", "gomoku_8x8_5.npz")
 STONE_MARKS = {1: "X", 2: "O"}
@@ -263,14 +263,14 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
 
 
 def _model_geometry(path: str) -> tuple[int, int, int]:
-    from gomoku.net import read_model_file  # imports paddle: only when a model is used
+    from gomoku.net.modelfile import read_model_file  # imports paddle: only when a model is used
 
     spec, _ = read_model_file(path)
     return spec.width, spec.height, spec.n_in_row
 
 
 def _fits(path: str, geometry: tuple[int, int, int]) -> bool:
-    from gomoku.net import ModelFileError
+    from gomoku.net.modelfile import ModelFileError
 
     try:
         return _model_geometry(path) == geometry

@@ -33,9 +33,10 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # keep pygame's banner
 import pygame  # noqa: E402
 import pygame.gfxdraw  # noqa: E402
 
-from gomoku.board import COLUMN_LETTERS, Board, IllegalMoveError  # noqa: E402
-from gomoku.game import Match  # noqa: E402
-from gomoku.gamefile import COLOUR_NAMES, default_game_path, save_game  # noqa: E402
+from gomoku.game.board import COLUMN_LETTERS, Board, IllegalMoveError  # noqa: E402
+from gomoku.game.gamefile import COLOUR_NAMES, default_game_path, save_game  # noqa: E402
+from gomoku.play.match import Match  # noqa: E402
+from gomoku.search.mcts import SearchStopped  # noqa: E402
 
 WOOD = (222, 178, 104)
 GRID = (52, 36, 18)
@@ -120,18 +121,10 @@ class SearchTask:
         return self._finished.wait(timeout)
 
     def _run(self) -> None:
-        player, board = self.player, self.board
         try:
-            while not self._stop.is_set():
-                leaf = player.next_leaf(board)
-                if leaf is None:
-                    break
-                priors, values = player.evaluator.evaluate([board])
-                player.receive(leaf, board, priors[0], float(values[0]))
-            if self._stop.is_set():
-                player.reset()  # half a search must not leak into the next one
-            else:
-                self.move, _ = player.choose(board)
+            self.move = self.player.get_action(self.board, stop=self._stop.is_set)
+        except SearchStopped:
+            pass  # cancelled: the player has already forgotten the half-done search
         except Exception as exc:  # shown in the window: a failed search must not kill it
             self.error = exc
         finally:

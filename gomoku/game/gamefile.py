@@ -9,7 +9,7 @@ first unless ``start_player`` says otherwise. A game record is a JSON file::
      "result": 1}
 
 ``moves`` are labels as ``Board.move_to_label`` writes them (flat indices are
-read too); ``players`` are player specs as ``PlayerSpec.parse`` reads them
+read too); ``players`` are player specs as ``search.players.PlayerSpec.parse`` reads them
 (``spec_text`` writes them); ``result`` follows ``Board.winner``: the winning
 player, ``0`` for a draw, ``null`` for an unfinished game. Loading replays every
 move through the rules, so a record that cannot have happened is refused with a
@@ -25,8 +25,7 @@ from dataclasses import dataclass, field
 from numbers import Integral
 from typing import Optional
 
-from gomoku.board import Board, IllegalMoveError
-from gomoku.players import PlayerSpec
+from gomoku.game.board import Board, IllegalMoveError
 from gomoku.util import atomic_write
 
 GAME_FORMAT = "gomoku-zero-game/1"
@@ -35,17 +34,6 @@ COLOUR_NAMES = {1: "Black", 2: "White"}
 
 class GameFileError(ValueError):
     """A game record that is missing, unreadable, or describes an impossible game."""
-
-
-def spec_text(spec: PlayerSpec) -> str:
-    """The spec written back in the form ``PlayerSpec.parse`` reads (``az:PATH:400``)."""
-    if spec.kind == "human":
-        return "human"
-    if spec.kind == "pure":
-        return f"pure:{spec.playouts}"
-    if spec.kind == "policy":
-        return f"policy:{spec.model}"
-    return f"az:{spec.model}:{spec.playouts}"
 
 
 @dataclass

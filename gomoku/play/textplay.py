@@ -16,9 +16,9 @@ import sys
 from typing import Optional, TextIO
 
 from gomoku import interrupt
-from gomoku.board import COLUMN_LETTERS, IllegalMoveError
-from gomoku.game import STONE_MARKS, Match
-from gomoku.gamefile import COLOUR_NAMES, default_game_path, save_game
+from gomoku.game.board import COLUMN_LETTERS, IllegalMoveError
+from gomoku.play.match import STONE_MARKS, Match
+from gomoku.game.gamefile import COLOUR_NAMES, default_game_path, save_game
 
 HELP = """\
 Commands:

@@ -19,9 +19,9 @@ from typing import Optional
 
 import numpy as np
 
-from gomoku.board import Board
-from gomoku.mcts import Leaf, MCTSPlayer
-from gomoku.rollout import RolloutEvaluator
+from gomoku.game.board import Board
+from gomoku.search.mcts import Leaf, MCTSPlayer
+from gomoku.search.rollout import RolloutEvaluator
 
 PLAYER_KINDS = ("human", "az", "pure", "policy")
 
@@ -61,7 +61,8 @@ class PolicyPlayer:
     def reset(self) -> None:
         self._priors = None
 
-    def get_action(self, board: Board, return_probs: bool = False):
+    def get_action(self, board: Board, return_probs: bool = False, stop=None):
+        """The policy's favourite legal move (one net call: ``stop`` has nothing to end)."""
         if board.game_over:
             raise ValueError("the game is over: there is no move to choose")
         priors, _ = self.evaluator.evaluate([board])
@@ -150,7 +151,9 @@ def make_player(spec: PlayerSpec, board: Board, c_puct: float = 5.0, seed: Optio
     if spec.kind == "pure":
         return MCTSPlayer(RolloutEvaluator(seed), c_puct=c_puct, n_playout=spec.playouts,
                           seed=seed, name=str(spec))
-    from gomoku.net import NetEvaluator, NetSpec, PolicyValueModel
+    from gomoku.net.policy_value import PolicyValueModel
+    from gomoku.net.spec import NetSpec
+    from gomoku.search.evaluator import NetEvaluator
 
     if spec.model is None:
         raise ValueError(f"the {spec.kind} player needs a model file")
@@ -162,3 +165,14 @@ def make_player(spec: PlayerSpec, board: Board, c_puct: float = 5.0, seed: Optio
     if spec.kind == "policy":
         return PolicyPlayer(evaluator, name=str(spec))
     return MCTSPlayer(evaluator, c_puct=c_puct, n_playout=spec.playouts, seed=seed, name=str(spec))
+
+
+def spec_text(spec: PlayerSpec) -> str:
+    """The spec written back in the form ``PlayerSpec.parse`` reads (``az:PATH:400``)."""
+    if spec.kind == "human":
+        return "human"
+    if spec.kind == "pure":
+        return f"pure:{spec.playouts}"
+    if spec.kind == "policy":
+        return f"policy:{spec.model}"
+    return f"az:{spec.model}:{spec.playouts}"

@@ -25,12 +25,8 @@ A run lives in one directory:
 
 from __future__ import annotations
 
-import fcntl
-import hashlib
 import json
 import os
-import pickle
-import shutil
 import time
 from dataclasses import dataclass
 from typing import Callable, Optional
@@ -38,87 +34,17 @@ from typing import Callable, Optional
 import numpy as np
 
 from gomoku import interrupt
-from gomoku.config import TrainConfig
-from gomoku.net import NetEvaluator, NetSpec, PolicyValueModel
-from gomoku.selfplay import RunStats, training_arrays
-from gomoku.symmetry import augment
-from gomoku.util import atomic_write
-from gomoku.workers import EvalTask, SelfPlayTask, TaskRunner, make_pool, split
+from gomoku.game.symmetry import augment
+from gomoku.net.policy_value import PolicyValueModel
+from gomoku.net.spec import NetSpec
+from gomoku.search.players import PlayerSpec
+from gomoku.train.actors import PUBLISHED, WORKER_NICE, Actors, InlineActors, SelfPlaySettings, make_actors
+from gomoku.train.checkpoint import CHECKPOINT, CheckpointError, lock_run_dir, read_checkpoint, write_checkpoint
+from gomoku.train.config import TrainConfig
+from gomoku.train.replay import ReplayBuffer
+from gomoku.train.selfplay import training_arrays
 
-CHECKPOINT = "checkpoint.pkl"
-CHECKPOINT_MAGIC = b"GOMOKU-ZERO-CKPT-1\n"
 METRICS = "metrics.jsonl"
-
-
-class CheckpointError(ValueError):
-    """A checkpoint that is missing, truncated, corrupted or from another version."""
-
-
-class RunBusyError(RuntimeError):
-    """Another trainer is already working in this run directory."""
-
-
-def lock_run_dir(run_dir: str):
-    """Takes the run directory's lock for this process (released when it exits, even on kill -9).
-
-    Raises:
-        RunBusyError: another live process holds it: two trainers would overwrite
-            each other's checkpoints.
-    """
-    os.makedirs(run_dir, exist_ok=True)
-    handle = open(os.path.join(run_dir, "lock"), "a+")
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        handle.seek(0)
-        owner = handle.read().strip() or "unknown"
-        handle.close()
-        raise RunBusyError(f"another trainer (pid {owner}) is using {run_dir}; stop it first") from None
-    handle.seek(0)
-    handle.truncate()
-    handle.write(str(os.getpid()))
-    handle.flush()
-    return handle
-
-
-class ReplayBuffer:
-    """A FIFO of the last ``capacity`` training positions, kept as ring arrays.
-
-    Planes are stored as uint8 (they are 0/1), move probabilities and outcomes as float32.
-    """
-
-    def __init__(self, capacity: int, planes_shape: tuple, n_moves: int):
-        self.capacity = capacity
-        self.planes = np.zeros((capacity, *planes_shape), dtype=np.uint8)
-        self.pis = np.zeros((capacity, n_moves), dtype=np.float32)
-        self.zs = np.zeros(capacity, dtype=np.float32)
-        self.count = 0  # filled rows
-        self.head = 0  # next row to write
-
-    def __len__(self) -> int:
-        return self.count
-
-    def extend(self, planes: np.ndarray, pis: np.ndarray, zs: np.ndarray) -> None:
-        if len(planes) > self.capacity:  # only the newest fit
-            planes, pis, zs = planes[-self.capacity:], pis[-self.capacity:], zs[-self.capacity:]
-        rows = (self.head + np.arange(len(planes))) % self.capacity
-        self.planes[rows] = planes
-        self.pis[rows] = pis
-        self.zs[rows] = zs
-        self.head = int((self.head + len(planes)) % self.capacity)
-        self.count = min(self.capacity, self.count + len(planes))
-
-    def sample(self, n: int, rng: np.random.Generator):
-        rows = rng.choice(self.count, size=n, replace=False)
-        return self.planes[rows].astype(np.float32), self.pis[rows], self.zs[rows]
-
-    def state(self) -> dict:
-        order = (self.head - self.count + np.arange(self.count)) % self.capacity  # oldest first
-        return {"planes": self.planes[order], "pis": self.pis[order], "zs": self.zs[order]}
-
-    def load_state(self, state: dict) -> None:
-        self.count = self.head = 0
-        self.extend(state["planes"], state["pis"], state["zs"])
 
 
 @dataclass
@@ -162,7 +88,6 @@ class TrainPipeline:
         else:
             self.model = PolicyValueModel(self.spec, device=config.device,
                                           weight_decay=config.weight_decay, threads=threads)
-        self.evaluator = NetEvaluator(self.model)
         self.buffer = ReplayBuffer(config.buffer_size, (4, config.height, config.width),
                                    config.width * config.height)
         self.rng = np.random.default_rng(config.seed)
@@ -173,10 +98,7 @@ class TrainPipeline:
         self.games = 0
         self.positions = 0
         self.elapsed = 0.0  # seconds of training across sessions
-        self.pool = None
-        self._runner = TaskRunner()  # plays tasks in this process when there is no pool
-        self._version = 0  # bumps whenever the weights change, so workers reload
-        self._exported = -1  # the version last exported for the workers
+        self.actors: Actors = InlineActors()  # run() starts the worker processes
 
     # --------------------------------------------------------------- resume
     @classmethod
@@ -239,7 +161,7 @@ class TrainPipeline:
         # also when a shell started us with SIGINT ignored.
         with interrupt.deferred():
             try:
-                self.pool = make_pool(cfg.n_workers(), self.model.device)
+                self.actors = make_actors(cfg.n_workers(), self.model.device, nice=WORKER_NICE)
                 self.log(f"run {self.run_dir}: {cfg.width}x{cfg.height}, {cfg.n_in_row} in a row, "
                          f"{cfg.n_playout} playouts, {cfg.n_workers()} worker(s) x "
                          f"{cfg.games_in_lockstep(self.model.device)} games in lockstep, "
@@ -255,9 +177,8 @@ class TrainPipeline:
                     self.log("interrupted before the first iteration finished: there is no "
                              "checkpoint to resume, so start the run afresh")
             finally:
-                if self.pool is not None:
-                    self.pool.close()
-                    self.pool = None
+                self.actors.close()
+                self.actors = InlineActors()
                 lock.close()
 
     def run_iteration(self) -> dict:
@@ -304,46 +225,16 @@ class TrainPipeline:
         return record
 
     # ------------------------------------------------------------ self-play
-    def _tasks(self, make, n_games: int) -> list:
-        workers = len(self.pool) if self.pool is not None else 1
-        shares = split(n_games, workers)
-        tasks, first = [], 0
-        for share in shares:
-            tasks.append(make(share, first))
-            first += share
-        return tasks
-
-    def _start_tasks(self, tasks: list) -> Callable[[], list]:
-        """Starts ``tasks`` on the workers with the current weights; the returned function
-        waits for their results. Without workers the tasks are played here, at once."""
-        if self.pool is None:
-            results = [self._runner.run(task, self.evaluator, self._version) for task in tasks]
-            return lambda: results
-        model_dir = os.path.join(self.run_dir, "inference")
-        if self._exported != self._version:
-            shutil.rmtree(model_dir, ignore_errors=True)
-            os.makedirs(model_dir)
-            self.model.export_inference(model_dir)
-            self._exported = self._version
-        self.pool.submit(tasks, model_dir, self._version)
-        return self.pool.collect
-
-    def _run_tasks(self, tasks: list) -> list:
-        return self._start_tasks(tasks)()
-
-    def start_self_play(self) -> Callable[[], tuple]:
-        """Starts ``games_per_iter`` self-play games; the returned function gives ``(games, stats)``."""
+    def start_self_play(self):
+        """Starts ``games_per_iter`` self-play games with the current weights; returns the
+        function that waits for ``(games, stats)``."""
         cfg = self.config
         seed = int(self.rng.integers(2**31))
-        parallel = cfg.games_in_lockstep(self.model.device)
-
-        def make(n, first):
-            return SelfPlayTask((cfg.width, cfg.height, cfg.n_in_row), n, parallel, cfg.n_playout,
-                                cfg.c_puct, seed + first, cfg.dirichlet_alpha, cfg.noise_frac,
-                                cfg.explore_moves)
-
-        finish = self._start_tasks(self._tasks(make, cfg.games_per_iter))
-        return lambda: _merge(finish())
+        settings = SelfPlaySettings((cfg.width, cfg.height, cfg.n_in_row), cfg.games_in_lockstep(self.model.device),
+                                    cfg.n_playout, cfg.c_puct, cfg.dirichlet_alpha, cfg.noise_frac,
+                                    cfg.explore_moves)
+        self.actors.publish(self.model)
+        return self.actors.start_self_play(cfg.games_per_iter, settings, seed).result
 
     # --------------------------------------------------------------- update
     def update(self) -> UpdateResult:
@@ -364,8 +255,6 @@ class TrainPipeline:
             self.lr_multiplier /= 1.5
         elif kl < cfg.kl_targ / 2 and self.lr_multiplier < 10:
             self.lr_multiplier *= 1.5
-        self._version += 1
-        self.evaluator.clear_cache()
         return UpdateResult(loss, entropy, kl, self.lr_multiplier, steps)
 
     # ------------------------------------------------------------- evaluate
@@ -375,20 +264,13 @@ class TrainPipeline:
         start = time.perf_counter()
         seed = int(self.rng.integers(2**31))
         pure = self.pure_playouts
-        workers = len(self.pool) if self.pool is not None else 1
-        parallel = max(1, -(-cfg.eval_games // workers))
-        tasks = self._tasks(lambda n, first: EvalTask(
-            (cfg.width, cfg.height, cfg.n_in_row), n, first, parallel, cfg.n_playout, pure,
-            cfg.c_puct, seed + first), cfg.eval_games)
-        wins = draws = losses = 0
-        for task, (games, _) in zip(tasks, self._run_tasks(tasks)):
-            for i, game in enumerate(games):
-                if game.winner == 0:
-                    draws += 1
-                elif game.winner == task.net_colour(i):
-                    wins += 1
-                else:
-                    losses += 1
+        self.actors.publish(self.model)
+        games, _ = self.actors.match(
+            PlayerSpec("az", PUBLISHED, cfg.n_playout), PlayerSpec("pure", playouts=pure),
+            (cfg.width, cfg.height, cfg.n_in_row), [[] for _ in range(cfg.eval_games)], seed,
+            parallel=cfg.eval_games, c_puct=cfg.c_puct, device=self.model.device)
+        points = [g.a_points for g in games]
+        wins, draws, losses = points.count(1.0), points.count(0.5), points.count(0.0)
         win_ratio = (wins + 0.5 * draws) / cfg.eval_games
         self.model.save(os.path.join(self.run_dir, "current_model.npz"))
         new_best = win_ratio > self.best_win_ratio
@@ -407,16 +289,6 @@ class TrainPipeline:
             f.write(json.dumps(record) + "\n")
 
 
-def _merge(results: list):
-    """Joins the workers' ``(games, stats)``; the seconds are the slowest worker's, as they ran side by side."""
-    games, total = [], RunStats()
-    for records, stats in results:
-        games.extend(records)
-        total.add(stats)
-    total.seconds = max(stats.seconds for _, stats in results)
-    return games, total
-
-
 def _format_iteration(r: dict) -> str:
     line = (f"iter {r['iteration']:>5}  games {r['games']:>6}  len {r['episode_len']:>5.1f}  "
             f"{'-' if r['playouts_per_s'] is None else r['playouts_per_s']:>6} playouts/s")
@@ -432,38 +304,3 @@ def _format_eval(r: dict) -> str:
     best = "  new best" if r["new_best"] else ""
     return (f"  eval vs pure MCTS {r['pure_playouts']}: {r['wins']}W {r['draws']}D {r['losses']}L "
             f"win ratio {r['win_ratio']:.2f}{best}  ({r['eval_s']}s)")
-
-
-def write_checkpoint(path: str, state: dict) -> None:
-    """Pickles ``state`` behind a magic line and a SHA-256, atomically."""
-    payload = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
-    digest = hashlib.sha256(payload).hexdigest().encode()
-
-    def write(f):
-        f.write(CHECKPOINT_MAGIC)
-        f.write(digest + b"\n")
-        f.write(payload)
-
-    atomic_write(path, write)
-
-
-def read_checkpoint(path: str) -> dict:
-    """Reads a checkpoint, checking its magic line and digest first.
-
-    Raises:
-        CheckpointError: missing, truncated, corrupted, or not a checkpoint.
-    """
-    if not os.path.isfile(path):
-        raise CheckpointError(f"no checkpoint at {path}: is this a run directory of train.py?")
-    with open(path, "rb") as f:
-        data = f.read()
-    if not data.startswith(CHECKPOINT_MAGIC):
-        raise CheckpointError(f"{path} is not a Gomoku Zero checkpoint")
-    rest = data[len(CHECKPOINT_MAGIC):]
-    digest, _, payload = rest.partition(b"\n")
-    if hashlib.sha256(payload).hexdigest().encode() != digest:
-        raise CheckpointError(f"{path} is corrupted or truncated (its checksum does not match)")
-    try:
-        return pickle.loads(payload)
-    except Exception as exc:
-        raise CheckpointError(f"{path} cannot be read ({exc})") from None

@@ -13,14 +13,17 @@ A playout has two halves so that many trees can share one batched evaluation:
 2. ``backup`` expands the leaf with the evaluator's priors, adds the value along
    the path (flipping its sign at each level) and takes the moves back.
 
-The sequential search is the two halves back to back (``MCTSPlayer.get_action``);
-``selfplay.play_games`` runs one half for many games, evaluates all their leaves
+``search`` is the one sequential loop: the two halves back to back, one playout
+at a time, until the caller's stop rule says enough. The rule belongs to whoever
+drives the search (a playout budget for ``MCTSPlayer``, a clock for the engine,
+a cancel flag for the window); the tree holds statistics, not budgets.
+``lockstep.Lockstep`` runs one half for many games, evaluates all their leaves
 in one call, then runs the other half. Each tree still sees its playouts one at
 a time, in the same order, with the same results.
 
 Evaluators return ``(priors, values)`` for a list of boards: priors over all
 ``width * height`` moves (illegal ones are ignored) and the value of each
-position for the player to move there. ``net.NetEvaluator`` makes this AlphaZero;
+position for the player to move there. ``evaluator.NetEvaluator`` makes this AlphaZero;
 ``rollout.RolloutEvaluator`` makes it pure MCTS.
 """
 
@@ -28,12 +31,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Optional, Protocol, Sequence
+from typing import Callable, Optional, Protocol, Sequence
 
 import numpy as np
 
 from gomoku import interrupt
-from gomoku.board import Board
+from gomoku.game.board import Board
 
 
 class Evaluator(Protocol):
@@ -107,15 +110,20 @@ class MCTS:
 
     Args:
         c_puct: exploration constant.
-        n_playout: playouts per move.
     """
 
-    def __init__(self, c_puct: float = 5.0, n_playout: int = 400):
-        if n_playout < 1:
-            raise ValueError(f"n_playout must be at least 1, got {n_playout}")
+    def __init__(self, c_puct: float = 5.0):
         self.c_puct = float(c_puct)
-        self.n_playout = int(n_playout)
         self.root = TreeNode()
+
+    def playout(self, board: Board, evaluator: Evaluator) -> None:
+        """One playout on its own: descend, evaluate the leaf, back up (``board`` is restored)."""
+        leaf = self.select_leaf(board)
+        if leaf.value is None:
+            priors, values = evaluator.evaluate([board])
+            self.backup(leaf, board, priors[0], float(values[0]))
+        else:
+            self.backup(leaf, board, None, leaf.value)
 
     def select_leaf(self, board: Board) -> Leaf:
         """Descends to a leaf, playing the moves on ``board`` (``backup`` takes them back)."""
@@ -181,6 +189,30 @@ class MCTS:
         return pi
 
 
+class SearchStopped(Exception):
+    """A search was stopped by its caller before its playout budget was spent."""
+
+
+def search(tree: MCTS, board: Board, evaluator: Evaluator, stop: Callable[[int], bool]) -> int:
+    """The search loop: playouts one at a time until ``stop(playouts_done)`` is true.
+
+    ``stop`` is asked before every playout, with the number done so far, so the
+    caller's rule (a budget, a deadline, a cancel flag) ends the search between
+    playouts, with ``board`` restored. Under ``interrupt.deferred()`` a Ctrl-C
+    also ends it there, as a ``KeyboardInterrupt``.
+
+    Returns:
+        The number of playouts run.
+    """
+    done = 0
+    while True:
+        interrupt.check()
+        if stop(done):
+            return done
+        tree.playout(board, evaluator)
+        done += 1
+
+
 class MCTSPlayer:
     """A player that searches with an evaluator: AlphaZero with a net, pure MCTS with rollouts.
 
@@ -207,8 +239,11 @@ class MCTSPlayer:
                  self_play: bool = False, temperature: float = 1.0, dirichlet_alpha: float = 0.3,
                  noise_frac: float = 0.25, explore_moves: int = 0, reuse_tree: Optional[bool] = None,
                  seed: Optional[int] = None, name: str = "MCTS"):
+        if n_playout < 1:
+            raise ValueError(f"n_playout must be at least 1, got {n_playout}")
         self.evaluator = evaluator
-        self.mcts = MCTS(c_puct, n_playout)
+        self.n_playout = int(n_playout)
+        self.mcts = MCTS(c_puct)
         self.self_play = self_play
         self.temperature = temperature if self_play else 1e-3
         self.dirichlet_alpha = dirichlet_alpha
@@ -221,13 +256,9 @@ class MCTSPlayer:
         self.playouts_run = 0  # playouts over the player's life, for throughput figures
 
     @property
-    def n_playout(self) -> int:
-        return self.mcts.n_playout
-
-    @property
     def progress(self) -> float:
         """Fraction of the current move's playouts done (for progress bars)."""
-        return self._done / self.mcts.n_playout
+        return self._done / self.n_playout
 
     # -- the two halves, for lockstep runners
     def next_leaf(self, board: Board) -> Optional[Leaf]:
@@ -236,7 +267,7 @@ class MCTSPlayer:
         A leaf whose game is over is backed up here and the next one is taken,
         so every returned leaf needs the evaluator.
         """
-        while self._done < self.mcts.n_playout:
+        while self._done < self.n_playout:
             leaf = self.mcts.select_leaf(board)
             if leaf.value is None:
                 return leaf
@@ -278,19 +309,33 @@ class MCTSPlayer:
         self.mcts.reset()
 
     # -- the sequential search
-    def get_action(self, board: Board, return_probs: bool = False):
-        """Searches ``board`` (which is restored) and returns the chosen move (and pi)."""
+    def get_action(self, board: Board, return_probs: bool = False,
+                   stop: Optional[Callable[[], bool]] = None):
+        """Searches ``board`` (which is restored) and returns the chosen move (and pi).
+
+        Args:
+            board: the position; the game must not be over.
+            return_probs: also return the search's pi.
+            stop: asked between playouts; once it returns true the search ends.
+
+        Raises:
+            SearchStopped: ``stop`` ended the search before the playout budget was
+                spent; the player has forgotten the half-done search.
+        """
         if board.game_over:
             raise ValueError("the game is over: there is no move to choose")
-        while True:
-            interrupt.check()  # under interrupt.deferred(), Ctrl-C stops here: between playouts,
-            leaf = self.next_leaf(board)  # with the board restored
-            if leaf is None:
-                break
-            priors, values = self.evaluator.evaluate([board])
-            self.receive(leaf, board, priors[0], float(values[0]))
+
+        def enough(done: int) -> bool:
+            self._done = done
+            return done >= self.n_playout or (stop is not None and stop())
+
+        search(self.mcts, board, self.evaluator, enough)
+        self.playouts_run += self._done
+        if self._done < self.n_playout:
+            self.reset()
+            raise SearchStopped()
         move, pi = self.choose(board)
         return (move, pi) if return_probs else move
 
     def __str__(self) -> str:
-        return f"{self.name} ({self.mcts.n_playout} playouts)"
+        return f"{self.name} ({self.n_playout} playouts)"

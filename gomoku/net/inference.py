@@ -1,0 +1,58 @@
+"""The fast evaluation path: a net exported for Paddle Inference, and its predictor.
+
+The predictor runs oneDNN on a CPU and CUDA on a GPU; it is several times
+faster than the dygraph net at self-play batch sizes.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import paddle
+
+
+def export_inference(net, width: int, height: int, directory: str) -> None:
+    """Writes ``net`` as a Paddle Inference model (``model.json`` / ``model.pdiparams``)."""
+    net.eval()
+    spec = [paddle.static.InputSpec([None, 4, height, width], "float32", "planes")]
+    paddle.jit.save(net, os.path.join(directory, "model"), input_spec=spec)
+
+
+class InferencePredictor:
+    """A Paddle Inference predictor for an exported net (the fast evaluation path).
+
+    Args:
+        model_dir: a directory written by ``PolicyValueModel.export_inference``.
+        device: 'cpu' (oneDNN) or 'gpu'.
+        threads: CPU math threads.
+    """
+
+    def __init__(self, model_dir: str, device: str = "cpu", threads: int = 1):
+        from paddle import inference
+
+        program = next(os.path.join(model_dir, f) for f in sorted(os.listdir(model_dir))
+                       if f.endswith((".json", ".pdmodel")))
+        config = inference.Config(program, os.path.join(model_dir, "model.pdiparams"))
+        if device == "gpu":
+            config.enable_use_gpu(256, 0)
+        else:
+            config.disable_gpu()
+            config.enable_mkldnn()
+            config.set_cpu_math_library_num_threads(threads)
+        config.disable_glog_info()
+        self._predictor = inference.create_predictor(config)
+        self._input = self._predictor.get_input_handle(self._predictor.get_input_names()[0])
+        self._outputs = [self._predictor.get_output_handle(n) for n in self._predictor.get_output_names()]
+
+    def run(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``planes (B, 4, H, W)`` -> ``(log_probs (B, H*W), values (B,))``."""
+        self._input.reshape(planes.shape)
+        self._input.copy_from_cpu(np.ascontiguousarray(planes, dtype=np.float32))
+        self._predictor.run()
+        log_p, value = (h.copy_to_cpu() for h in self._outputs)
+        return log_p, value.reshape(-1)
+
+    predict = run  # so a predictor can stand in for a model in NetEvaluator
+
+

@@ -1,0 +1,83 @@
+"""The policy-value networks, built from a ``NetSpec``.
+
+``PolicyValueNet`` (SPEC section 3) maps the 4 input planes of
+``Board.planes`` to log move probabilities over all ``width * height`` cells
+and a value in [-1, 1] for the player to move.
+"""
+
+from __future__ import annotations
+
+import paddle
+import paddle.nn as nn
+import paddle.nn.functional as F
+
+from gomoku.net.spec import NetSpec
+
+
+class PolicyValueNet(nn.Layer):
+    """The reference net: a 3-layer conv trunk, a policy head and a value head."""
+
+    def __init__(self, width: int, height: int):
+        super().__init__()
+        self.conv1 = nn.Conv2D(4, 32, 3, padding=1)
+        self.conv2 = nn.Conv2D(32, 64, 3, padding=1)
+        self.conv3 = nn.Conv2D(64, 128, 3, padding=1)
+        self.policy_conv = nn.Conv2D(128, 4, 1)
+        self.policy_fc = nn.Linear(4 * width * height, width * height)
+        self.value_conv = nn.Conv2D(128, 2, 1)
+        self.value_fc1 = nn.Linear(2 * width * height, 64)
+        self.value_fc2 = nn.Linear(64, 1)
+
+    def trunk(self, x):
+        x = F.relu(self.conv1(x))  # (B, 32, H, W)
+        x = F.relu(self.conv2(x))  # (B, 64, H, W)
+        return F.relu(self.conv3(x))  # (B, 128, H, W)
+
+    def forward(self, x):
+        x = self.trunk(x)
+        p = F.relu(self.policy_conv(x)).flatten(1)  # (B, 4*H*W)
+        log_p = F.log_softmax(self.policy_fc(p), axis=-1)  # (B, H*W)
+        v = F.relu(self.value_conv(x)).flatten(1)  # (B, 2*H*W)
+        v = paddle.tanh(self.value_fc2(F.relu(self.value_fc1(v))))  # (B, 1)
+        return log_p, v
+
+
+class ResidualBlock(nn.Layer):
+    def __init__(self, filters: int):
+        super().__init__()
+        self.conv1 = nn.Conv2D(filters, filters, 3, padding=1, bias_attr=False)
+        self.bn1 = nn.BatchNorm2D(filters)
+        self.conv2 = nn.Conv2D(filters, filters, 3, padding=1, bias_attr=False)
+        self.bn2 = nn.BatchNorm2D(filters)
+
+    def forward(self, x):
+        y = F.relu(self.bn1(self.conv1(x)))
+        return F.relu(x + self.bn2(self.conv2(y)))
+
+
+class ResidualPolicyValueNet(PolicyValueNet):
+    """The same heads on a deeper residual trunk (an option, not the default)."""
+
+    def __init__(self, width: int, height: int, blocks: int, filters: int):
+        super().__init__(width, height)
+        self.conv1 = nn.Conv2D(4, filters, 3, padding=1)
+        self.conv2 = self.conv3 = None
+        self.blocks = nn.LayerList([ResidualBlock(filters) for _ in range(blocks)])
+        self.policy_conv = nn.Conv2D(filters, 4, 1)
+        self.value_conv = nn.Conv2D(filters, 2, 1)
+
+    def trunk(self, x):
+        x = F.relu(self.conv1(x))  # (B, F, H, W)
+        for block in self.blocks:
+            x = block(x)
+        return x
+
+
+def build_net(spec: NetSpec) -> PolicyValueNet:
+    if spec.arch == "reference":
+        return PolicyValueNet(spec.width, spec.height)
+    if spec.arch == "resnet":
+        return ResidualPolicyValueNet(spec.width, spec.height, spec.res_blocks, spec.res_filters)
+    raise ValueError(f"unknown architecture {spec.arch!r}: use 'reference' or 'resnet'")
+
+

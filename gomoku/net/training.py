@@ -1,0 +1,66 @@
+"""Training the net: Adam steps on one mini-batch of ``(planes, pi, z)``.
+
+The loss is ``(z - v)^2 - pi . log p`` (SPEC section 3); L2 on the weights
+comes from the optimizer's weight decay.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import paddle
+import paddle.nn.functional as F
+
+if TYPE_CHECKING:
+    from gomoku.net.policy_value import PolicyValueModel
+
+
+class BatchFit:
+    """Adam steps on one mini-batch, with the policy the net gives it after each step.
+
+    The forward pass that measures a step (``log_p``, for the update's KL) is the
+    one the next step differentiates, so ``k`` steps cost ``k + 1`` forward passes.
+
+    Args:
+        model: the ``PolicyValueModel`` to train.
+        planes, pis, zs: the batch.
+        measure_after: do the forward pass after each step (``False`` for a single step).
+    """
+
+    def __init__(self, model: "PolicyValueModel", planes: np.ndarray, pis: np.ndarray, zs: np.ndarray,
+                 measure_after: bool = True):
+        self.model = model
+        self.measure_after = measure_after
+        self._x = paddle.to_tensor(np.asarray(planes, dtype=np.float32))
+        self._pi = paddle.to_tensor(np.asarray(pis, dtype=np.float32))
+        self._z = paddle.to_tensor(np.asarray(zs, dtype=np.float32))
+        self.log_p = self._forward()
+
+    def _forward(self) -> np.ndarray:
+        """The loss at the current weights, kept for the next step; returns the log-policy."""
+        self.model.net.train()
+        log_p, value = self.model.net(self._x)
+        value_loss = F.mse_loss(value.reshape([-1]), self._z)
+        policy_loss = -paddle.mean(paddle.sum(self._pi * log_p, axis=1))
+        self._loss = value_loss + policy_loss
+        self.model.net.eval()
+        return log_p.numpy()
+
+    def step(self, lr: float) -> tuple[float, float]:
+        """One Adam step; ``log_p`` is then the policy after it.
+
+        Returns:
+            ``(loss, entropy)``: the batch's loss before the step and the mean policy entropy.
+        """
+        loss = float(self._loss)
+        entropy = float(-np.mean(np.sum(np.exp(self.log_p) * self.log_p, axis=1)))
+        optimizer = self.model.optimizer
+        optimizer.set_lr(lr)
+        self._loss.backward()
+        optimizer.step()
+        optimizer.clear_grad()
+        self.model.weights_changed()
+        if self.measure_after:
+            self.log_p = self._forward()
+        return loss, entropy

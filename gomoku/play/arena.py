@@ -1,0 +1,520 @@
+"""The arena: two players, many games, and how much stronger one is than the other.
+
+    python -m gomoku.arena --a az:models/gomoku_6x6_4.npz:400 --b pure:5000 --games 40
+    python -m gomoku.arena --a pure:2000 --b pure:500 --size 6x6 --n-in-row 4 --games 20
+
+Players are specs as ``players.PlayerSpec`` reads them (``az:PATH[:PLAYOUTS]``,
+``pure[:PLAYOUTS]``, ``policy:PATH``). The board is the one the models were
+made for; with no model on either side it comes from ``--size`` and ``--n-in-row``.
+
+Notation: player ``1`` is Black and opens the game, player ``2`` is White
+(as in ``gamefile``). Both searches play their most visited move and start
+every move from an empty tree, so a game is decided by its opening (and, for
+pure MCTS, its rollouts). To make games differ, each *opening* places
+``opening_stones`` stones at random in the centre of the board, Black first,
+before the players take over; then
+
+* games ``2k`` and ``2k + 1`` share opening ``k``; A plays Black (player 1) in
+  the even game and White in the odd one, so neither side profits from a lucky
+  opening;
+* openings are distinct up to the board's symmetries while there are enough of
+  them to draw from.
+
+A game scores 1 for a win, 0.5 for a draw and 0 for a loss. The score of A is
+the mean over all games; its 95% interval is the Wilson score interval, which
+stays inside [0, 1] and keeps a width at 0% or 100% (where the normal
+approximation collapses to a point). It treats every game as a win or a loss, so
+with draws it is a little wider than it needs to be. The Elo difference is
+``-400 * log10(1 / score - 1)``, and the interval's ends map the same way
+(infinite at a score of 0 or 1).
+
+Games are played by ``train.actors`` in ``workers`` processes; each plays a
+contiguous share of the games in lockstep (``search.lockstep``), so the
+AlphaZero leaves of its games go to the net in one call, and the rollouts of
+all its pure MCTS players in one call too. Everything is seeded from ``seed``:
+the same flags, worker count included, give the same games.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+import warnings
+from dataclasses import dataclass, field
+from typing import Callable, Optional, Sequence
+
+import numpy as np
+
+from gomoku import interrupt
+from gomoku.game.board import Board
+from gomoku.game.gamefile import COLOUR_NAMES, GameRecord
+from gomoku.game.symmetry import symmetries
+from gomoku.search.players import PlayerSpec, spec_text
+from gomoku.train.actors import MatchGame, make_actors
+from gomoku.util import atomic_write, board_size_arg, positive_int_arg
+
+SUMMARY_FORMAT = "gomoku-zero-arena/1"
+Z_95 = 1.959963984540054  # the two-sided 95% quantile of the normal distribution
+OPENING_TRIES = 200  # draws per opening before a repeat (up to symmetry) is accepted
+
+
+class ArenaError(ValueError):
+    """Arena settings that cannot work: a bad player spec, models for different boards, ..."""
+
+
+# ------------------------------------------------------------------ scoring
+def wilson_interval(score: float, n: int, z: float = Z_95) -> tuple[float, float]:
+    """The Wilson score interval for a mean game score (wins 1, draws 0.5, losses 0).
+
+    Args:
+        score: the mean score over the games, in [0, 1].
+        n: the number of games.
+        z: the normal quantile of the confidence level (1.96 for 95%).
+
+    Returns:
+        ``(low, high)`` inside [0, 1]; ``(0, 1)`` when there are no games.
+    """
+    if n <= 0:
+        return 0.0, 1.0
+    z2 = z * z
+    denominator = 1.0 + z2 / n
+    centre = (score + z2 / (2 * n)) / denominator
+    half = z * math.sqrt(score * (1.0 - score) / n + z2 / (4 * n * n)) / denominator
+    # At a score of exactly 0 or 1 one end is exactly 0 or 1; rounding must not move it.
+    low = 0.0 if score <= 0.0 else max(0.0, centre - half)
+    high = 1.0 if score >= 1.0 else min(1.0, centre + half)
+    return low, high
+
+
+def elo_difference(score: float) -> float:
+    """The Elo difference that an expected score implies: ``-400 * log10(1 / score - 1)``.
+
+    Returns:
+        ``+inf`` at a score of 1 and ``-inf`` at 0.
+    """
+    if score >= 1.0:
+        return math.inf
+    if score <= 0.0:
+        return -math.inf
+    return -400.0 * math.log10(1.0 / score - 1.0)
+
+
+def format_elo(value: float) -> str:
+    """``+168``, ``-35``, ``+0``, or ``+inf`` / ``-inf``."""
+    if math.isinf(value):
+        return "+inf" if value > 0 else "-inf"
+    return f"{int(round(value)):+d}"  # via int, so that -0.4 reads +0, not -0
+
+
+@dataclass
+class Tally:
+    """Wins, draws and losses of player A over some games."""
+
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def score(self) -> float:
+        """Mean points per game (1 / 0.5 / 0); NaN with no games."""
+        return (self.wins + 0.5 * self.draws) / self.games if self.games else math.nan
+
+    def add(self, points: float) -> None:
+        if points == 1.0:
+            self.wins += 1
+        elif points == 0.5:
+            self.draws += 1
+        else:
+            self.losses += 1
+
+    def to_json(self) -> dict:
+        score = self.score
+        return {"games": self.games, "wins": self.wins, "draws": self.draws, "losses": self.losses,
+                "score": None if math.isnan(score) else round(score, 4)}
+
+
+# ----------------------------------------------------------------- openings
+def opening_area(width: int, height: int) -> list[int]:
+    """The central cells openings are drawn from: the board less a quarter on each side."""
+    margin_col, margin_row = width // 4, height // 4
+    return [row * width + col
+            for row in range(margin_row, height - margin_row)
+            for col in range(margin_col, width - margin_col)]
+
+
+def check_opening_stones(stones: int, width: int, height: int, n_in_row: int) -> None:
+    """Raises ArenaError unless ``stones`` opening stones fit and cannot end the game."""
+    area = len(opening_area(width, height))
+    if stones < 0:
+        raise ArenaError(f"--opening-stones must be 0 or more, got {stones}")
+    if stones >= area:
+        raise ArenaError(f"--opening-stones {stones} does not fit the {area} central cells of a "
+                         f"{width}x{height} board: use fewer than {area}")
+    if (stones + 1) // 2 >= n_in_row:
+        raise ArenaError(f"--opening-stones {stones} would give Black {(stones + 1) // 2} stones, "
+                         f"enough to win at {n_in_row} in a row: use at most {2 * (n_in_row - 1)}")
+
+
+def make_openings(n_openings: int, width: int, height: int, n_in_row: int, stones: int,
+                  rng: np.random.Generator) -> list[list[int]]:
+    """Random openings: ``stones`` distinct central cells each, Black's stones first, alternating.
+
+    An opening that is a symmetric image of an earlier one (the same Black and
+    White stones after a rotation or mirror) is drawn again, up to
+    ``OPENING_TRIES`` times; after that repeats are allowed, for small areas
+    that have few distinct openings.
+
+    Raises:
+        ArenaError: the stones do not fit or could already win.
+    """
+    check_opening_stones(stones, width, height, n_in_row)
+    area = np.asarray(opening_area(width, height))
+    perms = [sym.move_permutation(width, height) for sym in symmetries(width, height)]
+
+    def canonical(moves: np.ndarray) -> tuple:
+        # Black's and White's stones as sets, smallest over the symmetries.
+        return min((tuple(sorted(p[moves[0::2]])), tuple(sorted(p[moves[1::2]]))) for p in perms)
+
+    seen: set = set()
+    openings = []
+    for _ in range(n_openings):
+        for _ in range(OPENING_TRIES):
+            moves = rng.choice(area, size=stones, replace=False)
+            key = canonical(moves)
+            if key not in seen:
+                break
+        seen.add(key)
+        openings.append([int(m) for m in moves])
+    return openings
+
+
+# -------------------------------------------------------------------- setup
+def parse_player(text: str) -> PlayerSpec:
+    """Reads a player spec for the arena (any AI player; a model player needs its path).
+
+    Raises:
+        ArenaError: an unknown kind, a human, or a model player without a model.
+    """
+    try:
+        spec = PlayerSpec.parse(text)
+    except ValueError as exc:
+        raise ArenaError(str(exc)) from None
+    if spec.kind == "human":
+        raise ArenaError("the arena plays AI players only: use az:PATH[:N], pure[:N] or policy:PATH")
+    if spec.kind in ("az", "policy") and not spec.model:
+        raise ArenaError(f"the {spec.kind} player needs a model file: {spec.kind}:PATH"
+                         + ("[:PLAYOUTS]" if spec.kind == "az" else ""))
+    return spec
+
+
+def resolve_geometry(specs: Sequence[PlayerSpec], size: Optional[tuple[int, int]] = None,
+                     n_in_row: Optional[int] = None) -> tuple[int, int, int]:
+    """The board ``(width, height, n_in_row)``: the models', else the flags' (default: 8x8, 5).
+
+    Raises:
+        ArenaError: models made for different boards, flags that contradict the
+            models, a board that cannot hold ``n_in_row``.
+        gomoku.net.ModelFileError: a model file is missing or unreadable.
+    """
+    found = {}  # model path -> geometry
+    for spec in specs:
+        if spec.kind in ("az", "policy") and spec.model not in found:
+            from gomoku.net.modelfile import read_model_file  # imports paddle: only when a model plays
+
+            net_spec, _ = read_model_file(spec.model)
+            found[spec.model] = (net_spec.width, net_spec.height, net_spec.n_in_row)
+    if len(set(found.values())) > 1:
+        described = ", ".join(f"{path} is for {_board_name(g)}" for path, g in found.items())
+        raise ArenaError(f"the two models are for different boards: {described}")
+    if found:
+        path, geometry = next(iter(found.items()))
+        if (size is not None and tuple(size) != geometry[:2]) or (
+                n_in_row is not None and n_in_row != geometry[2]):
+            raise ArenaError(f"--size and --n-in-row are for games without a model: {path} "
+                             f"plays {_board_name(geometry)}")
+        return geometry
+    width, height = size or (8, 8)
+    geometry = (width, height, n_in_row or min(5, width, height))
+    try:
+        Board(*geometry)
+    except ValueError as exc:
+        raise ArenaError(str(exc)) from None
+    return geometry
+
+
+def _board_name(geometry: Sequence[int]) -> str:
+    return f"{geometry[0]}x{geometry[1]}, {geometry[2]} in a row"
+
+
+@dataclass
+class ArenaSettings:
+    """What an arena run plays."""
+
+    a: str
+    """player A's spec, e.g. 'az:models/gomoku_6x6_4.npz:400'"""
+    b: str
+    """player B's spec, e.g. 'pure:5000'"""
+    games: int = 40
+    """games in all; each opening is played twice, colours swapped"""
+    size: Optional[tuple[int, int]] = None
+    """(width, height) when no model sets the board"""
+    n_in_row: Optional[int] = None
+    """stones in a row that win, when no model sets the board"""
+    opening_stones: int = 2
+    """random stones placed before the players start, Black first"""
+    seed: int = 0
+    """seeds the openings and the players"""
+    workers: int = 1
+    """processes; 1 plays in this process"""
+    parallel: int = 16
+    """games in lockstep per worker"""
+    c_puct: float = 5.0
+    """exploration constant of the searches"""
+    device: str = "auto"
+    """where models run: cpu, gpu or auto"""
+
+
+@dataclass
+class ArenaResult:
+    """Games of an arena run and what they say about A against B."""
+
+    settings: ArenaSettings
+    spec_a: PlayerSpec
+    spec_b: PlayerSpec
+    geometry: tuple
+    games: list[MatchGame]
+    seconds: float
+    playouts: int
+    """search playouts of both sides over all games"""
+    workers: int
+    as_black: Tally = field(init=False, default_factory=Tally)
+    as_white: Tally = field(init=False, default_factory=Tally)
+
+    def __post_init__(self):
+        for game in self.games:
+            (self.as_black if game.a_colour == 1 else self.as_white).add(game.a_points)
+
+    @property
+    def total(self) -> Tally:
+        return Tally(self.as_black.wins + self.as_white.wins, self.as_black.draws + self.as_white.draws,
+                     self.as_black.losses + self.as_white.losses)
+
+    def interval(self) -> tuple[float, float]:
+        """The 95% Wilson interval of A's score."""
+        total = self.total
+        return wilson_interval(total.score, total.games)
+
+    def summary(self) -> dict:
+        """The machine-readable summary (``--json``); infinite Elo values are "+inf" / "-inf"."""
+        total = self.total
+        low, high = self.interval()
+        elo = [elo_difference(s) for s in (total.score, low, high)]
+        width, height, n_in_row = self.geometry
+        colours = {c: sum(1 for g in self.games if g.winner == c) for c in (0, 1, 2)}
+        return {
+            "format": SUMMARY_FORMAT,
+            "a": spec_text(self.spec_a),
+            "b": spec_text(self.spec_b),
+            "board": {"width": width, "height": height, "n_in_row": n_in_row},
+            "games": total.games,
+            "opening_stones": self.settings.opening_stones,
+            "seed": self.settings.seed,
+            "workers": self.workers,
+            "a_as_black": self.as_black.to_json(),
+            "a_as_white": self.as_white.to_json(),
+            "total": total.to_json(),
+            "score": round(total.score, 4),
+            "score_low": round(low, 4),
+            "score_high": round(high, 4),
+            "confidence": 0.95,
+            "interval": "wilson",
+            "elo": _json_elo(elo[0]),
+            "elo_low": _json_elo(elo[1]),
+            "elo_high": _json_elo(elo[2]),
+            "black_wins": colours[1],
+            "white_wins": colours[2],
+            "draws": colours[0],
+            "mean_moves": round(float(np.mean([len(g.moves) for g in self.games])), 2),
+            "playouts": self.playouts,
+            "seconds": round(self.seconds, 1),
+        }
+
+    def game_lines(self) -> list[dict]:
+        """One JSON object per game (``--out``): a ``gamefile`` record plus the arena's fields.
+
+        The record part (format, board, ``moves`` as labels, ``players`` by
+        colour, ``result``) is what ``play.py --load`` reads, once a line is
+        saved as a file of its own.
+        """
+        specs = {"A": spec_text(self.spec_a), "B": spec_text(self.spec_b)}
+        width, height, n_in_row = self.geometry
+        labeller = Board(width, height, n_in_row)
+        lines = []
+        for game in self.games:
+            players = {game.a_colour: specs["A"], 3 - game.a_colour: specs["B"]}
+            line = GameRecord(width, height, n_in_row, game.moves, 1, players, game.winner).to_json()
+            line.update(
+                game=game.index,
+                opening=[labeller.move_to_label(m) for m in game.opening],
+                colours={"A": COLOUR_NAMES[game.a_colour].lower(),
+                         "B": COLOUR_NAMES[3 - game.a_colour].lower()},
+                winner="draw" if game.winner == 0 else ("A" if game.a_points == 1.0 else "B"),
+            )
+            lines.append(line)
+        return lines
+
+
+def _json_elo(value: float):
+    return format_elo(value) if math.isinf(value) else round(value, 1) + 0.0  # no -0.0
+
+
+def run_arena(settings: ArenaSettings, log: Optional[Callable[[str], None]] = None) -> ArenaResult:
+    """Plays the games ``settings`` describe.
+
+    Args:
+        settings: the players, the number of games, openings, seeds and workers.
+        log: called with a line as each worker's share of the games finishes.
+
+    Raises:
+        ArenaError: bad player specs, models for different boards, bad openings.
+        gomoku.net.ModelFileError: a model file is missing or unreadable.
+    """
+    if settings.games < 1:
+        raise ArenaError(f"--games must be at least 1, got {settings.games}")
+    if settings.workers < 1 or settings.parallel < 1:
+        raise ArenaError("--workers and --parallel must be at least 1")
+    spec_a, spec_b = parse_player(settings.a), parse_player(settings.b)
+    geometry = resolve_geometry([spec_a, spec_b], settings.size, settings.n_in_row)
+    rng = np.random.default_rng(settings.seed)
+    openings = make_openings((settings.games + 1) // 2, *geometry, settings.opening_stones, rng)
+    per_game = [openings[i // 2] for i in range(settings.games)]
+
+    workers = min(settings.workers, settings.games)
+    if log is not None:
+        width, height, n_in_row = geometry
+        log(f"{settings.games} games on {width}x{height}, {n_in_row} in a row: {spec_text(spec_a)} "
+            f"against {spec_text(spec_b)}, {workers} worker(s)")
+    start = time.perf_counter()
+    with make_actors(workers) as actors:
+        games, stats = actors.match(spec_a, spec_b, geometry, per_game, settings.seed, settings.parallel,
+                                    settings.c_puct, settings.device)
+    return ArenaResult(settings, spec_a, spec_b, geometry, games, time.perf_counter() - start,
+                       stats.playouts, workers)
+
+
+# ----------------------------------------------------------------- report
+def format_report(result: ArenaResult) -> str:
+    """The human-readable result table, score, interval and Elo difference."""
+    settings = result.settings
+    spec_a, spec_b = result.spec_a, result.spec_b
+    total = result.total
+    low, high = result.interval()
+    n_openings = (total.games + 1) // 2
+    lines = [
+        f"A: {spec_a} ({spec_text(spec_a)})   B: {spec_b} ({spec_text(spec_b)})",
+        f"{_board_name(result.geometry)}; {total.games} game{'s' if total.games > 1 else ''} from "
+        f"{n_openings} opening{'s' if n_openings > 1 else ''} of {settings.opening_stones} stones, "
+        f"each played with colours swapped; seed {settings.seed}",
+        "",
+        f"{'':<12}{'games':>6}{'wins':>6}{'draws':>7}{'losses':>8}{'score':>7}",
+    ]
+    for label, tally in (("A as Black", result.as_black), ("A as White", result.as_white), ("total", total)):
+        score = "" if math.isnan(tally.score) else f"{tally.score:.3f}"
+        lines.append(f"{label:<12}{tally.games:>6}{tally.wins:>6}{tally.draws:>7}{tally.losses:>8}{score:>7}")
+    lines.append("")
+    lines.append(f"score of A: {total.score:.3f}  (95% CI {low:.3f} to {high:.3f})")
+    lines.append(f"Elo of A - B: {_elo_text(total.score, low, high)}")
+    colours = {c: sum(1 for g in result.games if g.winner == c) for c in (0, 1, 2)}
+    moves = np.mean([len(g.moves) for g in result.games])
+    lines.append(f"Black won {colours[1]}, White won {colours[2]}, {colours[0]} drawn; "
+                 f"{moves:.1f} moves a game; {result.seconds:.1f} s on {result.workers} worker(s)")
+    return "\n".join(lines)
+
+
+def _elo_text(score: float, low: float, high: float) -> str:
+    elo, elo_low, elo_high = elo_difference(score), elo_difference(low), elo_difference(high)
+    if score >= 1.0:
+        return f"> {format_elo(elo_low)}  (95% lower bound; A won every game)"
+    if score <= 0.0:
+        return f"< {format_elo(elo_high)}  (95% upper bound; B won every game)"
+    return f"{format_elo(elo)}  (95% CI {format_elo(elo_low)} to {format_elo(elo_high)})"
+
+
+def write_games(path: str, result: ArenaResult) -> None:
+    """Writes one JSON line per game (see ``ArenaResult.game_lines``), atomically."""
+    text = "".join(json.dumps(line) + "\n" for line in result.game_lines())
+    atomic_write(path, lambda f: f.write(text.encode("utf-8")))
+
+
+def write_summary(path: str, result: ArenaResult) -> None:
+    text = json.dumps(result.summary(), indent=2) + "\n"
+    atomic_write(path, lambda f: f.write(text.encode("utf-8")))
+
+
+# --------------------------------------------------------------------- CLI
+def parse_args(argv=None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m gomoku.arena",
+        description="Play two players against each other and measure the difference in strength.",
+        epilog="Player specs: az:MODEL[:PLAYOUTS] (AlphaZero, 400 playouts by default), "
+               "pure[:PLAYOUTS] (pure MCTS), policy:MODEL (the policy net alone, no search).")
+    parser.add_argument("--a", required=True, metavar="SPEC", help="player A, whose score is reported")
+    parser.add_argument("--b", required=True, metavar="SPEC", help="player B, the opponent")
+    parser.add_argument("--games", type=positive_int_arg, default=40, metavar="N",
+                        help="games in all; each opening is played twice, colours swapped (default: 40)")
+    parser.add_argument("--opening-stones", type=int, default=2, metavar="K",
+                        help="random stones in the centre before the players start, Black first (default: 2)")
+    parser.add_argument("--seed", type=int, default=0, help="seeds openings and players (default: 0)")
+    parser.add_argument("--workers", type=positive_int_arg, default=os.cpu_count() or 1, metavar="N",
+                        help="processes playing games side by side (default: one per core)")
+    parser.add_argument("--parallel", type=positive_int_arg, default=16, metavar="N",
+                        help="games in lockstep per worker (default: 16)")
+    parser.add_argument("--size", type=board_size_arg, metavar="WxH", help="board size when no model plays (default: 8x8)")
+    parser.add_argument("--n-in-row", type=positive_int_arg, metavar="N",
+                        help="stones in a row that win, when no model plays (default: 5)")
+    parser.add_argument("--c-puct", type=float, default=5.0, help="exploration constant (default: 5)")
+    parser.add_argument("--device", choices=("cpu", "gpu", "auto"), default="auto",
+                        help="where models run (default: the GPU if Paddle has one)")
+    parser.add_argument("--out", metavar="PATH", help="write the games here, one JSON object a line")
+    parser.add_argument("--json", metavar="PATH", help="write a machine-readable summary here")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    return parser.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    warnings.filterwarnings("ignore", module="paddle")  # build-tool noise on import
+    settings = ArenaSettings(args.a, args.b, args.games, args.size, args.n_in_row, args.opening_stones,
+                             args.seed, args.workers, args.parallel, args.c_puct, args.device)
+
+    def log(line: str) -> None:
+        if not args.quiet:
+            print(line, file=sys.stderr, flush=True)
+
+    try:
+        with interrupt.deferred():  # Ctrl-C stops between moves, never inside a Paddle call
+            result = run_arena(settings, log=log)
+    except ValueError as exc:  # ArenaError and ModelFileError
+        print(f"arena: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\nInterrupted.", file=sys.stderr)
+        return 130
+    print(format_report(result))
+    if args.out:
+        write_games(args.out, result)
+    if args.json:
+        write_summary(args.json, result)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,807 @@
+"""The Gomocup brain protocol, so that our players run in piskvork, qpiskvork, liskvork and the like.
+
+A manager starts the engine as a child process and talks to it one line at a
+time over stdin/stdout (the protocol: https://plastovicka.github.io/protocl2en.htm)::
+
+    python -m gomoku.pbrain --model best_model.npz   # AlphaZero; the model decides the board size
+    python -m gomoku.pbrain --pure --n-in-row 5      # pure MCTS (random rollouts) on any board
+    ./pbrain-gomokuzero --model best_model.npz       # the same through the launcher script
+
+Notation. The protocol writes a cell ``x,y``, both counted from 0, ``x`` the
+column and ``y`` the row. Here that cell is the move ``y * width + x`` of
+``board.Board`` (``location(move) == (y, x)``). Stones are *own* (``1`` in a
+``BOARD`` line) or the *opponent's* (``2``), from the engine's viewpoint: the
+engine never needs to know its colour, because whenever it is asked for a move
+it is the side to move.
+
+=======================  ==========================================================
+manager sends            engine answers
+=======================  ==========================================================
+``START n``              ``OK``, or ``ERROR reason`` (no usable model, a model for another size)
+``RECTSTART w,h``        the same for a ``w`` x ``h`` board
+``RESTART``              ``OK``: a new game on the same board
+``BEGIN``                its move ``x,y`` on the empty board
+``TURN x,y``             the opponent played ``x,y``; its move
+``BOARD``, lines, DONE   a whole position, one ``x,y,who`` line per stone; its move
+``TAKEBACK x,y``         ``OK``: the stone on ``x,y`` is gone
+``INFO key value``       nothing (time and memory limits; unknown keys are ignored)
+``ABOUT``                ``name="GomokuZero", version="...", author="..."``
+``END``                  nothing: the engine exits
+anything else            ``UNKNOWN ...``
+=======================  ==========================================================
+
+Bad input (a malformed line, coordinates off the board, an occupied cell, a
+game command before ``START``) is answered ``ERROR reason``; the position stays
+as it was and the engine goes on reading. ``MESSAGE`` lines just before a reply
+carry diagnostics: the search's size and value, ``INFO`` lines that were
+ignored (``INFO`` itself gets no reply, so their notes wait for the next one).
+
+Time. A move is searched until its time is spent, not for a fixed number of
+playouts: ``TimeControl`` takes ``timeout_turn`` and a share of ``time_left``,
+less a safety margin, counted from the moment the command was read. A move
+that completes a line is played at once, without a search.
+
+The module also holds a minimal manager, ``run_match`` (``python -m gomoku.pbrain
+match ...``), that plays two engine processes against each other through the same
+protocol and referees the game with ``board.Board``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import queue
+import re
+import shlex
+import subprocess
+import sys
+import threading
+import time
+import traceback
+import warnings
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Optional, TextIO
+
+from gomoku import __version__
+from gomoku.game.board import DRAW, Board, IllegalMoveError
+from gomoku.search.mcts import MCTS, search
+from gomoku.search.rollout import RolloutEvaluator
+from gomoku.util import DefaultsHelpFormatter
+
+OWN, OPPONENT = 1, 2  # a stone's owner, as BOARD lines write it
+CONTINUOUS_MARK = 3  # BOARD field of a continuous game's finished line (not supported)
+UNLIMITED_MS = 2147483647  # the protocol's time_left when the match has no time limit
+ABOUT_LINE = f'name="GomokuZero", version="{__version__}", author="the Gomoku Zero project"'
+
+# The first playout only expands the root; the second visits the child the
+# priors like best, so that a hurried move is the policy's move, not cell 0,0.
+MIN_PLAYOUTS = 2
+# Rough bytes of one expanded tree node: four float64/int64 arrays over the legal moves, plus the object.
+NODE_BYTES_PER_CELL = 32
+NODE_BYTES = 400
+TREE_MEMORY_SHARE = 0.25  # of max_memory; the rest is Python, Paddle and the net's cache
+
+_PAIR = re.compile(r"\s*(-?\d+)\s*,\s*(-?\d+)\s*")
+_TRIPLE = re.compile(r"\s*(-?\d+)\s*,\s*(-?\d+)\s*,\s*(-?\d+)\s*")
+
+
+class ProtocolError(ValueError):
+    """Input the engine answers with ``ERROR`` and otherwise ignores."""
+
+
+def parse_pair(text: str, what: str) -> tuple[int, int]:
+    """Reads ``"a,b"`` (two integers) or raises ProtocolError naming ``what`` was expected."""
+    match = _PAIR.fullmatch(text)
+    if not match:
+        raise ProtocolError(f"cannot read {text!r}: expected {what}")
+    return int(match.group(1)), int(match.group(2))
+
+
+# --------------------------------------------------------------------- limits
+@dataclass
+class TimeControl:
+    """The limits a manager sends with ``INFO``, and how much of them one move may use.
+
+    Times are in milliseconds, as the protocol sends them.
+    """
+
+    timeout_turn: int = 5000
+    """time for one move; 0 asks for an instant move (the Gomocup template assumes 30 s when
+    no INFO comes, we assume 5 s so that a forgotten INFO does not stall a game)"""
+    timeout_match: int = 0
+    """time for the whole match, 0 for no limit"""
+    time_left: int = UNLIMITED_MS
+    """time left in the match; the manager sends it before every move of a timed match"""
+    max_memory: int = 0
+    """memory limit in bytes, 0 for no limit"""
+    margin_ms: int = 100
+    """kept back from every move for reading the command, writing the reply and a slow last playout"""
+    margin_share: float = 0.05
+    """and this share of the move's time on top, for the jitter of a busy machine"""
+    horizon: int = 25
+    """a move may spend at most 1/horizon of the time left in the match"""
+
+    def move_seconds(self, empty_cells: int) -> float:
+        """How long this move may search, margin already taken off; 0 asks for a minimal search.
+
+        Args:
+            empty_cells: empty cells on the board; half of them (our moves at most)
+                bounds the number of moves the time left must still be shared by.
+        """
+        if self.timeout_turn <= 0:
+            return 0.0
+        budget = float(self.timeout_turn)
+        if self.time_left < UNLIMITED_MS:
+            moves_left = max(1, min(self.horizon, (empty_cells + 1) // 2))
+            budget = min(budget, self.time_left / moves_left)
+        budget -= self.margin_ms + self.margin_share * budget
+        return max(0.0, budget / 1000.0)
+
+    def tree_limit(self, cells: int) -> Optional[int]:
+        """The most nodes the search tree may hold within ``max_memory`` (None: no limit)."""
+        if self.max_memory <= 0:
+            return None
+        node_bytes = NODE_BYTES_PER_CELL * cells + NODE_BYTES
+        return max(MIN_PLAYOUTS, int(self.max_memory * TREE_MEMORY_SHARE) // node_bytes)
+
+    def spend(self, seconds: float) -> None:
+        """Takes a move's time off ``time_left``, in case the manager does not send it again."""
+        if self.time_left < UNLIMITED_MS:
+            self.time_left -= int(seconds * 1000)
+
+
+# ------------------------------------------------------------------- position
+class Position:
+    """The stones of the game in the order they came, each own or the opponent's.
+
+    This, not a ``Board``, is the engine's state: ``BOARD`` may send stones in any
+    order and ``TAKEBACK`` may lift any stone, which a move history cannot follow.
+    ``to_board`` turns it into a ``Board`` with the engine to move.
+    """
+
+    def __init__(self, width: int, height: int):
+        self.width = width
+        self.height = height
+        self.stones: list[tuple[int, int]] = []  # (move, OWN or OPPONENT)
+        self._owner: dict[int, int] = {}
+
+    def move_of(self, x: int, y: int) -> int:
+        """The move index of cell ``x,y``; raises ProtocolError off the board."""
+        if not (0 <= x < self.width and 0 <= y < self.height):
+            raise ProtocolError(f"{x},{y} is off the {self.width}x{self.height} board")
+        return y * self.width + x
+
+    def label(self, move: int) -> str:
+        """``x,y`` of a move, as the protocol writes it."""
+        y, x = divmod(move, self.width)
+        return f"{x},{y}"
+
+    def add(self, move: int, owner: int) -> None:
+        """Puts a stone; raises ProtocolError if the cell is taken."""
+        if move in self._owner:
+            raise ProtocolError(f"{self.label(move)} is already occupied")
+        self._owner[move] = owner
+        self.stones.append((move, owner))
+
+    def remove(self, move: int) -> None:
+        """Lifts a stone; raises ProtocolError if the cell is empty."""
+        if move not in self._owner:
+            raise ProtocolError(f"there is no stone on {self.label(move)} to take back")
+        owner = self._owner.pop(move)
+        self.stones.remove((move, owner))
+
+    @property
+    def empty_cells(self) -> int:
+        return self.width * self.height - len(self.stones)
+
+    def to_board(self, n_in_row: int) -> Board:
+        """A ``Board`` holding these stones with the engine to move.
+
+        The stones are replayed alternately, the opponent's latest one last, so the
+        net sees the real last move and, in a normal game, the real parity (own
+        stones equal to the opponent's when the engine opened the game, one fewer
+        otherwise). A position no game can reach (say three own stones and one of
+        the opponent's, set up by hand) has its surplus stones played first, each
+        by setting ``current_player`` before ``Board.play``. Every stone is in the
+        history either way, so ``undo``, draws and the winner work as in a game.
+
+        The winner cannot be set falsely on the way: a line that is complete at
+        some step stays complete in the final position. So ``board.game_over``
+        is True exactly when the position itself has a line or a full board.
+        """
+        own = [m for m, who in self.stones if who == OWN]
+        opponent = [m for m, who in self.stones if who == OPPONENT]
+        order = []  # built from the end backwards: the opponent's latest stone, ours, theirs...
+        want_opponent = True
+        while own or opponent:
+            if opponent and (want_opponent or not own):
+                order.append((opponent.pop(), OPPONENT))
+            else:
+                order.append((own.pop(), OWN))
+            want_opponent = not want_opponent
+        order.reverse()
+        me = 2 if order and order[0][1] == OPPONENT else 1
+        board = Board(self.width, self.height, n_in_row, start_player=1)
+        for move, who in order:
+            board.current_player = me if who == OWN else 3 - me
+            board.play(move)
+        board.current_player = me
+        return board
+
+
+# --------------------------------------------------------------------- engine
+@dataclass
+class EngineOptions:
+    """How the engine plays; ``main`` fills it from the command line."""
+
+    model: Optional[str] = None
+    """model file for AlphaZero; None plays pure MCTS"""
+    n_in_row: int = 5
+    """stones in a row that win, for pure MCTS (a model brings its own)"""
+    device: str = "auto"
+    """where the model runs: cpu, gpu or auto"""
+    threads: int = 1
+    """CPU threads for the model's inference"""
+    c_puct: float = 5.0
+    """PUCT exploration constant"""
+    max_playouts: Optional[int] = None
+    """stop a move's search after this many playouts even if time is left"""
+    turn_ms: int = 5000
+    """time per move until the manager sends INFO timeout_turn"""
+    margin_ms: int = 100
+    """time kept back from every move (see TimeControl)"""
+    seed: Optional[int] = None
+    """seeds the random rollouts of pure MCTS"""
+    messages: bool = True
+    """send a MESSAGE line with the search's statistics before every move"""
+
+
+@dataclass
+class _Block:
+    """A command whose data lines follow it until DONE (BOARD, SWAP2BOARD)."""
+
+    command: str
+    started: float
+    lines: list[str] = field(default_factory=list)
+
+
+class PbrainEngine:
+    """The protocol's brain: reads command lines, keeps the position, searches, answers.
+
+    The search is plain ``mcts.MCTS`` driven one playout at a time with the clock
+    checked after each, so that no playout count, and no run of playouts that all
+    end in a finished game, can overrun the deadline. The tree is kept from move
+    to move while the game goes on as expected (our move, then one of the
+    opponent's) and dropped after ``BOARD``, ``TAKEBACK`` and new games.
+
+    Args:
+        options: how to play.
+        out: where replies go; each line is flushed at once.
+        clock: seconds, monotonic (tests may pass a fake one).
+    """
+
+    def __init__(self, options: EngineOptions, out: TextIO, clock: Callable[[], float] = time.monotonic):
+        self.options = options
+        self._out = out
+        self._clock = clock
+        self.time = TimeControl(timeout_turn=options.turn_ms, margin_ms=options.margin_ms)
+        self.position: Optional[Position] = None
+        self.n_in_row = options.n_in_row
+        self.running = True
+        self._evaluator = None
+        self._model_board: Optional[tuple[int, int, int]] = None  # the loaded model's width, height, n_in_row
+        self.mcts = MCTS(options.c_puct)
+        self._tree_stones: Optional[tuple] = None  # the stones at the tree's root, to know when to keep it
+        self._pending: list[str] = []  # notes waiting for the next reply
+        self._block: Optional[_Block] = None
+        self._commands = {
+            "START": self._start, "RECTSTART": self._rectstart, "RESTART": self._restart,
+            "BEGIN": self._begin, "TURN": self._turn, "BOARD": self._open_board,
+            "SWAP2BOARD": self._open_swap2, "TAKEBACK": self._takeback, "INFO": self._info,
+            "ABOUT": self._about, "END": self._end, "DONE": self._stray_done,
+        }
+
+    # ------------------------------------------------------------- the loop
+    def run(self, lines: Iterable[str]) -> None:
+        """Handles lines until END or the end of input."""
+        for line in lines:
+            if not self.handle(line):
+                break
+
+    def handle(self, line: str) -> bool:
+        """Processes one input line; returns False once the engine should exit."""
+        line = line.strip()
+        if not line:
+            return self.running
+        started = self._clock()  # a move's time counts from the moment its command is read
+        try:
+            if self._block is not None and self._block_line(line):
+                return self.running
+            word, _, arg = line.replace("\t", " ").partition(" ")
+            handler = self._commands.get(word.upper())
+            if handler is None:
+                self._reply(f"UNKNOWN command {word!r} is not supported")
+            else:
+                handler(arg.strip(), started)
+        except ProtocolError as exc:
+            self._reply(f"ERROR {exc}")
+        except Exception as exc:  # a bug in one answer must not end the engine's match
+            traceback.print_exc(file=sys.stderr)
+            self._reply(f"ERROR internal error: {type(exc).__name__}: {exc}")
+        return self.running
+
+    def _write(self, line: str) -> None:
+        self._out.write(line.replace("\r", " ").replace("\n", " ") + "\n")
+        self._out.flush()
+
+    def _reply(self, line: str, notes: Iterable[str] = ()) -> None:
+        for note in [*self._pending, *notes]:
+            self._write(f"MESSAGE {note}")
+        self._pending.clear()
+        self._write(line)
+
+    def _need_game(self) -> Position:
+        if self.position is None:
+            raise ProtocolError("no game yet: send START first")
+        return self.position
+
+    # -------------------------------------------------------- game set-up
+    def _start(self, arg: str, started: float) -> None:
+        try:
+            size = int(arg)
+        except ValueError:
+            raise ProtocolError(f"cannot read {arg!r}: expected START size") from None
+        self._new_game(size, size)
+
+    def _rectstart(self, arg: str, started: float) -> None:
+        self._new_game(*parse_pair(arg, "RECTSTART width,height"))
+
+    def _new_game(self, width: int, height: int) -> None:
+        if width < 1 or height < 1:
+            raise ProtocolError(f"a {width}x{height} board has no cells")
+        if self.options.model is not None:
+            self._load_model()
+            model_w, model_h, n_in_row = self._model_board
+            if (width, height) != (model_w, model_h):
+                raise ProtocolError(f"the model is for {model_w}x{model_h} ({n_in_row} in a row), "
+                                    f"cannot play {width}x{height}")
+            what = f"AlphaZero with {self.options.model} ({n_in_row} in a row)"
+        else:
+            try:
+                Board(width, height, self.n_in_row)
+            except ValueError as exc:
+                raise ProtocolError(str(exc)) from None
+            if self._evaluator is None:
+                self._evaluator = RolloutEvaluator(self.options.seed)
+            what = f"pure MCTS with random rollouts ({self.n_in_row} in a row)"
+        self.position = Position(width, height)
+        self._forget_tree()
+        self._reply("OK", [f"GomokuZero {__version__}: {what} on {width}x{height}"])
+
+    def _load_model(self) -> None:
+        """Loads the model once (a failure is retried at the next START)."""
+        if self._evaluator is not None:
+            return
+        try:
+            from gomoku.net.policy_value import PolicyValueModel
+            from gomoku.search.evaluator import NetEvaluator
+
+            model = PolicyValueModel.load(self.options.model, device=self.options.device,
+                                          threads=self.options.threads)
+            evaluator = NetEvaluator(model)
+            spec = model.spec
+            # The first evaluation builds the inference predictor (a second or so):
+            # START is the one command whose time the protocol does not count.
+            evaluator.evaluate([Board(spec.width, spec.height, spec.n_in_row)])
+        except Exception as exc:  # ModelFileError, Paddle errors: all mean "cannot play"
+            raise ProtocolError(f"cannot use the model: {exc}") from None
+        self._evaluator = evaluator
+        self._model_board = (spec.width, spec.height, spec.n_in_row)
+        self.n_in_row = spec.n_in_row
+
+    def _restart(self, arg: str, started: float) -> None:
+        position = self._need_game()
+        self.position = Position(position.width, position.height)
+        self._forget_tree()
+        self._reply("OK")
+
+    # ------------------------------------------------------------- moves
+    def _begin(self, arg: str, started: float) -> None:
+        if self._need_game().stones:
+            raise ProtocolError("BEGIN is for an empty board: send RESTART first")
+        self._move(started)
+
+    def _turn(self, arg: str, started: float) -> None:
+        position = self._need_game()
+        x, y = parse_pair(arg, "TURN x,y")
+        position.add(position.move_of(x, y), OPPONENT)
+        self._move(started)
+
+    def _takeback(self, arg: str, started: float) -> None:
+        position = self._need_game()
+        x, y = parse_pair(arg, "TAKEBACK x,y")
+        position.remove(position.move_of(x, y))
+        self._reply("OK")
+
+    # BOARD's and SWAP2BOARD's data lines come before any reply, so even one sent
+    # before START is read to its DONE and answered once, keeping replies in step.
+    def _open_board(self, arg: str, started: float) -> None:
+        self._block = _Block("BOARD", started)
+
+    def _open_swap2(self, arg: str, started: float) -> None:
+        self._block = _Block("SWAP2BOARD", started)
+
+    def _block_line(self, line: str) -> bool:
+        """Takes a line inside BOARD/SWAP2BOARD; False if it is a command to run instead."""
+        block = self._block
+        word = line.split()[0].upper()
+        if word == "DONE":
+            self._block = None
+            if block.command == "SWAP2BOARD":
+                self._reply("UNKNOWN SWAP2BOARD: swap2 openings are not supported")
+            else:
+                self._board(block.lines, block.started)
+            return True
+        if word == "INFO":
+            return False  # limits may change at any moment; the data lines go on after it
+        if word in self._commands:
+            # The manager has moved on without DONE: answer the broken BOARD, then obey.
+            self._block = None
+            self._reply(f"ERROR {block.command} was not ended by DONE")
+            return False
+        block.lines.append(line)
+        return True
+
+    def _board(self, lines: list[str], started: float) -> None:
+        old = self._need_game()
+        position = Position(old.width, old.height)
+        for text in lines:
+            match = _TRIPLE.fullmatch(text)
+            if not match:
+                raise ProtocolError(f"cannot read BOARD line {text!r}: expected x,y,who")
+            x, y, who = (int(g) for g in match.groups())
+            if who == CONTINUOUS_MARK:
+                raise ProtocolError("BOARD field 3 (continuous game) is not supported")
+            if who not in (OWN, OPPONENT):
+                raise ProtocolError(f"BOARD line {text!r}: who must be 1 (own) or 2 (opponent's)")
+            position.add(position.move_of(x, y), who)
+        self.position = position
+        self._move(started)
+
+    def _move(self, started: float) -> None:
+        """Searches the position, plays the move found and answers it."""
+        position = self.position
+        board = position.to_board(self.n_in_row)
+        if board.game_over:
+            if board.winner == DRAW:
+                raise ProtocolError("the game is over: the board is full")
+            who = "the engine" if board.winner == board.current_player else "the opponent"
+            raise ProtocolError(f"the game is over: {who} has {self.n_in_row} in a row")
+        self._keep_or_forget_tree()
+        wins = board.winning_moves()
+        if wins:
+            # A move that completes a line is always right: play it without spending the clock.
+            move = wins[0]
+            self.time.spend(self._clock() - started)
+            note = f"{position.label(move)} wins at once (no search)"
+        else:
+            move, note = self._search(board, started)
+        position.add(move, OWN)
+        self.mcts.advance(move)
+        self._tree_stones = tuple(position.stones)
+        self._reply(position.label(move), [note] if self.options.messages else [])
+
+    # ------------------------------------------------------------ search
+    def _search(self, board: Board, started: float) -> tuple[int, str]:
+        """Playouts until the move's deadline; returns the most visited move and a note."""
+        mcts = self.mcts
+        deadline = started + self.time.move_seconds(self.position.empty_cells)
+        most_new = max(MIN_PLAYOUTS, self.options.max_playouts or sys.maxsize)
+        most_tree = self.time.tree_limit(board.size) or sys.maxsize
+        last = now = self._clock()
+
+        def enough(playouts: int) -> bool:
+            # Stop when the next playout, if it takes as long as the last one, would end past the deadline.
+            nonlocal last, now
+            now = self._clock()
+            step, last = now - last, now
+            return playouts >= MIN_PLAYOUTS and (now + step >= deadline or playouts >= most_new
+                                                 or mcts.root.N >= most_tree)
+
+        playouts = search(mcts, board, self._evaluator, enough)
+        root = mcts.root
+        best = root.best_index()
+        move = int(root.moves[best])
+        elapsed = now - started
+        self.time.spend(elapsed)
+        note = (f"{playouts} playouts in {elapsed:.2f} s (tree {root.N}); "
+                f"{self.position.label(move)}: {int(root.child_N[best])} visits, "
+                f"value {root.child_Q[best]:+.2f}")
+        return move, note
+
+    def _keep_or_forget_tree(self) -> None:
+        """Keeps the subtree of the opponent's reply to our last move, else starts afresh."""
+        stones = tuple(self.position.stones)
+        known = self._tree_stones
+        if (known is not None and len(stones) == len(known) + 1 and stones[:-1] == known
+                and stones[-1][1] == OPPONENT):
+            self.mcts.advance(stones[-1][0])
+        else:
+            self.mcts.reset()
+        self._tree_stones = stones
+
+    def _forget_tree(self) -> None:
+        self.mcts.reset()
+        self._tree_stones = None
+
+    # ------------------------------------------------------------- the rest
+    def _info(self, arg: str, started: float) -> None:
+        key, _, value = arg.partition(" ")
+        key, value = key.lower(), value.strip()
+        if key not in ("timeout_turn", "timeout_match", "time_left", "max_memory", "rule"):
+            return  # game_type, evaluate, folder and keys yet to come change nothing here
+        try:
+            number = int(value)
+        except ValueError:
+            self._pending.append(f"ignored INFO {key} {value!r}: not an integer")
+            return
+        if key == "rule":
+            if number & ~2:  # 1 exact five, 4 renju, 8 caro; 2 (continuous) only matters in BOARD
+                self._pending.append(f"INFO rule {number}: only freestyle is played "
+                                     f"({self.n_in_row} or more in a row win)")
+            return
+        if number < 0 and key != "time_left":  # time_left goes negative once the time is overrun
+            self._pending.append(f"ignored INFO {key} {number}: must not be negative")
+            return
+        if key == "timeout_match" and number > 0 and self.time.time_left == UNLIMITED_MS:
+            self.time.time_left = number  # until the manager sends time_left, as it must
+        setattr(self.time, key, number)
+
+    def _about(self, arg: str, started: float) -> None:
+        self._reply(ABOUT_LINE)
+
+    def _end(self, arg: str, started: float) -> None:
+        self.running = False
+
+    def _stray_done(self, arg: str, started: float) -> None:
+        raise ProtocolError("DONE without BOARD")
+
+
+
+# ------------------------------------------------------------ a tiny manager
+class EngineProcess:
+    """An engine child process spoken to over pipes, as a manager does.
+
+    A reader thread queues the engine's lines, so that waiting for a reply can
+    time out instead of hanging on a silent engine.
+
+    Args:
+        command: the engine's command line.
+        name: its label in the transcript.
+        transcript: where sent (``>``) and received (``<``) lines are logged.
+        stderr: where the engine's stderr goes (None: this process's stderr).
+    """
+
+    def __init__(self, command: list[str], name: str, transcript: list[str], stderr=None):
+        self.name = name
+        self.transcript = transcript
+        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=stderr, text=True, bufsize=1)
+        self._lines: queue.Queue = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            self._lines.put(line.rstrip("\r\n"))
+        self._lines.put(None)
+
+    def send(self, line: str) -> None:
+        self.transcript.append(f"{self.name} > {line}")
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+
+    def reply(self, timeout: float) -> str:
+        """The next line that is not MESSAGE or DEBUG (those are logged).
+
+        Raises:
+            TimeoutError: nothing came within ``timeout`` seconds.
+            EOFError: the engine closed its output.
+        """
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                line = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                raise TimeoutError(f"{self.name} gave no answer within {timeout:.2f} s") from None
+            if line is None:
+                raise EOFError(f"{self.name} closed its output")
+            self.transcript.append(f"{self.name} < {line}")
+            if not line.upper().startswith(("MESSAGE", "DEBUG")):
+                return line
+
+    def close(self, timeout: float = 3.0) -> None:
+        """Sends END and waits for the process to exit, killing it if it does not."""
+        if self.proc.poll() is None:
+            try:
+                self.send("END")
+            except OSError:  # it died already: its pipe is closed
+                pass
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        for stream in (self.proc.stdin, self.proc.stdout):
+            try:
+                stream.close()
+            except OSError:
+                pass
+
+
+@dataclass
+class MatchResult:
+    """A refereed game between two engine processes."""
+
+    winner: Optional[int]
+    """1 the first engine (it opens), 2 the second, 0 a draw, None the game could not start"""
+    reason: str
+    moves: list[int]
+    latencies: list[float]
+    """seconds from sending each BEGIN/TURN to the answer"""
+    transcript: list[str]
+
+
+def run_match(commands: tuple[list[str], list[str]], width: int, height: int, n_in_row: int = 5,
+              timeout_turn_ms: int = 1000, start_timeout: float = 120.0,
+              stderr=None) -> MatchResult:
+    """Plays one game between two engines through the protocol, like a manager.
+
+    The first engine gets ``BEGIN``, then each answer goes to the other engine as
+    ``TURN``. An engine loses when it answers late (after ``timeout_turn_ms``), with
+    something that is not a move, or with an illegal move.
+
+    Args:
+        commands: the two engines' command lines, the opening one first.
+        width, height: the board (``START`` when square, else ``RECTSTART``).
+        n_in_row: the rule the referee applies.
+        timeout_turn_ms: time per move, sent as ``INFO timeout_turn``.
+        start_timeout: seconds an engine may take to answer ``START`` (model loading).
+        stderr: where the engines' stderr goes.
+    """
+    transcript: list[str] = []
+    referee = Board(width, height, n_in_row)
+    engines = [EngineProcess(list(cmd), f"[{i + 1}]", transcript, stderr)
+               for i, cmd in enumerate(commands)]
+    moves: list[int] = []
+    latencies: list[float] = []
+    start = f"START {width}" if width == height else f"RECTSTART {width},{height}"
+    try:
+        for engine in engines:
+            engine.send(start)
+            answer = engine.reply(start_timeout)
+            if answer != "OK":
+                return MatchResult(None, f"{engine.name} refused {start}: {answer}", moves, latencies,
+                                   transcript)
+            for line in (f"INFO timeout_turn {timeout_turn_ms}", "INFO timeout_match 0",
+                         f"INFO time_left {UNLIMITED_MS}", "INFO rule 0"):
+                engine.send(line)
+        limit = timeout_turn_ms / 1000.0
+        while not referee.game_over:
+            side = len(moves) % 2
+            engine = engines[side]
+            if moves:
+                y, x = referee.location(moves[-1])
+                command = f"TURN {x},{y}"
+            else:
+                command = "BEGIN"
+            sent = time.monotonic()
+            engine.send(command)
+            try:
+                answer = engine.reply(limit + 5.0)  # wait longer, to report how late a late answer was
+            except (TimeoutError, EOFError) as exc:
+                return MatchResult(2 - side, f"{engine.name} lost: {exc}", moves, latencies, transcript)
+            latencies.append(time.monotonic() - sent)
+            if latencies[-1] > limit:
+                return MatchResult(2 - side, f"{engine.name} lost on time ({latencies[-1]:.3f} s)",
+                                   moves, latencies, transcript)
+            try:
+                x, y = parse_pair(answer, "x,y")
+                move = referee.move_at(y, x)
+                referee.do_move(move)
+            except (ProtocolError, IllegalMoveError) as exc:
+                return MatchResult(2 - side, f"{engine.name} lost: bad move {answer!r} ({exc})",
+                                   moves, latencies, transcript)
+            moves.append(move)
+        if referee.winner == DRAW:
+            return MatchResult(0, "draw: the board is full", moves, latencies, transcript)
+        winner = referee.winner  # the referee's player 1 is the first engine
+        return MatchResult(winner, f"{engines[winner - 1].name} has {n_in_row} in a row",
+                           moves, latencies, transcript)
+    finally:
+        for engine in engines:
+            engine.close()
+
+
+# ------------------------------------------------------------ command lines
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m gomoku.pbrain",
+        description="A Gomoku engine for Gomocup managers (piskvork, liskvork...): it speaks their "
+                    "protocol on stdin/stdout. 'python -m gomoku.pbrain match --help' plays two "
+                    "engines against each other instead.",
+        formatter_class=DefaultsHelpFormatter)
+    who = parser.add_mutually_exclusive_group()
+    who.add_argument("--model", help="model file to play with (AlphaZero MCTS); it fixes the board size")
+    who.add_argument("--pure", action="store_true",
+                     help="play pure MCTS with random rollouts, on any board (the default without --model)")
+    parser.add_argument("--n-in-row", type=int, default=5, help="stones in a row that win, for --pure")
+    parser.add_argument("--device", choices=["cpu", "gpu", "auto"], default="auto",
+                        help="where the model runs")
+    parser.add_argument("--threads", type=int, default=1, help="CPU threads for the model")
+    parser.add_argument("--c-puct", type=float, default=5.0, help="PUCT exploration constant")
+    parser.add_argument("--max-playouts", type=int,
+                        help="at most this many playouts per move, however much time is left")
+    parser.add_argument("--turn-ms", type=int, default=5000,
+                        help="time per move until the manager sends INFO timeout_turn")
+    parser.add_argument("--margin-ms", type=int, default=100,
+                        help="time kept back from every move, so that no answer is late")
+    parser.add_argument("--seed", type=int, help="seed for the rollouts of --pure")
+    parser.add_argument("--quiet", action="store_true", help="no MESSAGE line with search statistics")
+    return parser
+
+
+def build_match_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m gomoku.pbrain match",
+        description="Play one game between two engine commands through the Gomocup protocol "
+                    "and print the transcript.",
+        formatter_class=DefaultsHelpFormatter)
+    parser.add_argument("first", help="command line of the engine that opens, e.g. "
+                                      "'python -m gomoku.pbrain --model best_model.npz'")
+    parser.add_argument("second", help="command line of the other engine")
+    parser.add_argument("--size", type=int, default=15, help="board width")
+    parser.add_argument("--height", type=int, help="board height (default: --size)")
+    parser.add_argument("--n-in-row", type=int, default=5, help="the rule the referee applies")
+    parser.add_argument("--timeout-turn", type=int, default=1000, help="milliseconds per move")
+    return parser
+
+
+def match_main(argv: list[str]) -> int:
+    args = build_match_parser().parse_args(argv)
+    result = run_match((shlex.split(args.first), shlex.split(args.second)), args.size,
+                       args.height or args.size, args.n_in_row, args.timeout_turn)
+    print("\n".join(result.transcript))
+    slowest = max(result.latencies, default=0.0)
+    print(f"result: {result.reason}; {len(result.moves)} moves, slowest answer {slowest:.3f} s")
+    return 0 if result.winner is not None else 1
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["match"]:
+        return match_main(argv[1:])
+    args = build_parser().parse_args(argv)
+    for name in ("n_in_row", "threads", "max_playouts"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            build_parser().error(f"--{name.replace('_', '-')} must be at least 1")
+    options = EngineOptions(model=args.model, n_in_row=args.n_in_row, device=args.device,
+                            threads=args.threads, c_puct=args.c_puct, max_playouts=args.max_playouts,
+                            turn_ms=args.turn_ms, margin_ms=args.margin_ms, seed=args.seed,
+                            messages=not args.quiet)
+    warnings.filterwarnings("ignore", message=".*ccache.*")
+    # Only protocol lines may reach the manager: replies get a private copy of
+    # stdout, and whatever Paddle or anything else prints goes to stderr.
+    out = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="ascii", errors="replace")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    sys.stdout = sys.stderr
+    sys.stdin.reconfigure(errors="replace")
+    try:
+        PbrainEngine(options, out).run(iter(sys.stdin.readline, ""))
+    except BrokenPipeError:  # the manager has gone: nobody is left to answer
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,76 @@
+"""The evaluator that makes the search AlphaZero: the net's priors and value, with a cache.
+
+Evaluators return ``(priors, values)`` for a list of boards (see
+``mcts.Evaluator``). ``NetEvaluator`` asks anything with
+``predict(planes) -> (log_probs, values)``: a ``PolicyValueModel`` or a bare
+``InferencePredictor``. Its cache is tied to the model's ``version``: when the
+weights change, the cached evaluations are dropped before the next lookup.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from gomoku.game.board import Board
+
+
+class NetEvaluator:
+    """Evaluates boards with the model for MCTS, with a cache of recent positions.
+
+    Transpositions (the same stones reached by different move orders, with the
+    same last move) and positions shared by parallel games are evaluated once.
+
+    Args:
+        model: anything with ``predict(planes) -> (log_probs, values)``.
+        cache_size: positions to remember; 0 turns the cache off.
+    """
+
+    def __init__(self, model, cache_size: int = 100_000):
+        self.model = model
+        self.cache_size = cache_size
+        self._cache: dict = {}
+        self._version = getattr(model, "version", 0)
+        self.calls = 0
+        self.positions = 0
+        self.hits = 0
+
+    def _check_version(self) -> None:
+        version = getattr(self.model, "version", 0)
+        if version != self._version:
+            self._cache.clear()
+            self._version = version
+
+    def evaluate(self, boards: Sequence[Board]) -> tuple[np.ndarray, np.ndarray]:
+        self._check_version()
+        n = len(boards)
+        size = boards[0].size
+        priors = np.empty((n, size), dtype=np.float32)
+        values = np.empty(n, dtype=np.float32)
+        keys = [(bytes(b.cells), b.history[-1] if b.history else -1, b.current_player) for b in boards]
+        todo = []
+        for i, key in enumerate(keys):
+            hit = self._cache.get(key) if self.cache_size else None
+            if hit is None:
+                todo.append(i)
+            else:
+                priors[i], values[i] = hit
+        self.hits += n - len(todo)
+        if todo:
+            first = boards[0]
+            planes = np.zeros((len(todo), 4, size), dtype=np.float32)
+            for row, i in enumerate(todo):
+                boards[i].fill_planes(planes[row])
+            log_p, value = self.model.predict(planes.reshape(len(todo), 4, first.height, first.width))
+            p = np.exp(log_p)
+            self.calls += 1
+            self.positions += len(todo)
+            if self.cache_size and len(self._cache) + len(todo) > self.cache_size:
+                self._cache.clear()
+            for row, i in enumerate(todo):
+                priors[i] = p[row]
+                values[i] = value[row]
+                if self.cache_size:
+                    self._cache[keys[i]] = (p[row], value[row])
+        return priors, values

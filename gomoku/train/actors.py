@@ -1,0 +1,604 @@
+"""Actors: every game the project plays in bulk is played here.
+
+The trainer, the arena and the benchmark say *what* to play; this module owns
+*where*: the worker processes and their lifecycle, the weights they play with,
+how games are split into shares and how the results come back. It is the only
+module of the package that starts processes.
+
+What callers use (the ``Actors`` interface):
+
+* ``publish(model) -> version``: the weights every later game plays with. The
+  weights go out only when ``model.version`` changed since the last publish.
+* ``start_self_play(n, settings, seed)``: self-play games with the published
+  weights; returns a ``Pending`` whose ``result()`` waits for ``(games, stats)``.
+  The caller works meanwhile (the learner's updates). ``self_play`` waits at once.
+* ``match(a, b, geometry, openings, seed, ...)``: games between two player specs
+  (``search.players.PlayerSpec``), from given openings, A as Black in even games.
+  A spec whose model is ``PUBLISHED`` plays the published weights. This is the
+  trainer's evaluation (net against pure MCTS) and the arena's pairings.
+* ``map(fn, args)``: calls a module-level function once per actor with the
+  published evaluator, for measurements (the benchmark).
+
+Two backends implement it: ``InlineActors`` plays in the caller's process;
+``ProcessActors`` keeps ``n`` worker processes alive, each with its own Paddle
+Inference predictor and its own games in lockstep. A backend on other machines
+implements the same methods; nothing above this module changes.
+
+Self-play keeps a stream of games per actor (``selfplay.SelfPlayStream``): games
+in progress carry over between calls, they are handed out in the order they
+started, and a worker whose share is done plays ahead (at most one call's games)
+until the caller collects.
+
+Worker processes cannot hang their parent. SIGTERM and SIGINT stay blocked from
+before a worker is spawned until it has imported Paddle and installed its own
+SIGTERM handler (a signal that arrived meanwhile is then delivered to that
+handler, never to Paddle's, which is not safe to run at every moment of an
+import). A worker dies with its parent (``PR_SET_PDEATHSIG`` on Linux, and an
+end-of-file on its pipe elsewhere). ``close`` asks, then terminates, then kills,
+each with a time limit, and every wait for a worker checks that it is alive.
+"""
+
+from __future__ import annotations
+
+import atexit
+import multiprocessing as mp
+from multiprocessing import resource_tracker
+import os
+import shutil
+import signal
+import tempfile
+import time
+import traceback
+import weakref
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, Callable, Optional, Sequence
+
+import numpy as np
+
+from gomoku import interrupt
+from gomoku.game.board import Board
+from gomoku.search.lockstep import RunStats, run_games
+from gomoku.search.players import PlayerSpec, make_player
+from gomoku.search.rollout import RolloutEvaluator
+from gomoku.train.selfplay import SelfPlayStream
+
+PUBLISHED = "<published>"
+"""The model path of a player spec that plays the weights of the last ``publish``."""
+
+COLLECT = "collect"  # the caller's message to a worker: stop playing ahead, send the result
+
+# The learner's updates and the workers' self-play run at the same time, and an iteration
+# ends when both are done. The learner is one thread and the longer half with more than a
+# couple of updates, so where they share cores it goes first and the workers take the rest.
+WORKER_NICE = 10
+
+STOP_GRACE_S = 5.0  # how long close() waits at each step: asked, terminated, killed
+_STARTUP_SIGNALS = {signal.SIGTERM, signal.SIGINT}
+
+
+class WorkerError(RuntimeError):
+    """A worker process failed or died; the message says which and how."""
+
+
+# ------------------------------------------------------------------ what to play
+@dataclass(frozen=True)
+class SelfPlaySettings:
+    """How self-play games are played (the same for every game of a run)."""
+
+    board_shape: tuple
+    """(width, height, n_in_row)"""
+    parallel: int
+    """games in lockstep per actor"""
+    n_playout: int
+    c_puct: float
+    dirichlet_alpha: float = 0.3
+    noise_frac: float = 0.25
+    explore_moves: int = 0
+
+
+@dataclass
+class SelfPlayTask:
+    """``n_games`` games from an actor's self-play stream; game ``i`` of the stream uses seed ``seed + i``."""
+
+    settings: SelfPlaySettings
+    n_games: int
+    seed: int
+
+
+@dataclass
+class MatchGame:
+    """One finished game of a match, from A's side."""
+
+    index: int
+    opening: list[int]
+    moves: list[int]
+    """every move from the empty board, the opening's first"""
+    a_colour: int
+    winner: int
+    """the winning colour, 0 for a draw"""
+
+    @property
+    def a_points(self) -> float:
+        """1 for a win of A, 0.5 for a draw, 0 for a loss."""
+        if self.winner == 0:
+            return 0.5
+        return 1.0 if self.winner == self.a_colour else 0.0
+
+
+@dataclass
+class MatchTask:
+    """The games ``first_game`` to ``first_game + len(openings) - 1`` of a match."""
+
+    a: PlayerSpec
+    b: PlayerSpec
+    geometry: tuple
+    first_game: int
+    openings: list
+    """the opening moves of each game of the share"""
+    parallel: int
+    c_puct: float
+    seed: int
+    device: str = "cpu"
+
+
+@dataclass
+class CallTask:
+    """``fn(arg, evaluator)`` in an actor; ``fn`` must be importable (a module-level function)."""
+
+    fn: Callable
+    arg: Any
+
+
+def a_colour(index: int) -> int:
+    """A's colour in game ``index`` of a match: Black (1) in even games, White (2) in odd ones."""
+    return 1 if index % 2 == 0 else 2
+
+
+def game_seed(seed: int, index: int, side: int) -> int:
+    """A seed of its own for each game and side, so no two players share a random stream."""
+    return int(np.random.SeedSequence([seed, index, side]).generate_state(1)[0])
+
+
+def split(total: int, parts: int) -> list[int]:
+    """``total`` items over ``parts`` as evenly as possible, zeros dropped."""
+    base, extra = divmod(total, parts)
+    return [n for n in (base + (1 if i < extra else 0) for i in range(parts)) if n > 0]
+
+
+def play_match(task: MatchTask, published=None) -> tuple[list[MatchGame], RunStats]:
+    """Plays a match share in lockstep: every AlphaZero leaf of its games goes to the net in one
+    call, and the rollouts of all its pure MCTS players in one call too."""
+    width, height, n_in_row = task.geometry
+    models: dict = {PUBLISHED: published} if published is not None else {}
+    rollouts = RolloutEvaluator(game_seed(task.seed, task.first_game, 2))
+
+    def build(spec: PlayerSpec, board: Board, seed: int):
+        if spec.model == PUBLISHED and published is None:
+            raise WorkerError("a match asks for the published weights, but none were published")
+        player = make_player(spec, board, c_puct=task.c_puct, seed=seed, device=task.device, models=models)
+        if spec.kind == "pure":
+            player.evaluator = rollouts
+        return player
+
+    def new_game(i: int):
+        index = task.first_game + i
+        board = Board(width, height, n_in_row, start_player=1)
+        for move in task.openings[i]:
+            board.do_move(move)
+        colour = a_colour(index)
+        players = {colour: build(task.a, board, game_seed(task.seed, index, 0)),
+                   3 - colour: build(task.b, board, game_seed(task.seed, index, 1))}
+        return board, players
+
+    records, stats = run_games(len(task.openings), new_game, min(task.parallel, len(task.openings)))
+    games = [MatchGame(task.first_game + r.index, list(task.openings[r.index]), r.moves,
+                       a_colour(task.first_game + r.index), r.winner) for r in records]
+    return games, stats
+
+
+class TaskRunner:
+    """Plays tasks with an actor's evaluator, keeping its self-play stream between tasks.
+
+    ``version`` names the weights behind the evaluator: when it changes, the
+    games in progress keep their positions but search afresh with the new net.
+    """
+
+    def __init__(self):
+        self.stream: Optional[SelfPlayStream] = None
+        self._settings: Optional[SelfPlaySettings] = None
+        self._version = None
+
+    def run(self, task, evaluator, version, keep_playing: Optional[Callable[[], bool]] = None):
+        """Plays ``task``; returns its result (``(games, stats)`` for games).
+
+        ``keep_playing``: self-play goes on ahead of the task while it returns true
+        (see ``SelfPlayStream.collect``).
+        """
+        if isinstance(task, SelfPlayTask):
+            s = task.settings
+            if self.stream is None or self._settings != s:
+                self.stream = SelfPlayStream(evaluator, s.board_shape, s.parallel, s.n_playout, s.c_puct,
+                                             task.seed, dirichlet_alpha=s.dirichlet_alpha,
+                                             noise_frac=s.noise_frac, explore_moves=s.explore_moves)
+                self._settings = s
+            elif self._version != version or self.stream.evaluator is not evaluator:
+                self.stream.set_evaluator(evaluator)
+            self._version = version
+            return self.stream.collect(task.n_games, keep_playing)
+        if isinstance(task, MatchTask):
+            return play_match(task, evaluator)
+        if isinstance(task, CallTask):
+            return task.fn(task.arg, evaluator)
+        raise TypeError(f"unknown task {task!r}")
+
+
+def merge_games(results: list) -> tuple[list, RunStats]:
+    """Joins the actors' ``(games, stats)``; the seconds are the slowest actor's, as they ran side by side."""
+    games, total = [], RunStats()
+    for records, stats in results:
+        games.extend(records)
+        total.add(stats)
+    total.seconds = max((stats.seconds for _, stats in results), default=0.0)
+    return games, total
+
+
+class Pending:
+    """Work handed to the actors; ``result()`` waits for it (at most once)."""
+
+    def __init__(self, wait: Callable[[], Any]):
+        self._wait = wait
+
+    def result(self):
+        return self._wait()
+
+
+# ------------------------------------------------------------------ the interface
+class Actors(ABC):
+    """Where games are played. See the module docstring for the contract."""
+
+    @property
+    @abstractmethod
+    def slots(self) -> int:
+        """How many actors share the work."""
+
+    @abstractmethod
+    def publish(self, model) -> int:
+        """Makes ``model``'s current weights the ones later games play with; returns their version."""
+
+    @abstractmethod
+    def _start(self, tasks: list) -> Pending:
+        """Starts one task per actor (at most ``slots``); the Pending gives their results in order."""
+
+    # -- recipes, the same for every backend
+    def start_self_play(self, n_games: int, settings: SelfPlaySettings, seed: int) -> Pending:
+        """Starts ``n_games`` self-play games; ``result()`` gives ``(games, stats)``.
+
+        The games are split over the actors; actor ``k``'s games use seeds from
+        ``seed + first_k``, where ``first_k`` counts the games of the actors before it.
+        """
+        tasks, first = [], 0
+        for share in split(n_games, self.slots):
+            tasks.append(SelfPlayTask(settings, share, seed + first))
+            first += share
+        pending = self._start(tasks)
+        return Pending(lambda: merge_games(pending.result()))
+
+    def self_play(self, n_games: int, settings: SelfPlaySettings, seed: int):
+        return self.start_self_play(n_games, settings, seed).result()
+
+    def match(self, a: PlayerSpec, b: PlayerSpec, geometry: tuple, openings: Sequence[list],
+              seed: int, parallel: int = 16, c_puct: float = 5.0, device: str = "cpu",
+              on_result: Optional[Callable[[int], None]] = None) -> tuple[list[MatchGame], RunStats]:
+        """Plays ``len(openings)`` games of A against B; game ``i`` starts from ``openings[i]``.
+
+        A plays Black in even games and White in odd ones. Each actor plays a
+        contiguous share of the games, ``parallel`` at a time in lockstep; the
+        same arguments and the same number of actors give the same games.
+
+        Returns:
+            ``(games, stats)``, the games in order of their index.
+        """
+        tasks, first = [], 0
+        for share in split(len(openings), self.slots):
+            tasks.append(MatchTask(a, b, tuple(geometry), first, [list(o) for o in openings[first:first + share]],
+                                   parallel, c_puct, seed, device))
+            first += share
+        games, stats = merge_games(self._start(tasks).result())
+        if on_result is not None:
+            on_result(len(games))
+        return sorted(games, key=lambda g: g.index), stats
+
+    def map(self, fn: Callable, args: Sequence) -> list:
+        """``fn(arg, evaluator)`` for each arg, one per actor (at most ``slots`` args)."""
+        return self._start([CallTask(fn, arg) for arg in args]).result()
+
+    def close(self) -> None:
+        """Stops whatever the actors run; safe to call more than once."""
+
+    def __enter__(self) -> "Actors":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class InlineActors(Actors):
+    """One actor: the caller's own process, which plays each task as it is started."""
+
+    def __init__(self):
+        self._model = None
+        self._model_version = None
+        self._evaluator = None
+        self._version = 0
+        self._runner = TaskRunner()
+
+    @property
+    def slots(self) -> int:
+        return 1
+
+    def publish(self, model) -> int:
+        from gomoku.search.evaluator import NetEvaluator
+
+        if model is not self._model:
+            self._model = model
+            self._evaluator = NetEvaluator(model)  # its cache follows model.version
+        elif self._model_version == model.version:
+            return self._version
+        self._model_version = model.version
+        self._version += 1
+        return self._version
+
+    def _start(self, tasks: list) -> Pending:
+        results = [self._runner.run(task, self._evaluator, self._version) for task in tasks]
+        return Pending(lambda: results)
+
+
+# ------------------------------------------------------------------ worker processes
+def _die_with_parent() -> None:
+    """Asks Linux to kill this process when its parent dies (elsewhere the pipe's EOF ends it)."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # 1: PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def _worker_main(conn, device: str, threads: int, nice: int = 0) -> None:
+    # Started with SIGTERM and SIGINT blocked (see ProcessActors._spawn): a signal sent now
+    # stays pending until our own handler is in place.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and closes us
+    _die_with_parent()
+    if nice:
+        os.nice(nice)
+    import warnings
+
+    warnings.filterwarnings("ignore")
+    import paddle  # noqa: F401  (installs Paddle's own signal handlers, which ours replaces)
+
+    # Paddle's SIGTERM handler prints a C++ "FatalError" report; a worker stopped by its
+    # parent has nothing to report, so it just leaves.
+    signal.signal(signal.SIGTERM, lambda signum, frame: os._exit(0))
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STARTUP_SIGNALS)
+    _serve(conn, device, threads)
+
+
+def _serve(conn, device: str, threads: int) -> None:
+    """A worker's loop: a task, play (and play ahead) until COLLECT, the reply; None or EOF ends it."""
+    from gomoku.net.inference import InferencePredictor
+    from gomoku.search.evaluator import NetEvaluator
+
+    loaded_version = None
+    evaluator = None
+    runner = TaskRunner()
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):
+            return  # the parent is gone
+        if message is None:
+            return
+        model_dir, version, task = message
+        try:
+            if model_dir is not None and version != loaded_version:
+                evaluator = NetEvaluator(InferencePredictor(model_dir, device, threads))
+                loaded_version = version
+            # Self-play goes on ahead until the caller asks for the result (collect's message).
+            reply = ("ok", runner.run(task, evaluator, version, keep_playing=lambda: not conn.poll()))
+        except Exception:
+            reply = ("error", traceback.format_exc())
+        try:
+            if conn.recv() is None:  # the caller collects (COLLECT) or closes (None)
+                return
+            conn.send(reply)
+        except (EOFError, OSError):
+            return
+
+
+class _Worker:
+    __slots__ = ("proc", "conn")
+
+    def __init__(self, proc, conn):
+        self.proc = proc
+        self.conn = conn
+
+
+_live: "weakref.WeakSet[ProcessActors]" = weakref.WeakSet()
+
+
+@atexit.register
+def _close_all() -> None:
+    """Stops the workers of actors nobody closed, before multiprocessing's own exit handler
+    (registered earlier, so it runs later) would wait for them without a time limit."""
+    for actors in list(_live):
+        actors.close()
+
+
+class ProcessActors(Actors):
+    """``n`` persistent worker processes (the spawn start method).
+
+    Args:
+        n: processes.
+        device: 'cpu' or 'gpu' for their predictors.
+        threads: CPU threads per predictor.
+        nice: added to the workers' niceness (lower CPU priority than the caller).
+    """
+
+    def __init__(self, n: int, device: str = "cpu", threads: int = 1, nice: int = 0):
+        if n < 1:
+            raise ValueError(f"need at least one worker, got {n}")
+        self.device = device
+        self._ctx = mp.get_context("spawn")
+        self._workers: list[_Worker] = []
+        self._pending = 0  # workers busy with a task whose result nobody has read yet
+        self._model_ref = None
+        self._model_version = None
+        self._version = 0
+        self._export_dir: Optional[str] = None
+        self._tmp = tempfile.mkdtemp(prefix="gomoku-actors-")
+        _live.add(self)
+        try:
+            for _ in range(n):
+                self._workers.append(self._spawn(device, threads, nice))
+        except BaseException:
+            self.close()
+            raise
+
+    def _spawn(self, device: str, threads: int, nice: int) -> _Worker:
+        parent, child = self._ctx.Pipe()
+        proc = self._ctx.Process(target=_worker_main, args=(child, device, threads, nice), daemon=True)
+        # The child inherits the signal mask: it starts with SIGTERM and SIGINT blocked. The
+        # resource tracker starts first, on its own: its start unblocks both in this process.
+        resource_tracker.ensure_running()
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, _STARTUP_SIGNALS)
+        try:
+            proc.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        child.close()
+        return _Worker(proc, parent)
+
+    @property
+    def slots(self) -> int:
+        return len(self._workers)
+
+    def __len__(self) -> int:
+        return len(self._workers)
+
+    @property
+    def pids(self) -> list[int]:
+        return [w.proc.pid for w in self._workers]
+
+    def publish(self, model) -> int:
+        current = self._model_ref() if self._model_ref is not None else None
+        if current is model and self._model_version == model.version:
+            return self._version
+        if self._pending:
+            raise RuntimeError("cannot publish while tasks are in flight")
+        directory = tempfile.mkdtemp(prefix="weights-", dir=self._tmp)
+        model.export_inference(directory)
+        if self._export_dir is not None:
+            shutil.rmtree(self._export_dir, ignore_errors=True)  # the workers have loaded it
+        self._export_dir = directory
+        self._model_ref = weakref.ref(model)
+        self._model_version = model.version
+        self._version += 1
+        return self._version
+
+    def _start(self, tasks: list) -> Pending:
+        """Hands one task to each of the first ``len(tasks)`` workers and returns at once.
+
+        One batch of tasks is in flight at a time. Until ``result()`` a worker
+        whose self-play games are done plays ahead; ``result()`` tells it to stop
+        and reply.
+        """
+        if self._pending:
+            raise RuntimeError("the previous tasks have not been collected")
+        if len(tasks) > len(self._workers):
+            raise ValueError(f"{len(tasks)} tasks for {len(self._workers)} workers")
+        for worker, task in zip(self._workers, tasks):
+            worker.conn.send((self._export_dir, self._version, task))
+        self._pending = len(tasks)
+        return Pending(self._collect)
+
+    def _collect(self) -> list:
+        busy = self._workers[:self._pending]
+        for worker in busy:
+            try:
+                worker.conn.send(COLLECT)
+            except (BrokenPipeError, OSError):
+                pass  # a dead worker: the wait below reports it
+        results = []
+        with interrupt.interruptible():  # waiting holds no Paddle state: Ctrl-C may stop it at once
+            for worker in busy:
+                status, payload = self._receive(worker)
+                if status != "ok":
+                    raise WorkerError(f"a worker failed:\n{payload}")
+                results.append(payload)
+        self._pending = 0
+        return results
+
+    @staticmethod
+    def _receive(worker: _Worker):
+        """The worker's reply; a worker that dies instead is a WorkerError, never a hang."""
+        while True:
+            try:
+                if worker.conn.poll(1.0):
+                    return worker.conn.recv()
+            except (EOFError, ConnectionResetError, BrokenPipeError):
+                break
+            if not worker.proc.is_alive():
+                break
+        worker.proc.join(STOP_GRACE_S)
+        raise WorkerError(f"worker process {worker.proc.pid} died (exit code {worker.proc.exitcode})")
+
+    def close(self) -> None:
+        """Stops the workers: asked to leave when idle, then terminated, then killed.
+
+        A task in flight (the trainer was stopped during its updates) has no
+        result worth waiting for: it is terminated at once. Each step waits at
+        most ``STOP_GRACE_S``; a second Ctrl-C skips to the kill.
+        """
+        _live.discard(self)
+        workers, self._workers = self._workers, []
+        pending, self._pending = self._pending, 0
+        try:
+            for worker in workers:
+                try:
+                    worker.conn.send(None)
+                except (BrokenPipeError, OSError):
+                    pass
+            if not pending:
+                _join_all([w.proc for w in workers], STOP_GRACE_S)
+            for worker in workers:
+                if worker.proc.is_alive():
+                    worker.proc.terminate()
+            _join_all([w.proc for w in workers], STOP_GRACE_S)
+        except KeyboardInterrupt:
+            pass  # another Ctrl-C while the workers stop: kill them instead
+        finally:
+            for worker in workers:
+                if worker.proc.is_alive():
+                    worker.proc.kill()
+            try:
+                _join_all([w.proc for w in workers], STOP_GRACE_S)
+            except KeyboardInterrupt:
+                pass  # killed already; nothing is left to wait for but the reaping
+            for worker in workers:
+                worker.conn.close()
+            shutil.rmtree(self._tmp, ignore_errors=True)
+
+
+def _join_all(procs: list, seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    for proc in procs:
+        proc.join(max(0.0, deadline - time.monotonic()))
+
+
+def make_actors(n_workers: int, device: str = "cpu", nice: int = 0) -> Actors:
+    """Worker processes for more than one worker, else the caller's process."""
+    if n_workers > 1:
+        return ProcessActors(n_workers, device=device, threads=1, nice=nice)
+    return InlineActors()

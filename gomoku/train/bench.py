@@ -1,0 +1,208 @@
+"""Benchmark: how fast the net, self-play, pure MCTS and a training step run on this machine.
+
+``python -m gomoku.bench`` (8x8, five in a row, 400 playouts by default) measures,
+with the process layout training uses (one process per worker, one predictor
+thread each):
+
+* ``nn_positions_per_s``: the inference predictor alone at the self-play batch
+  size, summed over the workers: the ceiling for self-play;
+* ``selfplay_playouts_per_s`` and ``selfplay_games_per_hour``: lockstep self-play
+  with a freshly initialised net (the code path of ``train.py``); it runs until the
+  first batch of games that started together has finished, and games per hour use
+  their mean length (not the first games to finish: those are the short ones);
+* ``pure_playouts_per_s``: pure MCTS as in evaluation (games in lockstep per worker);
+* ``train_step_s``: one Adam step on a batch of 512 in the trainer's process;
+* ``update_s``: one update at its longest, as the trainer runs it: 5 Adam steps on
+  a batch of 512, each followed by the forward pass that measures its KL;
+* peak memory (resident set) of the benchmark process and of its largest worker.
+
+``--json PATH`` writes the same figures as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import sys
+import time
+import warnings
+
+import numpy as np
+
+from gomoku.util import DefaultsHelpFormatter
+
+
+def _peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _nn_worker(args, evaluator) -> tuple[float, float]:
+    shape, batch, seconds = args
+    predictor = evaluator.model  # the worker's InferencePredictor, without the evaluator's cache
+    width, height = shape[:2]
+    planes = (np.random.default_rng(0).random((batch, 4, height, width)) > 0.7).astype(np.float32)
+    for _ in range(3):
+        predictor.run(planes)
+    count, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        predictor.run(planes)
+        count += batch
+    return count / (time.perf_counter() - start), _peak_rss_mb()
+
+
+def _selfplay_worker(args, evaluator) -> dict:
+    shape, parallel, n_playout, seconds, seed = args
+    from gomoku.search.lockstep import RunStats
+    from gomoku.train.selfplay import SelfPlayStream
+
+    positions_before = evaluator.positions
+    stream = SelfPlayStream(evaluator, shape, parallel, n_playout, 5.0, seed)
+    stats = RunStats()
+    lengths = {}  # of the first `parallel` games, which start together
+    start = time.perf_counter()
+    # At least `seconds`, and until the first games have all finished, for the game length.
+    while time.perf_counter() - start < seconds or len(lengths) < parallel:
+        stream.lockstep.fill(parallel)
+        lengths.update((g.index, len(g.moves)) for g in stream.lockstep.step(stats) if g.index < parallel)
+    elapsed = time.perf_counter() - start
+    return {"playouts": stats.playouts, "seconds": elapsed, "lengths": list(lengths.values()),
+            "nn_positions": evaluator.positions - positions_before, "rss_mb": _peak_rss_mb()}
+
+
+def _pure_worker(args, evaluator=None) -> dict:
+    shape, parallel, n_playout, seconds, seed = args
+    from gomoku.game.board import Board
+    from gomoku.search.mcts import MCTSPlayer
+    from gomoku.search.rollout import RolloutEvaluator
+    from gomoku.search.lockstep import Lockstep, RunStats
+
+    width, height, n_in_row = shape
+    rollouts = RolloutEvaluator(seed)
+
+    def new_game(i):
+        players = {c: MCTSPlayer(rollouts, n_playout=n_playout, seed=seed + 2 * i + c) for c in (1, 2)}
+        return Board(width, height, n_in_row), players
+
+    lockstep = Lockstep(new_game)
+    stats = RunStats()
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        lockstep.fill(parallel)
+        lockstep.step(stats)
+    return {"playouts": stats.playouts, "seconds": time.perf_counter() - start, "rss_mb": _peak_rss_mb()}
+
+
+def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout: int = 400,
+                  workers: int = 0, parallel: int = 32, pure_parallel: int = 5,
+                  pure_playouts: int = 1000, seconds: float = 20.0, device: str = "cpu",
+                  log=print) -> dict:
+    """Measures everything; returns the figures as a dict (see the module docstring)."""
+    warnings.filterwarnings("ignore")
+    from gomoku.net.policy_value import PolicyValueModel
+    from gomoku.net.spec import NetSpec
+    from gomoku.train.actors import ProcessActors
+
+    workers = workers or (os.cpu_count() or 1)
+    shape = (width, height, n_in_row)
+    results = {
+        "board": f"{width}x{height}, {n_in_row} in a row", "n_playout": n_playout,
+        "workers": workers, "parallel_games_per_worker": parallel, "device": device,
+        "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+                   f"Python {platform.python_version()}",
+    }
+    model = PolicyValueModel(NetSpec(width, height, n_in_row), device=device,
+                             threads=os.cpu_count() or 1)
+    with ProcessActors(workers, device=device) as actors:
+        actors.publish(model)
+        log(f"net alone: batch {parallel}, {workers} process(es), {seconds:.0f} s ...")
+        nn = actors.map(_nn_worker, [(shape, parallel, seconds)] * workers)
+        results["nn_positions_per_s"] = round(sum(r for r, _ in nn))
+
+        log(f"self-play: {parallel} games in lockstep per process, {seconds:.0f} s or more "
+            f"(until the first {parallel} games have finished) ...")
+        sp = actors.map(_selfplay_worker, [(shape, parallel, n_playout, seconds, 1000 * i) for i in range(workers)])
+        playouts_per_s = sum(r["playouts"] / r["seconds"] for r in sp)
+        lengths = [n for r in sp for n in r["lengths"]]
+        results["selfplay_playouts_per_s"] = round(playouts_per_s)
+        results["selfplay_share_of_nn"] = round(playouts_per_s / results["nn_positions_per_s"], 3)
+        results["selfplay_nn_evals_per_playout"] = round(
+            sum(r["nn_positions"] for r in sp) / max(1, sum(r["playouts"] for r in sp)), 3)
+        if lengths:
+            results["selfplay_moves_per_game"] = round(float(np.mean(lengths)), 1)
+            results["selfplay_games_per_hour"] = round(
+                playouts_per_s * 3600 / (np.mean(lengths) * n_playout))
+
+        log(f"pure MCTS: {pure_parallel} games of {pure_playouts} playouts in lockstep per process, "
+            f"{seconds:.0f} s ...")
+        pure = actors.map(_pure_worker, [(shape, pure_parallel, pure_playouts, seconds, 77 + i)
+                                         for i in range(workers)])
+        results["pure_playouts_per_s"] = round(sum(r["playouts"] / r["seconds"] for r in pure))
+        worker_rss = max([r for _, r in nn] + [r["rss_mb"] for r in sp + pure])
+
+    log("training step: Adam on a batch of 512 ...")
+    rng = np.random.default_rng(0)
+    planes = (rng.random((512, 4, height, width)) > 0.7).astype(np.float32)
+    pis = rng.dirichlet(np.ones(width * height), 512).astype(np.float32)
+    zs = rng.choice([-1.0, 1.0], 512).astype(np.float32)
+    model.train_step(planes, pis, zs, 2e-3)  # warm-up
+    times = []
+    for _ in range(5):
+        start = time.perf_counter()
+        model.train_step(planes, pis, zs, 2e-3)
+        times.append(time.perf_counter() - start)
+    results["train_step_s"] = round(float(np.median(times)), 3)
+    start = time.perf_counter()
+    fit = model.fit_batch(planes, pis, zs)
+    for _ in range(5):
+        fit.step(2e-3)
+    results["update_s"] = round(time.perf_counter() - start, 3)
+    results["peak_rss_mb"] = round(_peak_rss_mb())
+    results["peak_rss_mb_worker"] = round(worker_rss)
+    return results
+
+
+def format_table(results: dict) -> str:
+    rows = [(k, results[k]) for k in (
+        "board", "n_playout", "workers", "parallel_games_per_worker", "nn_positions_per_s",
+        "selfplay_playouts_per_s", "selfplay_share_of_nn", "selfplay_nn_evals_per_playout",
+        "selfplay_moves_per_game", "selfplay_games_per_hour", "pure_playouts_per_s",
+        "train_step_s", "update_s", "peak_rss_mb", "peak_rss_mb_worker", "machine") if k in results]
+    width = max(len(k) for k, _ in rows)
+    return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description="Benchmark the net, self-play, pure MCTS and training.",
+                                     formatter_class=DefaultsHelpFormatter)
+    parser.add_argument("--width", type=int, default=8, help="board columns")
+    parser.add_argument("--height", type=int, default=8, help="board rows")
+    parser.add_argument("--n-in-row", type=int, default=5, help="stones in a row that win")
+    parser.add_argument("--playouts", type=int, default=400, help="self-play playouts per move")
+    parser.add_argument("--workers", type=int, default=0, help="processes (default: one per core)")
+    parser.add_argument("--parallel", type=int, default=32, help="self-play games in lockstep per process")
+    parser.add_argument("--pure-playouts", type=int, default=1000, help="pure MCTS playouts per move")
+    parser.add_argument("--seconds", type=float, default=20.0, help="time for each measurement")
+    parser.add_argument("--device", choices=["cpu", "gpu", "auto"], default="auto",
+                        help="auto uses the GPU when Paddle sees one")
+    parser.add_argument("--json", metavar="PATH", help="also write the figures to this JSON file")
+    args = parser.parse_args(argv)
+    if min(args.width, args.height) < args.n_in_row or args.playouts < 1 or args.parallel < 1:
+        parser.error("the board must hold n_in_row, and playouts and parallel must be positive")
+    from gomoku.net.device import resolve_device
+
+    results = run_benchmark(args.width, args.height, args.n_in_row, args.playouts, args.workers,
+                            args.parallel, pure_playouts=args.pure_playouts, seconds=args.seconds,
+                            device=resolve_device(args.device),
+                            log=lambda s: print(s, file=sys.stderr, flush=True))
+    print(format_table(results))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
