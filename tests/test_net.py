@@ -144,3 +144,24 @@ def test_residual_option_builds_and_saves(tmp_path):
     m.save(str(tmp_path / "r.npz"))
     loaded = PolicyValueModel.load(str(tmp_path / "r.npz"), device="cpu", fast_inference=False)
     assert loaded.spec == spec
+
+
+def test_the_device_report_says_what_paddle_sees_and_why_auto_chose(monkeypatch):
+    import paddle
+
+    from gomoku.net import device
+
+    report = device.device_report("auto")
+    if not paddle.device.is_compiled_with_cuda():
+        assert report.startswith("device cpu:") and "CPU build" in report and "no GPU" in report
+        assert "auto chose the CPU because Paddle sees no GPU" in report
+        with pytest.raises(ValueError, match="sees no GPU"):
+            device.resolve_device("gpu")
+    monkeypatch.setattr(paddle.device, "is_compiled_with_cuda", lambda: True)
+    monkeypatch.setattr(paddle.device.cuda, "device_count", lambda: 1)
+    monkeypatch.setattr(paddle.device.cuda, "get_device_name", lambda i: "Test GPU")
+    report = device.device_report("auto")
+    assert report.startswith("device gpu:") and "CUDA" in report and "1 GPU(s): Test GPU" in report
+    assert "auto chose the GPU" in report
+    assert device.device_report("cpu").startswith("device cpu:") and "--device cpu asked for it" in \
+        device.device_report("cpu")

@@ -597,8 +597,29 @@ def _join_all(procs: list, seconds: float) -> None:
         proc.join(max(0.0, deadline - time.monotonic()))
 
 
-def make_actors(n_workers: int, device: str = "cpu", nice: int = 0) -> Actors:
-    """Worker processes for more than one worker, else the caller's process."""
+def make_actors(n_workers: int, device: str = "cpu", nice: int = 0, backend: str = "local",
+                address: Optional[str] = None, log: Callable[[str], None] = print) -> Actors:
+    """The actors a run asks for.
+
+    Args:
+        n_workers: local worker processes (1 plays in the caller's process), or
+            Ray actors (0: one per CPU of the cluster).
+        device: where the actors' predictors run.
+        nice: added to the actors' niceness.
+        backend: 'local' (processes on this machine) or 'ray' (``ray_actors.RayActors``).
+        address: with 'ray', the cluster to join; None starts a local one.
+        log: where a backend reports trouble it survives (a lost Ray actor).
+
+    Raises:
+        ValueError: an unknown backend.
+        RuntimeError: 'ray' without Ray installed.
+    """
+    if backend == "ray":
+        from gomoku.train.ray_actors import RayActors
+
+        return RayActors(n_workers, device=device, nice=nice, address=address, log=log)
+    if backend != "local":
+        raise ValueError(f"unknown actors backend {backend!r}: use 'local' or 'ray'")
     if n_workers > 1:
         return ProcessActors(n_workers, device=device, threads=1, nice=nice)
     return InlineActors()

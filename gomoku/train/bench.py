@@ -14,7 +14,12 @@ thread each):
 * ``train_step_s``: one Adam step on a batch of 512 in the trainer's process;
 * ``update_s``: one update at its longest, as the trainer runs it: 5 Adam steps on
   a batch of 512, each followed by the forward pass that measures its KL;
-* peak memory (resident set) of the benchmark process and of its largest worker.
+* peak memory (resident set) of the benchmark process and of its largest worker;
+* what playing in actors costs (``--actors local`` or ``ray``): ``publish_s``, new
+  weights until every actor has loaded them; ``task_roundtrip_ms``, one empty task
+  per actor and back; ``weights_bytes``, the exported net a publish sends;
+  ``game_bytes_per_move``, a finished self-play game with its training positions
+  as the actors send it back, per move.
 
 ``--json PATH`` writes the same figures as JSON.
 """
@@ -24,9 +29,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import pickle
 import platform
 import resource
 import sys
+import tempfile
 import time
 import warnings
 
@@ -68,8 +75,15 @@ def _selfplay_worker(args, evaluator) -> dict:
         stream.lockstep.fill(parallel)
         lengths.update((g.index, len(g.moves)) for g in stream.lockstep.step(stats) if g.index < parallel)
     elapsed = time.perf_counter() - start
+    games, _ = stream.collect(1)  # a finished game as the trainer receives it, to size the traffic
     return {"playouts": stats.playouts, "seconds": elapsed, "lengths": list(lengths.values()),
-            "nn_positions": evaluator.positions - positions_before, "rss_mb": _peak_rss_mb()}
+            "nn_positions": evaluator.positions - positions_before, "rss_mb": _peak_rss_mb(),
+            "game_bytes": len(pickle.dumps(games[0], protocol=pickle.HIGHEST_PROTOCOL)),
+            "game_moves": len(games[0].moves)}
+
+
+def _no_op(arg, evaluator=None) -> None:
+    return None
 
 
 def _pure_worker(args, evaluator=None) -> dict:
@@ -98,7 +112,7 @@ def _pure_worker(args, evaluator=None) -> dict:
 def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout: int = 400,
                   workers: int = 0, parallel: int = 32, pure_parallel: int = 5,
                   pure_playouts: int = 1000, seconds: float = 20.0, device: str = "cpu",
-                  log=print) -> dict:
+                  actors: str = "local", log=print) -> dict:
     """Measures everything; returns the figures as a dict (see the module docstring)."""
     warnings.filterwarnings("ignore")
     from gomoku.net.policy_value import PolicyValueModel
@@ -109,14 +123,32 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
     shape = (width, height, n_in_row)
     results = {
         "board": f"{width}x{height}, {n_in_row} in a row", "n_playout": n_playout,
-        "workers": workers, "parallel_games_per_worker": parallel, "device": device,
+        "workers": workers, "parallel_games_per_worker": parallel, "device": device, "actors": actors,
         "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
                    f"Python {platform.python_version()}",
     }
     model = PolicyValueModel(NetSpec(width, height, n_in_row), device=device,
                              threads=os.cpu_count() or 1)
-    with ProcessActors(workers, device=device) as actors:
+    with tempfile.TemporaryDirectory(prefix="gomoku-bench-") as directory:
+        model.export_inference(directory)  # what a publish sends to each machine
+        results["weights_bytes"] = sum(os.path.getsize(os.path.join(directory, f)) for f in os.listdir(directory))
+    if actors == "ray":
+        from gomoku.train.ray_actors import RayActors
+
+        pool = RayActors(workers, device=device)
+    else:
+        pool = ProcessActors(workers, device=device)
+    with pool as actors:
+        start = time.perf_counter()
         actors.publish(model)
+        actors.map(_no_op, [None] * workers)  # every actor has loaded the weights
+        results["publish_s"] = round(time.perf_counter() - start, 3)
+        calls = []
+        for _ in range(20):
+            start = time.perf_counter()
+            actors.map(_no_op, [None] * workers)
+            calls.append(time.perf_counter() - start)
+        results["task_roundtrip_ms"] = round(1000 * float(np.median(calls)), 2)
         log(f"net alone: batch {parallel}, {workers} process(es), {seconds:.0f} s ...")
         nn = actors.map(_nn_worker, [(shape, parallel, seconds)] * workers)
         results["nn_positions_per_s"] = round(sum(r for r, _ in nn))
@@ -130,6 +162,7 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
         results["selfplay_share_of_nn"] = round(playouts_per_s / results["nn_positions_per_s"], 3)
         results["selfplay_nn_evals_per_playout"] = round(
             sum(r["nn_positions"] for r in sp) / max(1, sum(r["playouts"] for r in sp)), 3)
+        results["game_bytes_per_move"] = round(sum(r["game_bytes"] for r in sp) / sum(r["game_moves"] for r in sp))
         if lengths:
             results["selfplay_moves_per_game"] = round(float(np.mean(lengths)), 1)
             results["selfplay_games_per_hour"] = round(
@@ -169,7 +202,8 @@ def format_table(results: dict) -> str:
         "board", "n_playout", "workers", "parallel_games_per_worker", "nn_positions_per_s",
         "selfplay_playouts_per_s", "selfplay_share_of_nn", "selfplay_nn_evals_per_playout",
         "selfplay_moves_per_game", "selfplay_games_per_hour", "pure_playouts_per_s",
-        "train_step_s", "update_s", "peak_rss_mb", "peak_rss_mb_worker", "machine") if k in results]
+        "train_step_s", "update_s", "peak_rss_mb", "peak_rss_mb_worker", "actors", "publish_s",
+        "task_roundtrip_ms", "weights_bytes", "game_bytes_per_move", "machine") if k in results]
     width = max(len(k) for k, _ in rows)
     return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
 
@@ -187,6 +221,8 @@ def main(argv=None) -> int:
     parser.add_argument("--seconds", type=float, default=20.0, help="time for each measurement")
     parser.add_argument("--device", choices=["cpu", "gpu", "auto"], default="auto",
                         help="auto uses the GPU when Paddle sees one")
+    parser.add_argument("--actors", choices=["local", "ray"], default="local",
+                        help="worker processes on this machine, or Ray actors on a local Ray cluster")
     parser.add_argument("--json", metavar="PATH", help="also write the figures to this JSON file")
     args = parser.parse_args(argv)
     if min(args.width, args.height) < args.n_in_row or args.playouts < 1 or args.parallel < 1:
@@ -195,7 +231,7 @@ def main(argv=None) -> int:
 
     results = run_benchmark(args.width, args.height, args.n_in_row, args.playouts, args.workers,
                             args.parallel, pure_playouts=args.pure_playouts, seconds=args.seconds,
-                            device=resolve_device(args.device),
+                            device=resolve_device(args.device), actors=args.actors,
                             log=lambda s: print(s, file=sys.stderr, flush=True))
     print(format_table(results))
     if args.json:

@@ -68,9 +68,13 @@ class TrainConfig:
     parallel_games: int = 0
     """self-play games in lockstep per worker (the net's batch size); 0 picks 32 on a CPU, 128 on a GPU"""
     workers: int = 0
-    """self-play processes; 0 uses the CPU cores there are (1 plays in the trainer's process)"""
+    """self-play processes; 0 uses the CPU cores there are (1 plays in the trainer's process); with --actors ray, Ray actors (0: one per CPU of the cluster)"""
     device: str = "auto"
     """cpu, gpu, or auto (the GPU when Paddle has one)"""
+    actors: str = "local"
+    """where games are played: 'local' (worker processes on this machine) or 'ray' (Ray actors)"""
+    ray_address: str = ""
+    """with --actors ray: '' starts a local Ray cluster; 'auto' or HOST:PORT joins a running one"""
     seed: int = 0
     """seed for self-play, sampling and the net's initial weights"""
 
@@ -94,6 +98,8 @@ class TrainConfig:
             raise ValueError(f"batch_size {self.batch_size} is larger than buffer_size {self.buffer_size}")
         if self.device not in ("cpu", "gpu", "auto"):
             raise ValueError(f"device must be cpu, gpu or auto, got {self.device!r}")
+        if self.actors not in ("local", "ray"):
+            raise ValueError(f"actors must be 'local' or 'ray', got {self.actors!r}")
         if self.arch not in ("reference", "resnet"):
             raise ValueError(f"arch must be 'reference' or 'resnet', got {self.arch!r}")
         return self

@@ -35,6 +35,7 @@ import numpy as np
 
 from gomoku import interrupt
 from gomoku.game.symmetry import augment
+from gomoku.net.device import device_report
 from gomoku.net.policy_value import PolicyValueModel
 from gomoku.net.spec import NetSpec
 from gomoku.search.players import PlayerSpec
@@ -161,11 +162,14 @@ class TrainPipeline:
         # also when a shell started us with SIGINT ignored.
         with interrupt.deferred():
             try:
-                self.actors = make_actors(cfg.n_workers(), self.model.device, nice=WORKER_NICE)
+                self.actors = make_actors(cfg.workers if cfg.actors == "ray" else cfg.n_workers(),
+                                          self.model.device, nice=WORKER_NICE, backend=cfg.actors,
+                                          address=cfg.ray_address or None, log=self.log)
                 self.log(f"run {self.run_dir}: {cfg.width}x{cfg.height}, {cfg.n_in_row} in a row, "
-                         f"{cfg.n_playout} playouts, {cfg.n_workers()} worker(s) x "
+                         f"{cfg.n_playout} playouts, {self.actors.slots} {'Ray actor' if cfg.actors == 'ray' else 'worker'}(s) x "
                          f"{cfg.games_in_lockstep(self.model.device)} games in lockstep, "
                          f"device {self.model.device}; iteration {self.iteration} of {cfg.game_batch_num}")
+                self.log(f"  {device_report(cfg.device)}")
                 while self.iteration < end:
                     interrupt.check()
                     self.run_iteration()

@@ -1,0 +1,83 @@
+"""The Ray backend of the actors: the same run on a local Ray cluster, and what a killed actor costs.
+
+Skipped where Ray is not installed (``pip install -r requirements-ray.txt``).
+"""
+
+import os
+import signal
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from gomoku.train.actors import make_actors
+from gomoku.train.checkpoint import read_checkpoint
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TINY = ["--preset", "6x6x4", "--n-playout", "12", "--games-per-iter", "4", "--batch-size", "32",
+        "--buffer-size", "2000", "--updates-per-iter", "1", "--epochs", "2", "--check-freq", "2",
+        "--eval-games", "2", "--pure-playout-start", "20", "--device", "cpu"]
+
+
+def test_ray_actors_without_ray_say_how_to_install_it(monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` fails as if it were not installed
+    with pytest.raises(RuntimeError, match="pip install -r requirements-ray.txt"):
+        make_actors(2, "cpu", backend="ray")
+
+
+def test_train_py_on_a_local_ray_cluster_trains_stops_and_resumes(tmp_path):
+    pytest.importorskip("ray")
+    run = str(tmp_path / "run")
+    flags = [*TINY, "--actors", "ray", "--workers", "2", "--run-dir", run]
+    first = subprocess.run([sys.executable, "train.py", *flags, "--iterations", "2"], cwd=ROOT,
+                           capture_output=True, text=True, timeout=240)
+    assert first.returncode == 0, first.stderr
+    assert "2 Ray actor(s)" in first.stdout and "eval vs pure MCTS" in first.stdout
+    state = read_checkpoint(os.path.join(run, "checkpoint.pkl"))
+    assert state["iteration"] == 2 and state["games"] == 8
+    again = subprocess.run([sys.executable, "train.py", "--resume", run, "--iterations", "1"], cwd=ROOT,
+                           capture_output=True, text=True, timeout=240)
+    assert again.returncode == 0, again.stderr
+    assert "Ray actor" in again.stdout
+    state = read_checkpoint(os.path.join(run, "checkpoint.pkl"))
+    assert state["iteration"] == 3 and state["games"] == 12 and state["config"]["actors"] == "ray"
+
+
+def test_a_killed_ray_actor_loses_its_games_and_nothing_else(tmp_path):
+    pytest.importorskip("ray")
+    from gomoku.train.config import TrainConfig
+    from gomoku.train.pipeline import TrainPipeline
+    from gomoku.train.ray_actors import RayActors
+
+    config = TrainConfig(width=6, height=6, n_in_row=4, n_playout=12, games_per_iter=4, batch_size=32,
+                         buffer_size=2000, updates_per_iter=1, epochs=1, check_freq=100, device="cpu")
+    lines = []
+    pipeline = TrainPipeline(config, str(tmp_path / "run"), log=lines.append)
+    actors = RayActors(2, device="cpu", log=lines.append)
+    pipeline.actors = actors
+    try:
+        pipeline.run_iteration()
+        assert pipeline.games == 4 and len(pipeline.buffer) == 8 * pipeline.positions
+        victim = actors.actor_pids()[0]
+        real_start = actors.start_self_play
+
+        def start_then_kill(*args, **kwargs):
+            pending = real_start(*args, **kwargs)
+            os.kill(victim, signal.SIGKILL)  # mid-iteration: its share has not come back
+            return pending
+
+        actors.start_self_play = start_then_kill
+        before = (pipeline.games, pipeline.positions, len(pipeline.buffer))
+        pipeline.run_iteration()
+        actors.start_self_play = real_start
+        lost = [line for line in lines if "Ray actor died" in line]
+        assert len(lost) == 1 and actors.lost_games == 2
+        # Only the other actor's whole games arrived; the buffer holds exactly their positions.
+        assert pipeline.games == before[0] + 2
+        assert len(pipeline.buffer) == 8 * pipeline.positions > before[2]
+        assert np.allclose(pipeline.buffer.pis[:len(pipeline.buffer)].sum(axis=1), 1.0, atol=1e-4)
+        pipeline.run_iteration()  # Ray restarted the actor: the next iteration has all its games
+        assert pipeline.games == before[0] + 2 + 4
+    finally:
+        actors.close()
