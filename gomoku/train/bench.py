@@ -71,15 +71,18 @@ def _selfplay_worker(args, evaluator) -> dict:
     lengths = {}  # of the first `parallel` games, which start together
     start = time.perf_counter()
     # At least `seconds`, and until the first games have all finished, for the game length.
+    sized = None  # a finished game as the trainer receives it, to size the traffic
     while time.perf_counter() - start < seconds or len(lengths) < parallel:
         stream.lockstep.fill(parallel)
-        lengths.update((g.index, len(g.moves)) for g in stream.lockstep.step(stats) if g.index < parallel)
+        for game in stream.lockstep.step(stats):
+            sized = sized or game
+            if game.index < parallel:
+                lengths[game.index] = len(game.moves)
     elapsed = time.perf_counter() - start
-    games, _ = stream.collect(1)  # a finished game as the trainer receives it, to size the traffic
     return {"playouts": stats.playouts, "seconds": elapsed, "lengths": list(lengths.values()),
             "nn_positions": evaluator.positions - positions_before, "rss_mb": _peak_rss_mb(),
-            "game_bytes": len(pickle.dumps(games[0], protocol=pickle.HIGHEST_PROTOCOL)),
-            "game_moves": len(games[0].moves)}
+            "game_bytes": len(pickle.dumps(sized, protocol=pickle.HIGHEST_PROTOCOL)),
+            "game_moves": len(sized.moves)}
 
 
 def _no_op(arg, evaluator=None) -> None:
@@ -139,9 +142,12 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
     else:
         pool = ProcessActors(workers, device=device)
     with pool as actors:
+        actors.publish(model)
+        actors.map(_no_op, [None] * workers)  # the actors have started and loaded the weights
+        model.weights_changed()  # as after an update: the next publish sends them again
         start = time.perf_counter()
         actors.publish(model)
-        actors.map(_no_op, [None] * workers)  # every actor has loaded the weights
+        actors.map(_no_op, [None] * workers)
         results["publish_s"] = round(time.perf_counter() - start, 3)
         calls = []
         for _ in range(20):
