@@ -238,7 +238,7 @@ def test_root_value_is_the_visit_weighted_mean():
 @pytest.mark.parametrize("bad, message", [
     (dict(p_full=0.0), "p_full"), (dict(value_mix=-0.1), "value_mix"), (dict(n_fast=0), "n_fast"),
     (dict(root_search="alpha"), "root_search"), (dict(root_search="gumbel", forced_k=2.0), "forced_k"),
-    (dict(gumbel_c_scale=0.0), "gumbel_c_scale"),
+    (dict(gumbel_c_scale=0.0), "gumbel_c_scale"), (dict(p_full=0.5, n_playout=50, n_fast=100), "n_fast"),
 ])
 def test_config_rejects_bad_option_values(bad, message):
     with pytest.raises(ValueError, match=message):

@@ -17,7 +17,8 @@ def run(*args, timeout=280):
 
 def test_two_recipes_for_a_few_seconds_write_the_curve_and_the_tables(tmp_path):
     out = tmp_path / "tts"
-    done = run("--board", "6x6x4", "--seconds", "16", "--snapshots", "2",
+    # long enough for a run to start (Paddle's import) and finish iterations on a busy machine
+    done = run("--board", "6x6x4", "--seconds", "40", "--snapshots", "2",
                "--recipe", f"ref={TINY}", "--recipe", f"pcr={TINY} --p-full 0.5 --n-fast 2",
                "--opponent", "pure:10", "--games", "2", "--playouts", "8", "--arena-workers", "1",
                "--targets", "0.5,1", "--out", str(out))
@@ -32,7 +33,7 @@ def test_two_recipes_for_a_few_seconds_write_the_curve_and_the_tables(tmp_path):
         snapshots = recipe["snapshots"]
         assert snapshots, recipe
         hours = [s["hours"] for s in snapshots]
-        assert hours == sorted(hours) and 0 < hours[-1] <= 16 / 3600
+        assert hours == sorted(hours) and 0 < hours[-1] <= 40 / 3600
         for s in snapshots:
             assert 0 <= s["score_low"] <= s["score"] <= s["score_high"] <= 1
             assert s["wins"] + s["draws"] + s["losses"] == 2

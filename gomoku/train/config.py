@@ -121,6 +121,9 @@ class TrainConfig:
             raise ValueError(f"value_mix must be in [0, 1], got {self.value_mix}")
         if self.n_fast < 1 or self.gumbel_m < 1:
             raise ValueError(f"n_fast and gumbel_m must be at least 1, got {self.n_fast} and {self.gumbel_m}")
+        if self.p_full < 1.0 and self.n_fast > self.n_playout:
+            raise ValueError(f"n_fast ({self.n_fast}) must not exceed n_playout ({self.n_playout}): "
+                             f"the fast search is the cheap one")
         if self.forced_k < 0 or self.gumbel_c_visit < 0 or self.gumbel_c_scale <= 0:
             raise ValueError("forced_k and gumbel_c_visit must not be negative, gumbel_c_scale must be positive")
         if self.root_search not in ("puct", "gumbel"):
