@@ -35,7 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
     for field in fields(TrainConfig):
         kind = {"int": int, "float": float, "str": str}[field.type if isinstance(field.type, str)
                                                         else field.type.__name__]
-        extra = {"choices": ["cpu", "gpu", "auto"]} if field.name == "device" else {}
+        extra = {"device": {"choices": ["cpu", "gpu", "auto"]},
+                 "root_search": {"choices": ["puct", "gumbel"]}}.get(field.name, {})
         group.add_argument("--" + field.name.replace("_", "-"), dest=field.name, type=kind,
                            default=None, help=f"{docs.get(field.name, '')} (default: {field.default})",
                            **extra)

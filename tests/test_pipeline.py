@@ -275,7 +275,7 @@ def test_actors_that_cannot_start_release_the_run(tmp_path, monkeypatch):
     run = str(tmp_path / "run")
     pipeline = TrainPipeline(tiny_config(), run, log=lambda s: None)
 
-    def no_actors(n, device, nice=0):
+    def no_actors(n, device, **options):
         raise OSError("cannot start workers")
 
     locks = []

@@ -37,10 +37,15 @@ class FinishedGame:
     planes: Optional[np.ndarray] = None  # (T, 4, H, W)
     pis: Optional[np.ndarray] = None  # (T, H*W)
     to_move: Optional[np.ndarray] = None  # (T,) player to move in each position
+    root_values: Optional[np.ndarray] = None  # (T,) the search's root value, for the player to move
     index: int = 0  # the game's number in its run
 
     def outcomes(self) -> np.ndarray:
-        """``z`` of each recorded position: +1 / -1 / 0 for the player to move there."""
+        """``z`` of each recorded position: +1 / -1 / 0 for the player to move there.
+
+        With playout cap randomisation only some positions are recorded
+        (``len(to_move) <= len(moves)``); ``z`` is still the game's result.
+        """
         if self.winner == 0:
             return np.zeros(len(self.to_move), dtype=np.float32)
         return np.where(self.to_move == self.winner, 1.0, -1.0).astype(np.float32)
@@ -63,14 +68,14 @@ class RunStats:
 
 
 class _Slot:
-    __slots__ = ("index", "board", "players", "record", "planes", "pis", "to_move")
+    __slots__ = ("index", "board", "players", "record", "planes", "pis", "to_move", "root_values")
 
     def __init__(self, index, board, players, record):
         self.index = index
         self.board = board
         self.players = players
         self.record = record
-        self.planes, self.pis, self.to_move = [], [], []
+        self.planes, self.pis, self.to_move, self.root_values = [], [], [], []
 
 
 # new_game(i) -> (board, {1: player, 2: player}); the two entries may be one object (self-play).
@@ -84,7 +89,8 @@ class Lockstep:
         new_game: builds game ``i``: its board and its player for each colour.
             Players follow ``MCTSPlayer``'s protocol (next_leaf, receive, choose,
             notify_move, reset) and carry an ``evaluator``.
-        record: keep planes and pi of every position (for training).
+        record: keep planes and pi of every position the mover's search marks as a
+            training target (``last_recorded``; a player without it records all).
     """
 
     def __init__(self, new_game: GameFactory, record: bool = False):
@@ -129,10 +135,11 @@ class Lockstep:
             player = slot.players[board.current_player]
             stats.moves += 1
             move, pi = player.choose(board)
-            if slot.record:
+            if slot.record and getattr(player, "last_recorded", True):
                 slot.planes.append(board.planes())
                 slot.pis.append(pi.astype(np.float32))
                 slot.to_move.append(board.current_player)
+                slot.root_values.append(getattr(player, "last_root_value", 0.0))
             board.play(move)
             for p in _distinct(slot.players):
                 p.notify_move(move)
@@ -178,9 +185,13 @@ def _finish(slot: _Slot) -> FinishedGame:
                       list(board.history), int(board.winner),
                       {c: str(p) for c, p in slot.players.items()}, index=slot.index)
     if slot.record:
-        game.planes = np.stack(slot.planes)
-        game.pis = np.stack(slot.pis)
+        size = board.width * board.height
+        # a game may record no position at all (playout cap randomisation)
+        game.planes = np.stack(slot.planes) if slot.planes else np.zeros((0, 4, board.height, board.width),
+                                                                          np.float32)
+        game.pis = np.stack(slot.pis) if slot.pis else np.zeros((0, size), np.float32)
         game.to_move = np.asarray(slot.to_move, dtype=np.int8)
+        game.root_values = np.asarray(slot.root_values, dtype=np.float32)
     for p in _distinct(slot.players):
         p.reset()
     return game

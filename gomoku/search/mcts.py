@@ -76,8 +76,12 @@ class TreeNode:
 
     def select(self, c_puct: float) -> int:
         """Index of the child maximising Q + U."""
+        return int(self.puct(c_puct).argmax())
+
+    def puct(self, c_puct: float) -> np.ndarray:
+        """``Q + U`` of every child."""
         scale = c_puct * math.sqrt(self.N)
-        return int((self.child_Q + scale * self.child_P / (1.0 + self.child_N)).argmax())
+        return self.child_Q + scale * self.child_P / (1.0 + self.child_N)
 
     def best_index(self) -> int:
         """Index of the most visited child; among equally visited ones, the highest Q.
@@ -92,7 +96,7 @@ class TreeNode:
     def child(self, index: int) -> "TreeNode":
         node = self.children.get(index)
         if node is None:
-            node = self.children[index] = TreeNode()
+            node = self.children[index] = type(self)()
         return node
 
 
@@ -108,12 +112,21 @@ class Leaf:
 class MCTS:
     """One search tree over one game.
 
+    Forced playouts (KataGo, Wu 2019, "Accelerating Self-Play Learning in Go"):
+    with ``forced_k > 0``, a root child ``c`` with ``N(c) < sqrt(forced_k * P(c) * sum N)``
+    is selected before PUCT is consulted (among several, the one with the highest
+    ``Q + U``), so that every move the prior likes gets a few visits even when its
+    first ones looked bad. ``pruned_counts`` takes those visits back out of the
+    policy target. ``forced_k = 0`` is the plain AlphaZero search.
+
     Args:
         c_puct: exploration constant.
+        forced_k: the forced-playout constant ``k`` (KataGo: 2); 0 turns them off.
     """
 
-    def __init__(self, c_puct: float = 5.0):
+    def __init__(self, c_puct: float = 5.0, forced_k: float = 0.0):
         self.c_puct = float(c_puct)
+        self.forced_k = float(forced_k)
         self.root = TreeNode()
 
     def playout(self, board: Board, evaluator: Evaluator) -> None:
@@ -135,10 +148,18 @@ class MCTS:
                 return Leaf(node, path, 0.0 if board.winner == 0 else -1.0)
             if node.moves is None:
                 return Leaf(node, path, None)
-            index = node.select(self.c_puct)
+            index = self.select_index(node)
             board.play(int(node.moves[index]))
             path.append((node, index))
             node = node.child(index)
+
+    def select_index(self, node: TreeNode) -> int:
+        """The child a descent takes at ``node`` (an expanded node)."""
+        if self.forced_k > 0 and node is self.root:
+            forced = node.child_N < np.sqrt(self.forced_k * node.child_P * node.child_N.sum())
+            if forced.any():
+                return int(np.where(forced, node.puct(self.c_puct), -np.inf).argmax())
+        return node.select(self.c_puct)
 
     def backup(self, leaf: Leaf, board: Board, priors: Optional[np.ndarray], value: float) -> None:
         """Expands the leaf (if ``priors`` is given), backs ``value`` up, and restores the board.
@@ -176,13 +197,58 @@ class MCTS:
     def reset(self) -> None:
         self.root = TreeNode()
 
-    def visit_probs(self, size: int, temperature: float) -> np.ndarray:
-        """``pi(a) ∝ N(a)^(1/temperature)`` over all ``size`` moves (0 where not legal)."""
+    def root_value(self) -> float:
+        """The root's mean value from the search, for the player to move there (0 before any visit)."""
+        root = self.root
+        if not root.expanded or root.child_N.sum() == 0:
+            return 0.0
+        return float(root.child_N @ root.child_Q / root.child_N.sum())
+
+    def pruned_counts(self, k: float) -> np.ndarray:
+        """Root visit counts with forced playouts taken out (KataGo's policy-target pruning).
+
+        For every child ``c`` other than the most visited ``c*``, up to
+        ``sqrt(k * P(c) * sum N)`` visits are removed, but only as many as keep
+        ``c``'s ``Q + U`` (recomputed with the reduced count) below ``c*``'s:
+        visits that PUCT alone would have given stay. A child left with a single
+        visit is dropped. No count rises and ``c*`` keeps all of its visits.
+
+        Args:
+            k: the forced-playout constant the search used.
+
+        Returns:
+            The pruned counts, one per root child (in the order of ``root.moves``).
+        """
+        root = self.root
+        visits = root.child_N
+        best = root.best_index()
+        scale = self.c_puct * math.sqrt(root.N)
+        best_value = root.child_Q[best] + scale * root.child_P[best] / (1.0 + visits[best])
+        forced = np.sqrt(k * root.child_P * visits.sum())
+        gap = best_value - root.child_Q
+        with np.errstate(divide="ignore", invalid="ignore"):
+            # Q + scale * P / (1 + n) < best_value  <=>  n > scale * P / gap - 1 (for gap > 0)
+            bound = np.where(gap > 0, scale * root.child_P / gap - 1.0, np.inf)
+        fewest = np.where(np.isfinite(bound), np.floor(np.maximum(bound, -1.0)) + 1.0, visits)
+        pruned = np.minimum(visits, np.maximum(fewest, np.ceil(visits - forced)))
+        pruned[pruned <= 1] = 0.0
+        pruned[best] = visits[best]
+        return pruned
+
+    def visit_probs(self, size: int, temperature: float, counts: Optional[np.ndarray] = None) -> np.ndarray:
+        """``pi(a) ∝ N(a)^(1/temperature)`` over all ``size`` moves (0 where not legal).
+
+        Args:
+            size: moves on the board.
+            temperature: 1 for the visit distribution, near 0 for the most visited move.
+            counts: counts to use instead of the root's visits (e.g. ``pruned_counts``).
+        """
         root = self.root
         pi = np.zeros(size)
         if not root.expanded:
             return pi
-        logits = np.log(root.child_N + 1e-10) / temperature
+        counts = root.child_N if counts is None else counts
+        logits = np.log(counts + 1e-10) / temperature
         logits -= logits.max()
         weights = np.exp(logits)
         pi[root.moves] = weights / weights.sum()
@@ -219,10 +285,24 @@ class MCTSPlayer:
     The search is driven in two halves (``next_leaf`` / ``receive``) so that a
     lockstep runner can batch many players' leaves; ``get_action`` drives it alone.
 
+    Two self-play options from KataGo (Wu 2019, "Accelerating Self-Play Learning
+    in Go") spend the search where it teaches most; both leave the default player
+    unchanged (no extra random draws):
+
+    * playout cap randomisation (``p_full < 1``): each move is, with probability
+      ``p_full``, a full search (``n_playout`` playouts, the usual noise in the
+      move choice, forced playouts if asked) whose position is a training
+      target; otherwise a fast search of ``n_fast`` playouts, no noise, whose
+      move is played but not recorded (``last_recorded`` is False after
+      ``choose``). The chance is drawn from the player's own generator.
+    * forced playouts with policy-target pruning (``forced_k > 0``, KataGo: 2),
+      in full searches: see ``MCTS``; the returned pi is the pruned visit
+      distribution and the move is chosen from the unpruned one, as without them.
+
     Args:
         evaluator: gives priors and values for leaf positions.
         c_puct: exploration constant.
-        n_playout: playouts per move.
+        n_playout: playouts per move (per full-search move with playout cap randomisation).
         self_play: add Dirichlet noise to the move choice, sample at temperature 1,
             and keep the subtree of the chosen move.
         temperature: for self-play move sampling.
@@ -231,6 +311,9 @@ class MCTSPlayer:
             of a game and play the most visited move after them; 0 samples every move
             (SPEC section 4). The returned pi stays the temperature-1 visit distribution.
         reuse_tree: keep the subtree of each played move (default: in self-play only).
+        p_full: playout cap randomisation: the chance of a full search (1: every move).
+        n_fast: playouts of a fast search.
+        forced_k: forced playouts and pruning of the policy target in full searches (0: off).
         seed: seeds the player's own random generator.
         name: shown in UIs and logs.
     """
@@ -238,9 +321,14 @@ class MCTSPlayer:
     def __init__(self, evaluator: Evaluator, c_puct: float = 5.0, n_playout: int = 400,
                  self_play: bool = False, temperature: float = 1.0, dirichlet_alpha: float = 0.3,
                  noise_frac: float = 0.25, explore_moves: int = 0, reuse_tree: Optional[bool] = None,
+                 p_full: float = 1.0, n_fast: int = 100, forced_k: float = 0.0,
                  seed: Optional[int] = None, name: str = "MCTS"):
-        if n_playout < 1:
-            raise ValueError(f"n_playout must be at least 1, got {n_playout}")
+        if n_playout < 1 or n_fast < 1:
+            raise ValueError(f"n_playout and n_fast must be at least 1, got {n_playout} and {n_fast}")
+        if not 0.0 < p_full <= 1.0:
+            raise ValueError(f"p_full must be in (0, 1], got {p_full}")
+        if forced_k < 0:
+            raise ValueError(f"forced_k must not be negative, got {forced_k}")
         self.evaluator = evaluator
         self.n_playout = int(n_playout)
         self.mcts = MCTS(c_puct)
@@ -250,15 +338,32 @@ class MCTSPlayer:
         self.noise_frac = noise_frac
         self.explore_moves = explore_moves
         self.reuse_tree = self_play if reuse_tree is None else reuse_tree
+        self.p_full = float(p_full)
+        self.n_fast = int(n_fast)
+        self.forced_k = float(forced_k)
         self.rng = np.random.default_rng(seed)
         self.name = name
         self._done = 0  # playouts done for the current move
+        self._full: Optional[bool] = None  # whether the current move is a full search; None until drawn
         self.playouts_run = 0  # playouts over the player's life, for throughput figures
+        self.last_recorded = True  # whether the last chosen move's position is a training target
+        self.last_root_value = 0.0  # the root's mean value after the last search, for the player to move
 
     @property
     def progress(self) -> float:
         """Fraction of the current move's playouts done (for progress bars)."""
-        return self._done / self.n_playout
+        return self._done / self._budget()
+
+    def _budget(self) -> int:
+        """Playouts of the current move, drawing full or fast on its first call."""
+        if self._full is None:
+            self._full = self.p_full >= 1.0 or bool(self.rng.random() < self.p_full)
+            self.mcts.forced_k = self.forced_k if self._full else 0.0
+        return self.n_playout if self._full else self.n_fast
+
+    def _end_move(self) -> None:
+        self._done = 0
+        self._full = None
 
     # -- the two halves, for lockstep runners
     def next_leaf(self, board: Board) -> Optional[Leaf]:
@@ -267,7 +372,8 @@ class MCTSPlayer:
         A leaf whose game is over is backed up here and the next one is taken,
         so every returned leaf needs the evaluator.
         """
-        while self._done < self.n_playout:
+        budget = self._budget()
+        while self._done < budget:
             leaf = self.mcts.select_leaf(board)
             if leaf.value is None:
                 return leaf
@@ -282,22 +388,31 @@ class MCTSPlayer:
         self.playouts_run += 1
 
     def choose(self, board: Board) -> tuple[int, np.ndarray]:
-        """Picks the move once the playouts are done; returns it with the search's pi."""
+        """Picks the move once the playouts are done; returns it with the search's pi.
+
+        Sets ``last_recorded`` (False for a fast search) and ``last_root_value``.
+        """
+        full = self._full is not False
         pi = self.mcts.visit_probs(board.size, self.temperature)
         moves = self.mcts.root.moves
         if self.self_play and (not self.explore_moves or len(board.history) < self.explore_moves):
             p = pi[moves]
-            noise = self.rng.dirichlet(np.full(len(moves), self.dirichlet_alpha))
-            p = (1 - self.noise_frac) * p + self.noise_frac * noise
+            if full:
+                noise = self.rng.dirichlet(np.full(len(moves), self.dirichlet_alpha))
+                p = (1 - self.noise_frac) * p + self.noise_frac * noise
             move = int(self.rng.choice(moves, p=p / p.sum()))
         else:
             move = int(moves[self.mcts.root.best_index()])
-        self._done = 0
+        if full and self.forced_k > 0:
+            pi = self.mcts.visit_probs(board.size, self.temperature, self.mcts.pruned_counts(self.forced_k))
+        self.last_recorded = full
+        self.last_root_value = self.mcts.root_value()
+        self._end_move()
         return move, pi
 
     def notify_move(self, move: int) -> None:
         """Tells the player a move was played on the board (its own or the opponent's)."""
-        self._done = 0
+        self._end_move()
         if self.reuse_tree:
             self.mcts.advance(move)
         else:
@@ -305,7 +420,7 @@ class MCTSPlayer:
 
     def reset(self) -> None:
         """Forgets the tree, for a new game."""
-        self._done = 0
+        self._end_move()
         self.mcts.reset()
 
     # -- the sequential search
@@ -325,13 +440,15 @@ class MCTSPlayer:
         if board.game_over:
             raise ValueError("the game is over: there is no move to choose")
 
+        budget = self._budget()
+
         def enough(done: int) -> bool:
             self._done = done
-            return done >= self.n_playout or (stop is not None and stop())
+            return done >= budget or (stop is not None and stop())
 
         search(self.mcts, board, self.evaluator, enough)
         self.playouts_run += self._done
-        if self._done < self.n_playout:
+        if self._done < budget:
             self.reset()
             raise SearchStopped()
         move, pi = self.choose(board)

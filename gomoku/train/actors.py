@@ -95,6 +95,26 @@ class SelfPlaySettings:
     dirichlet_alpha: float = 0.3
     noise_frac: float = 0.25
     explore_moves: int = 0
+    p_full: float = 1.0
+    """playout cap randomisation: the chance of a full search (1: every move)"""
+    n_fast: int = 100
+    """playouts of a fast search"""
+    forced_k: float = 0.0
+    """forced playouts and policy-target pruning (0: off)"""
+    root_search: str = "puct"
+    """'puct' or 'gumbel'"""
+    gumbel_m: int = 16
+    gumbel_c_visit: float = 50.0
+    gumbel_c_scale: float = 0.1
+
+    def player_kwargs(self) -> dict:
+        """The keyword arguments of each self-play player."""
+        if self.root_search == "gumbel":
+            return dict(m_max=self.gumbel_m, c_visit=self.gumbel_c_visit, c_scale=self.gumbel_c_scale,
+                        p_full=self.p_full, n_fast=self.n_fast)
+        return dict(dirichlet_alpha=self.dirichlet_alpha, noise_frac=self.noise_frac,
+                    explore_moves=self.explore_moves, p_full=self.p_full, n_fast=self.n_fast,
+                    forced_k=self.forced_k)
 
 
 @dataclass
@@ -219,8 +239,7 @@ class TaskRunner:
             s = task.settings
             if self.stream is None or self._settings != s:
                 self.stream = SelfPlayStream(evaluator, s.board_shape, s.parallel, s.n_playout, s.c_puct,
-                                             task.seed, dirichlet_alpha=s.dirichlet_alpha,
-                                             noise_frac=s.noise_frac, explore_moves=s.explore_moves)
+                                             task.seed, root_search=s.root_search, **s.player_kwargs())
                 self._settings = s
             elif self._version != version or self.stream.evaluator is not evaluator:
                 self.stream.set_evaluator(evaluator)

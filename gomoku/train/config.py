@@ -59,6 +59,27 @@ class TrainConfig:
     """weight of the noise in the self-play move distribution"""
     explore_moves: int = 0
     """self-play samples only the first this many moves of a game, then plays the most visited (0: all)"""
+    p_full: float = 1.0
+    """playout cap randomisation (KataGo, Wu 2019): the chance a self-play move gets the full search
+    (n_playout playouts, noise) and is recorded for training; the other moves get n_fast playouts, no
+    noise, and are played but not recorded (KataGo: 0.25; 1 turns it off)"""
+    n_fast: int = 100
+    """playouts of a fast search under playout cap randomisation (KataGo: 100 against 600 full)"""
+    forced_k: float = 0.0
+    """forced playouts and policy-target pruning (KataGo, Wu 2019): root children with
+    N < sqrt(k P sum N) are visited first, and those visits are pruned from the training pi
+    (KataGo: 2; 0 turns it off)"""
+    root_search: str = "puct"
+    """self-play search: 'puct' (AlphaZero, visit-count targets) or 'gumbel' (Danihelka et al. 2022:
+    Gumbel sampling, sequential halving, completed-Q targets; n_playout simulations per move)"""
+    gumbel_m: int = 16
+    """Gumbel root search: at most this many root moves are sampled (paper: 16)"""
+    gumbel_c_visit: float = 50.0
+    """Gumbel root search: c_visit of sigma(q) = (c_visit + max N) c_scale q (paper and mctx: 50)"""
+    gumbel_c_scale: float = 0.1
+    """Gumbel root search: c_scale of sigma(q) (paper: 1.0; DeepMind's mctx: 0.1)"""
+    value_mix: float = 0.0
+    """value target mixing: z' = (1 - value_mix) z + value_mix Q_root for recorded positions (0: z)"""
     arch: str = "reference"
     """network: 'reference' (SPEC section 3) or 'resnet'"""
     res_blocks: int = 4
@@ -100,6 +121,21 @@ class TrainConfig:
             raise ValueError(f"device must be cpu, gpu or auto, got {self.device!r}")
         if self.actors not in ("local", "ray"):
             raise ValueError(f"actors must be 'local' or 'ray', got {self.actors!r}")
+        if not 0.0 < self.p_full <= 1.0:
+            raise ValueError(f"p_full must be in (0, 1], got {self.p_full}")
+        if not 0.0 <= self.value_mix <= 1.0:
+            raise ValueError(f"value_mix must be in [0, 1], got {self.value_mix}")
+        if self.n_fast < 1 or self.gumbel_m < 1:
+            raise ValueError(f"n_fast and gumbel_m must be at least 1, got {self.n_fast} and {self.gumbel_m}")
+        if self.p_full < 1.0 and self.n_fast > self.n_playout:
+            raise ValueError(f"n_fast ({self.n_fast}) must not exceed n_playout ({self.n_playout}): "
+                             f"the fast search is the cheap one")
+        if self.forced_k < 0 or self.gumbel_c_visit < 0 or self.gumbel_c_scale <= 0:
+            raise ValueError("forced_k and gumbel_c_visit must not be negative, gumbel_c_scale must be positive")
+        if self.root_search not in ("puct", "gumbel"):
+            raise ValueError(f"root_search must be 'puct' or 'gumbel', got {self.root_search!r}")
+        if self.root_search == "gumbel" and self.forced_k > 0:
+            raise ValueError("forced_k is a PUCT option: Gumbel root search has no forced playouts")
         if self.arch not in ("reference", "resnet"):
             raise ValueError(f"arch must be 'reference' or 'resnet', got {self.arch!r}")
         return self

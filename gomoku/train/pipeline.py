@@ -198,15 +198,18 @@ class TrainPipeline:
                 update = self.update()
         update_s = time.perf_counter() - update_start
         games, stats = finish_self_play()
-        planes, pis, zs = training_arrays(games)
-        self.buffer.extend(*augment(planes, pis, zs))
+        planes, pis, zs = training_arrays(games, cfg.value_mix)
+        if len(planes):
+            self.buffer.extend(*augment(planes, pis, zs))
         self.games += len(games)
         self.positions += len(planes)
 
         self.iteration += 1
         record = {
             "event": "iteration", "iteration": self.iteration, "games": self.games,
-            "episode_len": round(len(planes) / len(games), 2), "buffer": len(self.buffer),
+            "episode_len": round(sum(len(g.moves) for g in games) / len(games), 2),
+            "positions": len(planes),  # recorded ones: fewer than the moves with playout cap randomisation
+            "buffer": len(self.buffer),
             # None when the workers had the games ready (played ahead in the last iteration)
             "playouts_per_s": round(stats.playouts / stats.seconds) if stats.playouts else None,
             "selfplay_s": round(stats.seconds, 2), "update_s": round(update_s, 2),
@@ -236,7 +239,8 @@ class TrainPipeline:
         seed = int(self.rng.integers(2**31))
         settings = SelfPlaySettings((cfg.width, cfg.height, cfg.n_in_row), cfg.games_in_lockstep(self.model.device),
                                     cfg.n_playout, cfg.c_puct, cfg.dirichlet_alpha, cfg.noise_frac,
-                                    cfg.explore_moves)
+                                    cfg.explore_moves, cfg.p_full, cfg.n_fast, cfg.forced_k, cfg.root_search,
+                                    cfg.gumbel_m, cfg.gumbel_c_visit, cfg.gumbel_c_scale)
         self.actors.publish(self.model)
         return self.actors.start_self_play(cfg.games_per_iter, settings, seed).result
 

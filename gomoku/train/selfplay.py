@@ -8,8 +8,11 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 
 from gomoku.game.board import Board
+from gomoku.search.gumbel import GumbelPlayer
 from gomoku.search.lockstep import FinishedGame, Lockstep, RunStats, _distinct, run_games
 from gomoku.search.mcts import MCTSPlayer
+
+ROOT_SEARCHES = ("puct", "gumbel")
 
 
 class SelfPlayStream:
@@ -31,18 +34,26 @@ class SelfPlayStream:
         parallel: games in lockstep.
         n_playout, c_puct: search settings.
         seed: base seed.
-        player_kwargs: passed to each ``MCTSPlayer`` (noise settings).
+        root_search: 'puct' (``MCTSPlayer``, AlphaZero) or 'gumbel' (``GumbelPlayer``).
+        player_kwargs: passed to each player (noise, playout cap, forced playouts,
+            Gumbel constants; ``c_puct`` goes to PUCT players only).
     """
 
     def __init__(self, evaluator, board_shape: Sequence[int], parallel: int, n_playout: int,
-                 c_puct: float, seed: int, **player_kwargs):
+                 c_puct: float, seed: int, root_search: str = "puct", **player_kwargs):
+        if root_search not in ROOT_SEARCHES:
+            raise ValueError(f"root_search must be one of {', '.join(ROOT_SEARCHES)}, got {root_search!r}")
         self.evaluator = evaluator
         self.parallel = parallel
         width, height, n_in_row = board_shape
 
         def new_game(i):
-            player = MCTSPlayer(self.evaluator, c_puct=c_puct, n_playout=n_playout, self_play=True,
-                                seed=seed + i, name="self-play", **player_kwargs)
+            if root_search == "gumbel":
+                player = GumbelPlayer(self.evaluator, n_playout=n_playout, seed=seed + i,
+                                      name="self-play", **player_kwargs)
+            else:
+                player = MCTSPlayer(self.evaluator, c_puct=c_puct, n_playout=n_playout, self_play=True,
+                                    seed=seed + i, name="self-play", **player_kwargs)
             return Board(width, height, n_in_row, start_player=1 + i % 2), {1: player, 2: player}
 
         self.lockstep = Lockstep(new_game, record=True)
@@ -91,9 +102,20 @@ def self_play_games(evaluator, board_shape: Sequence[int], n_games: int, paralle
     return run_games(n_games, stream.lockstep.new_game, parallel, record=True)
 
 
-def training_arrays(games: Sequence[FinishedGame]):
-    """Stacks games into ``(planes, pis, zs)`` arrays, before augmentation."""
+def training_arrays(games: Sequence[FinishedGame], value_mix: float = 0.0):
+    """Stacks games' recorded positions into ``(planes, pis, zs)`` arrays, before augmentation.
+
+    Args:
+        games: finished self-play games.
+        value_mix: ``lambda`` of value target mixing: ``z' = (1 - lambda) z + lambda Q_root``,
+            ``Q_root`` the search's root value for the player to move (0: ``z`` alone).
+    """
+    if not 0.0 <= value_mix <= 1.0:
+        raise ValueError(f"value_mix must be in [0, 1], got {value_mix}")
     planes = np.concatenate([g.planes for g in games])
     pis = np.concatenate([g.pis for g in games])
     zs = np.concatenate([g.outcomes() for g in games])
+    if value_mix > 0:
+        q = np.concatenate([g.root_values for g in games])
+        zs = ((1.0 - value_mix) * zs + value_mix * q).astype(np.float32)
     return planes, pis, zs

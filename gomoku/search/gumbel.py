@@ -1,0 +1,274 @@
+"""Gumbel root search with sequential halving (Danihelka et al., ICLR 2022, "Policy improvement
+by planning with Gumbel").
+
+Notation as in ``mcts``: a node's children have visits ``N(a)``, mean values
+``Q(a)`` from the viewpoint of the player to move at the node, priors ``P(a)``;
+the prior logits are ``l(a) = log P(a)`` (renormalised over the legal moves, so
+``softmax(l) = P``). A node also keeps ``v``, the net's value of its own
+position for the player to move there.
+
+At the root, with ``n`` simulations:
+
+* draw ``g(a) ~ Gumbel(0, 1)`` for each legal move and keep the
+  ``m = min(n, m_max, legal moves)`` moves with the largest ``g(a) + l(a)``;
+* sequential halving: ``ceil(log2 m)`` phases; in a phase every remaining move
+  gets ``max(1, floor(n / (ceil(log2 m) * remaining)))`` more simulations, one
+  after the other, then the better half (rounded up, at least two) stays, by
+  ``g(a) + l(a) + sigma(q(a))``. Budget left after the last phase goes on in
+  phases over the last two moves; the search stops at exactly ``n``;
+* the move played is the remaining one with the largest ``g + l + sigma(q)``:
+  the Gumbel draw is the exploration, so there is no Dirichlet noise.
+
+``sigma(q) = (c_visit + max_b N(b)) * c_scale * q``, with ``q`` the completed
+value rescaled to [0, 1] by the minimum and maximum over the node's completed
+values and its own ``v`` (as DeepMind's mctx does). The completed value of a
+move is ``Q(a)`` once visited, else
+``v_mix = (v + (sum N / sum_{N(b)>0} P(b)) * sum_{N(b)>0} P(b) Q(b)) / (1 + sum N)``.
+The training target is ``pi' = softmax(l + sigma(completed q))`` over all legal
+moves, not the visit counts. Below the root a simulation takes
+``argmax_a (pi'(a) - N(a) / (1 + sum N))``, ``pi'`` computed at that node: a
+deterministic selection that makes the visits track the improved policy.
+
+Each move searches a fresh tree (no reuse): sequential halving plans its budget
+from zero visits. The root's own evaluation is one net call more than the ``n``
+simulations (counted in ``playouts_run``, not in the simulations).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Optional
+
+import numpy as np
+
+from gomoku.game.board import Board
+from gomoku.search.mcts import MCTS, Evaluator, Leaf, TreeNode
+
+M_MAX = 16
+C_VISIT = 50.0
+C_SCALE = 0.1
+
+
+class GumbelNode(TreeNode):
+    """A tree node that also keeps the net's value of its own position (``v``)."""
+
+    __slots__ = ("v",)
+
+    def __init__(self):
+        super().__init__()
+        self.v = 0.0
+
+
+def prior_logits(node: TreeNode) -> np.ndarray:
+    """``log P`` of the node's children (finite even where the net's prior is exactly 0)."""
+    return np.log(np.maximum(node.child_P, 1e-30))
+
+
+def completed_values(node: GumbelNode) -> np.ndarray:
+    """``Q(a)`` for visited children, ``v_mix`` for the others."""
+    visits = node.child_N
+    visited = visits > 0
+    total = visits.sum()
+    mass = node.child_P[visited].sum()
+    if total > 0 and mass > 0:
+        mean_q = node.child_P[visited] @ node.child_Q[visited] / mass
+        v_mix = (node.v + total * mean_q) / (1.0 + total)
+    else:
+        v_mix = node.v
+    return np.where(visited, node.child_Q, v_mix)
+
+
+def sigma(node: GumbelNode, c_visit: float, c_scale: float) -> np.ndarray:
+    """``sigma`` of each child's completed value, rescaled to [0, 1] over the node."""
+    q = completed_values(node)
+    low, high = min(q.min(), node.v), max(q.max(), node.v)
+    q = (q - low) / max(high - low, 1e-8)
+    return (c_visit + node.child_N.max()) * c_scale * q
+
+
+def improved_policy(node: GumbelNode, c_visit: float, c_scale: float) -> np.ndarray:
+    """``pi' = softmax(l + sigma(completed q))`` over the node's children."""
+    logits = prior_logits(node) + sigma(node, c_visit, c_scale)
+    logits -= logits.max()
+    weights = np.exp(logits)
+    return weights / weights.sum()
+
+
+class GumbelTree(MCTS):
+    """The search tree: the root child of each simulation is given; below it, the deterministic rule.
+
+    Args:
+        c_visit, c_scale: the constants of ``sigma``.
+    """
+
+    def __init__(self, c_visit: float = C_VISIT, c_scale: float = C_SCALE):
+        super().__init__()
+        self.c_visit = float(c_visit)
+        self.c_scale = float(c_scale)
+        self.root_choice: Optional[int] = None  # the root child the next descent takes
+        self.root = GumbelNode()
+
+    def select_index(self, node: TreeNode) -> int:
+        if node is self.root and self.root_choice is not None:
+            return self.root_choice
+        pi = improved_policy(node, self.c_visit, self.c_scale)
+        return int((pi - node.child_N / (1.0 + node.child_N.sum())).argmax())
+
+    def backup(self, leaf: Leaf, board: Board, priors: Optional[np.ndarray], value: float) -> None:
+        if priors is not None and not leaf.node.expanded:
+            leaf.node.v = float(value)
+        super().backup(leaf, board, priors, value)
+
+    def advance(self, move: int) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.root = GumbelNode()
+
+
+class GumbelPlayer:
+    """Self-play player with Gumbel root search and sequential halving (see the module docstring).
+
+    It follows ``mcts.MCTSPlayer``'s protocol (``next_leaf`` / ``receive`` /
+    ``choose`` / ``notify_move`` / ``reset``, ``get_action``), so the lockstep
+    runner batches its leaves like any other player's. ``choose`` returns the
+    improved policy ``pi'`` as the training target.
+
+    Playout cap randomisation works as for ``MCTSPlayer``: with ``p_full < 1`` a
+    move gets ``n_fast`` simulations instead of ``n_playout`` with probability
+    ``1 - p_full``, and is then not recorded.
+
+    Args:
+        evaluator: gives priors and values for leaf positions.
+        n_playout: simulations per move (not counting the root's evaluation).
+        m_max: at most this many root moves are sampled (paper: 16).
+        c_visit, c_scale: the constants of ``sigma`` (paper: 50 and 1; mctx: 50 and 0.1).
+        p_full, n_fast: playout cap randomisation.
+        seed: seeds the Gumbel draws.
+        name: shown in logs.
+    """
+
+    def __init__(self, evaluator: Evaluator, n_playout: int = 16, m_max: int = M_MAX,
+                 c_visit: float = C_VISIT, c_scale: float = C_SCALE, p_full: float = 1.0,
+                 n_fast: int = 4, seed: Optional[int] = None, name: str = "Gumbel"):
+        if n_playout < 1 or n_fast < 1 or m_max < 1:
+            raise ValueError(f"n_playout, n_fast and m_max must be at least 1, got "
+                             f"{n_playout}, {n_fast} and {m_max}")
+        if not 0.0 < p_full <= 1.0:
+            raise ValueError(f"p_full must be in (0, 1], got {p_full}")
+        if c_visit < 0 or c_scale <= 0:
+            raise ValueError(f"c_visit must not be negative and c_scale must be positive, "
+                             f"got {c_visit} and {c_scale}")
+        self.evaluator = evaluator
+        self.n_playout = int(n_playout)
+        self.n_fast = int(n_fast)
+        self.m_max = int(m_max)
+        self.p_full = float(p_full)
+        self.tree = GumbelTree(c_visit, c_scale)
+        self.rng = np.random.default_rng(seed)
+        self.name = name
+        self.playouts_run = 0
+        self.last_recorded = True
+        self.last_root_value = 0.0
+        self._end_move()
+
+    def _end_move(self) -> None:
+        self._done = 0  # simulations done for the current move
+        self._full: Optional[bool] = None
+        self._scores: Optional[np.ndarray] = None  # g + l of each root child
+        self._remaining: list[int] = []
+        self._queue: list[int] = []  # root children still to simulate in this phase
+        self._phases = 1
+
+    def _budget(self) -> int:
+        if self._full is None:
+            self._full = self.p_full >= 1.0 or bool(self.rng.random() < self.p_full)
+        return self.n_playout if self._full else self.n_fast
+
+    @property
+    def progress(self) -> float:
+        return self._done / self._budget()
+
+    # -- sequential halving at the root
+    def _score(self, indices) -> np.ndarray:
+        root = self.tree.root
+        return self._scores[indices] + sigma(root, self.tree.c_visit, self.tree.c_scale)[indices]
+
+    def _start_halving(self) -> None:
+        root = self.tree.root
+        self._scores = self.rng.gumbel(size=len(root.moves)) + prior_logits(root)
+        m = min(self._budget(), self.m_max, len(root.moves))
+        self._remaining = [int(i) for i in np.argsort(-self._scores, kind="stable")[:m]]
+        self._phases = max(1, math.ceil(math.log2(m)))
+
+    def _next_root_child(self) -> int:
+        if not self._queue:
+            if self._done > 0 and len(self._remaining) > 2:
+                keep = max(2, (len(self._remaining) + 1) // 2)
+                order = np.argsort(-self._score(self._remaining), kind="stable")
+                self._remaining = [self._remaining[i] for i in order[:keep]]
+            per = max(1, self._budget() // (self._phases * len(self._remaining)))
+            self._queue = self._remaining * per
+        return self._queue.pop(0)
+
+    # -- the two halves, for lockstep runners
+    def next_leaf(self, board: Board) -> Optional[Leaf]:
+        """The next leaf to evaluate (the root first, if not expanded), or None when done."""
+        tree = self.tree
+        if not tree.root.expanded:
+            tree.root_choice = None
+            return tree.select_leaf(board)
+        if self._scores is None:
+            self._start_halving()
+        budget = self._budget()
+        while self._done < budget:
+            tree.root_choice = self._next_root_child()
+            leaf = tree.select_leaf(board)
+            if leaf.value is None:
+                return leaf
+            tree.backup(leaf, board, None, leaf.value)
+            self._done += 1
+            self.playouts_run += 1
+        return None
+
+    def receive(self, leaf: Leaf, board: Board, priors: np.ndarray, value: float) -> None:
+        if leaf.path:
+            self._done += 1
+        self.tree.backup(leaf, board, priors, value)
+        self.playouts_run += 1
+
+    def choose(self, board: Board) -> tuple[int, np.ndarray]:
+        """The best remaining move by ``g + l + sigma(q)``, and the target ``pi'``."""
+        root = self.tree.root
+        scores = self._score(self._remaining)
+        move = int(root.moves[self._remaining[int(np.argmax(scores))]])
+        pi = np.zeros(board.size)
+        pi[root.moves] = improved_policy(root, self.tree.c_visit, self.tree.c_scale)
+        self.last_recorded = self._full is not False
+        self.last_root_value = self.tree.root_value()
+        self._end_move()
+        return move, pi
+
+    def notify_move(self, move: int) -> None:
+        self._end_move()
+        self.tree.reset()
+
+    def reset(self) -> None:
+        self._end_move()
+        self.tree.reset()
+
+    def get_action(self, board: Board, return_probs: bool = False, stop=None):
+        """Searches ``board`` alone (``stop`` is not supported: the plan needs its whole budget)."""
+        if board.game_over:
+            raise ValueError("the game is over: there is no move to choose")
+        while True:
+            leaf = self.next_leaf(board)
+            if leaf is None:
+                break
+            priors, values = self.evaluator.evaluate([board])
+            self.receive(leaf, board, priors[0], float(values[0]))
+        move, pi = self.choose(board)
+        return (move, pi) if return_probs else move
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.n_playout} simulations)"

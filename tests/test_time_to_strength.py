@@ -1,0 +1,65 @@
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SCRIPT = os.path.join(ROOT, "scripts", "time_to_strength.py")
+TINY = "--n-playout 8 --games-per-iter 2 --batch-size 32 --buffer-size 500 --workers 1 --device cpu"
+
+
+def run(*args, timeout=280):
+    return subprocess.run([sys.executable, SCRIPT, *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def test_two_recipes_for_a_few_seconds_write_the_curve_and_the_tables(tmp_path):
+    out = tmp_path / "tts"
+    # long enough for a run to start (Paddle's import) and finish iterations on a busy machine
+    done = run("--board", "6x6x4", "--seconds", "40", "--snapshots", "2",
+               "--recipe", f"ref={TINY}", "--recipe", f"pcr={TINY} --p-full 0.5 --n-fast 2",
+               "--opponent", "pure:10", "--games", "2", "--playouts", "8", "--arena-workers", "1",
+               "--targets", "0.5,1", "--out", str(out))
+    assert done.returncode == 0, done.stdout + done.stderr
+    with open(out / "time_to_strength.png", "rb") as f:
+        assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+    data = json.loads((out / "time_to_strength.json").read_text())
+    assert data["board"] == {"width": 6, "height": 6, "n_in_row": 4}
+    assert [r["name"] for r in data["recipes"]] == ["ref", "pcr"]
+    for recipe in data["recipes"]:
+        assert set(recipe["hours_to_reach"]) == {"0.5", "1.0"}
+        snapshots = recipe["snapshots"]
+        assert snapshots, recipe
+        hours = [s["hours"] for s in snapshots]
+        assert hours == sorted(hours) and 0 < hours[-1] <= 40 / 3600
+        for s in snapshots:
+            assert 0 <= s["score_low"] <= s["score"] <= s["score_high"] <= 1
+            assert s["wins"] + s["draws"] + s["losses"] == 2
+            assert os.path.isfile(out / s["model"])
+        reached = recipe["hours_to_reach"]["0.5"]
+        first = next((s["hours"] for s in snapshots if s["score"] >= 0.5), None)
+        assert reached == first
+    table = (out / "time_to_strength.md").read_text()
+    assert "| ref |" in table and "| pcr |" in table and "score 0.5" in table
+    # the runs trained with their recipes and were stopped, with their checkpoints
+    for name, all_recorded in (("ref", True), ("pcr", False)):
+        with open(out / name / "run" / "metrics.jsonl") as f:
+            records = [json.loads(line) for line in f]
+        assert not any(r["event"] == "evaluation" for r in records)  # the budget went to training
+        positions = sum(r["positions"] for r in records)
+        moves = sum(r["episode_len"] * 2 for r in records)  # two games per iteration
+        assert (abs(positions - moves) < 1e-6) == all_recorded
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--seconds", "5", "--recipe", "no-equals-sign"], "NAME=FLAGS"),
+    (["--seconds", "5", "--recipe", "a=", "--recipe", "a="], "must differ"),
+    (["--seconds", "5", "--recipe", "a=", "--board", "4x4x5"], "cannot hold"),
+    (["--seconds", "5", "--recipe", "a=", "--targets", "1.5"], "targets"),
+    (["--recipe", "a="], "--hours"),
+])
+def test_bad_arguments_are_clear_errors(args, message):
+    done = run(*args, timeout=60)
+    assert done.returncode == 2 and message in done.stderr, done.stderr
