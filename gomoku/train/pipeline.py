@@ -19,7 +19,9 @@ A run lives in one directory:
   (config, weights, Adam state, lr multiplier, iteration, best win ratio, pure
   MCTS playouts, the replay buffer, the random state, counters), rewritten
   atomically after every iteration;
-* ``current_model.npz`` / ``best_model.npz``: model files, after each evaluation;
+* ``current_model.npz``: the net as it is, a model file rewritten atomically after
+  every iteration, so a run has something to play from its first iteration on;
+* ``best_model.npz``: the net that did best against pure MCTS, written at evaluations;
 * ``metrics.jsonl``: one JSON object per iteration and per evaluation.
 """
 
@@ -45,6 +47,8 @@ from gomoku.train.replay import ReplayBuffer
 from gomoku.train.selfplay import training_arrays
 
 METRICS = "metrics.jsonl"
+CURRENT_MODEL = "current_model.npz"
+BEST_MODEL = "best_model.npz"
 
 
 @dataclass
@@ -169,6 +173,7 @@ class TrainPipeline:
                 while self.iteration < end:
                     interrupt.check()
                     self.run_iteration()
+                self.log(self.closing_line())
             except KeyboardInterrupt:
                 if os.path.exists(os.path.join(self.run_dir, CHECKPOINT)):
                     self.log(f"interrupted: the checkpoint holds iteration {self.iteration}; "
@@ -180,6 +185,16 @@ class TrainPipeline:
                 self.actors.close()
                 self.actors = InlineActors()
                 lock.close()
+
+    def closing_line(self) -> str:
+        """What a run that reached its end left behind, and how to go on."""
+        best = os.path.join(self.run_dir, BEST_MODEL)
+        model = best if os.path.exists(best) else os.path.join(self.run_dir, CURRENT_MODEL)
+        line = (f"done: iteration {self.iteration} of {self.config.game_batch_num}; "
+                f"play it with: python play.py --model {self.run_dir} ({os.path.basename(model)})")
+        if self.iteration < self.config.game_batch_num:
+            line += f"; go on with: python train.py --resume {self.run_dir}"
+        return line
 
     def run_iteration(self) -> dict:
         """One iteration: self-play alongside the updates, buffer, maybe an evaluation, checkpoint."""
@@ -217,6 +232,7 @@ class TrainPipeline:
         self.elapsed += time.perf_counter() - start
         record["wall_s"] = round(self.elapsed, 1)
         self.save_checkpoint()
+        self.model.save(os.path.join(self.run_dir, CURRENT_MODEL))
         self._append_metrics(record)
         self.log(_format_iteration(record))
         if record_eval is not None:
@@ -272,11 +288,10 @@ class TrainPipeline:
         points = [g.a_points for g in games]
         wins, draws, losses = points.count(1.0), points.count(0.5), points.count(0.0)
         win_ratio = (wins + 0.5 * draws) / cfg.eval_games
-        self.model.save(os.path.join(self.run_dir, "current_model.npz"))
         new_best = win_ratio > self.best_win_ratio
         if new_best:
             self.best_win_ratio = win_ratio
-            self.model.save(os.path.join(self.run_dir, "best_model.npz"))
+            self.model.save(os.path.join(self.run_dir, BEST_MODEL))
             if self.best_win_ratio == 1.0 and self.pure_playouts < cfg.pure_playout_max:
                 self.pure_playouts = min(cfg.pure_playout_max, self.pure_playouts + cfg.pure_playout_step)
                 self.best_win_ratio = 0.0
