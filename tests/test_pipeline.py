@@ -97,6 +97,9 @@ def test_train_py_stops_and_resumes_with_its_state(tmp_path):
     assert first.returncode == 0, first.stderr
     before = read_checkpoint(os.path.join(run, "checkpoint.pkl"))
     assert before["iteration"] == 3
+    closing = first.stdout.strip().splitlines()[-1]
+    assert closing.startswith("done: iteration 3 of ")
+    assert f"python play.py --model {run}" in closing and f"python train.py --resume {run}" in closing
 
     second = train("--resume", run, "--iterations", "1")
     assert second.returncode == 0, second.stderr
