@@ -222,9 +222,9 @@ class RecordingActors(InlineActors):
     def slots(self):
         return 2
 
-    def _start(self, tasks):
+    def _start(self, tasks, progress=None):
         self.events.append(("start", self._version))
-        pending = super()._start(tasks)
+        pending = super()._start(tasks, progress)
 
         def result():
             self.events.append(("collect", len(self.pipeline.buffer)))
@@ -306,8 +306,8 @@ def test_an_iteration_whose_games_were_played_ahead_shows_no_rate(tmp_path):
     pipeline = TrainPipeline(tiny_config(check_freq=100), str(tmp_path / "run"), log=lambda s: None)
     real = pipeline.start_self_play
 
-    def ready_games():
-        finish = real()
+    def ready_games(progress=None):
+        finish = real(progress)
         games, _ = finish()
         return lambda: (games, RunStats(games=0, moves=0, playouts=0, seconds=0.0))
 

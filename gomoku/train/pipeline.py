@@ -36,6 +36,7 @@ from typing import Callable, Optional
 import numpy as np
 
 from gomoku import interrupt
+from gomoku.progress import advance_to, progress_bar
 from gomoku.game.symmetry import augment
 from gomoku.net.policy_value import PolicyValueModel
 from gomoku.net.spec import NetSpec
@@ -103,6 +104,8 @@ class TrainPipeline:
         self.positions = 0
         self.elapsed = 0.0  # seconds of training across sessions
         self.actors: Actors = InlineActors()  # run() starts the worker processes
+        self.progress_stream = None
+        """where progress bars go (standard error by default); they show only on a terminal"""
 
     # --------------------------------------------------------------- resume
     @classmethod
@@ -165,11 +168,11 @@ class TrainPipeline:
         # also when a shell started us with SIGINT ignored.
         with interrupt.deferred():
             try:
-                self.actors = make_actors(cfg.n_workers(), self.model.device, nice=WORKER_NICE)
                 self.log(f"run {self.run_dir}: {cfg.width}x{cfg.height}, {cfg.n_in_row} in a row, "
                          f"{cfg.n_playout} playouts, {cfg.n_workers()} worker(s) x "
                          f"{cfg.games_in_lockstep(self.model.device)} games in lockstep, "
                          f"device {self.model.device}; iteration {self.iteration} of {cfg.game_batch_num}")
+                self.actors = make_actors(cfg.n_workers(), self.model.device, nice=WORKER_NICE)
                 while self.iteration < end:
                     interrupt.check()
                     self.run_iteration()
@@ -200,15 +203,24 @@ class TrainPipeline:
         """One iteration: self-play alongside the updates, buffer, maybe an evaluation, checkpoint."""
         cfg = self.config
         start = time.perf_counter()
-        finish_self_play = self.start_self_play()
-        update_start = time.perf_counter()
-        update = None
-        if len(self.buffer) > cfg.batch_size:
-            for _ in range(cfg.updates_per_iter):
-                interrupt.check()
-                update = self.update()
-        update_s = time.perf_counter() - update_start
-        games, stats = finish_self_play()
+        updating = len(self.buffer) > cfg.batch_size
+        what = "self-play and updates" if updating else "self-play (filling the buffer)"
+        with progress_bar(cfg.games_per_iter, f"iteration {self.iteration + 1}: {what}",
+                          stream=self.progress_stream) as bar:
+            def on_progress(progress):
+                bar.set_postfix_str(f"{progress.moves} moves", refresh=False)
+                advance_to(bar, progress.games)
+
+            finish_self_play = self.start_self_play(on_progress if not bar.disable else None)
+            update_start = time.perf_counter()
+            update = None
+            if updating:
+                for k in range(cfg.updates_per_iter):
+                    interrupt.check()
+                    bar.set_postfix_str(f"update {k + 1} of {cfg.updates_per_iter}")
+                    update = self.update()
+            update_s = time.perf_counter() - update_start
+            games, stats = finish_self_play()
         planes, pis, zs = training_arrays(games)
         self.buffer.extend(*augment(planes, pis, zs))
         self.games += len(games)
@@ -241,16 +253,16 @@ class TrainPipeline:
         return record
 
     # ------------------------------------------------------------ self-play
-    def start_self_play(self):
+    def start_self_play(self, progress=None):
         """Starts ``games_per_iter`` self-play games with the current weights; returns the
-        function that waits for ``(games, stats)``."""
+        function that waits for ``(games, stats)``. ``progress`` gets their ``actors.Progress``."""
         cfg = self.config
         seed = int(self.rng.integers(2**31))
         settings = SelfPlaySettings((cfg.width, cfg.height, cfg.n_in_row), cfg.games_in_lockstep(self.model.device),
                                     cfg.n_playout, cfg.c_puct, cfg.dirichlet_alpha, cfg.noise_frac,
                                     cfg.explore_moves)
         self.actors.publish(self.model)
-        return self.actors.start_self_play(cfg.games_per_iter, settings, seed).result
+        return self.actors.start_self_play(cfg.games_per_iter, settings, seed, progress).result
 
     # --------------------------------------------------------------- update
     def update(self) -> UpdateResult:
@@ -281,10 +293,17 @@ class TrainPipeline:
         seed = int(self.rng.integers(2**31))
         pure = self.pure_playouts
         self.actors.publish(self.model)
-        games, _ = self.actors.match(
-            PlayerSpec("az", PUBLISHED, cfg.n_playout), PlayerSpec("pure", playouts=pure),
-            (cfg.width, cfg.height, cfg.n_in_row), [[] for _ in range(cfg.eval_games)], seed,
-            parallel=cfg.eval_games, c_puct=cfg.c_puct, device=self.model.device)
+        with progress_bar(cfg.eval_games, f"evaluation against pure MCTS {pure}",
+                          stream=self.progress_stream) as bar:
+            def on_progress(progress):
+                bar.set_postfix_str(f"score {progress.points:g} of {progress.games}", refresh=False)
+                advance_to(bar, progress.games)
+
+            games, _ = self.actors.match(
+                PlayerSpec("az", PUBLISHED, cfg.n_playout), PlayerSpec("pure", playouts=pure),
+                (cfg.width, cfg.height, cfg.n_in_row), [[] for _ in range(cfg.eval_games)], seed,
+                parallel=cfg.eval_games, c_puct=cfg.c_puct, device=self.model.device,
+                progress=on_progress if not bar.disable else None)
         points = [g.a_points for g in games]
         wins, draws, losses = points.count(1.0), points.count(0.5), points.count(0.0)
         win_ratio = (wins + 0.5 * draws) / cfg.eval_games
