@@ -1,6 +1,7 @@
 """Play Gomoku against a trained model, or watch two players of your choice, in a window or a terminal.
 
     python play.py                                    # you (Black) against the shipped model
+    python play.py --model runs/NAME                  # a run's best model, else its current one
     python play.py --model runs/NAME/best_model.npz --playouts 800 --first ai
     python play.py --black pure:2000 --white az       # watch two AIs
     python play.py --size 8x8 --n-in-row 5            # against pure MCTS, no model needed
@@ -18,8 +19,9 @@ import argparse
 import sys
 import warnings
 
-from gomoku.play.match import DEFAULT_MODEL, MissingModelError, setup_match
 from gomoku.game.gamefile import GameFileError
+from gomoku.net.modelfile import find_model
+from gomoku.play.match import DEFAULT_MODEL, MissingModelError, setup_match
 from gomoku.util import board_size_arg, positive_int_arg
 
 # Paddle warns about build tools (ccache) on import: noise to someone who wants to play.
@@ -30,9 +32,12 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description="Play Gomoku against a trained AlphaZero model, pure MCTS or the policy net.",
         epilog="Window keys: N new game, U undo, X swap sides, S save, Q quit, B / W change "
-               "Black's / White's player, Left / Right review the moves.")
+               "Black's / White's player, Left / Right step through the moves, Home / End go to "
+               "the first / last move.")
     parser.add_argument("--model", metavar="PATH",
-                        help=f"model file for the AI (default: {DEFAULT_MODEL}); sets the board size")
+                        help="model file for the AI, or a run directory (its best_model.npz, else its "
+                             f"current_model.npz); sets the board size (default: {DEFAULT_MODEL}); "
+                             "with --load it replaces the saved game's model")
     parser.add_argument("--playouts", type=positive_int_arg, default=400, metavar="N",
                         help="MCTS playouts per AI move: its strength (default: 400)")
     parser.add_argument("--first", choices=("human", "ai"),
@@ -56,6 +61,11 @@ def parse_args(argv=None) -> argparse.Namespace:
 def main(argv=None) -> int:
     args = parse_args(argv)
     try:
+        if args.model is not None:
+            model = find_model(args.model)
+            if model != args.model:
+                print(f"play.py: playing {model}")
+            args.model = model
         match = setup_match(model=args.model, playouts=args.playouts, first=args.first, black=args.black,
                             white=args.white, size=args.size, n_in_row=args.n_in_row, load=args.load,
                             seed=args.seed, device=args.device)

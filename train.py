@@ -61,6 +61,7 @@ def main(argv=None) -> int:
         if args.resume:
             if args.init_model:
                 parser.error("--init-model starts a new run; it cannot go with --resume")
+            log(f"resuming {args.resume}: reading its checkpoint")
             pipeline = TrainPipeline.resume(args.resume, log=log, **overrides)
         else:
             config = preset(args.preset, **overrides).validate()

@@ -10,8 +10,8 @@ The subpackages are layers; each imports only the layers below it:
   processes, and ``TrainPipeline``;
 * ``play``: the ways to play: the window, the text mode, the Gomocup engine and the arena.
 
-``interrupt`` (Ctrl-C at a safe point) and ``util`` (atomic writes, flag parsers)
-serve every layer. ``arena``, ``bench``, ``pbrain`` and ``plot`` here are the
+``interrupt`` (Ctrl-C at a safe point), ``util`` (atomic writes, flag parsers) and
+``progress`` (progress bars, on a terminal only) serve every layer. ``arena``, ``bench``, ``pbrain`` and ``plot`` here are the
 short names of the commands: ``python -m gomoku.arena`` and so on.
 """
 

@@ -197,7 +197,7 @@ def main(argv=None) -> int:
             (width, height), n_in_row = args.size, args.n_in_row
             openings = [[s.strip() for s in args.position.split(",") if s.strip()]]
         if width * height > 64:
-            raise SolveError(f"a {width}x{height} board has more than the solver's 64 cells")
+            raise SolveError(f"the board {width}x{height} has more than the solver's 64 cells")
         with tempfile.TemporaryDirectory(prefix="gomoku-solver-") as tmp:
             binary = build_solver(tmp)
             if args.missed_wins:

@@ -204,8 +204,8 @@ def test_a_worker_plays_ahead_while_the_learner_is_busy_and_no_further(tmp_path)
     tiny_model().export_inference(model_dir)
     one_at_a_time = SelfPlaySettings((6, 6, 4), parallel=1, n_playout=8, c_puct=5.0)
     task = SelfPlayTask(one_at_a_time, n_games=1, seed=0)
-    conn = ScriptedConn([(model_dir, 1, task), COLLECT, (model_dir, 1, task), COLLECT,
-                         (model_dir, 1, task), COLLECT, None],
+    conn = ScriptedConn([(model_dir, 1, task, False), COLLECT, (model_dir, 1, task, False), COLLECT,
+                         (model_dir, 1, task, False), COLLECT, None],
                         collect_waiting=[True, False, True])
     _serve(conn, "cpu", 1)
     (_, (first, s1)), (_, (second, s2)), (_, (third, s3)) = conn.sent

@@ -113,7 +113,7 @@ def test_missing_and_corrupt_model_files(tmp_path):
         read_model_file(str(tmp_path / "none.npz"))
     bad = tmp_path / "bad.npz"
     bad.write_bytes(b"not a zip at all")
-    with pytest.raises(ModelFileError, match="not a readable"):
+    with pytest.raises(ModelFileError, match="not a model file"):
         read_model_file(str(bad))
 
 

@@ -97,6 +97,9 @@ def test_train_py_stops_and_resumes_with_its_state(tmp_path):
     assert first.returncode == 0, first.stderr
     before = read_checkpoint(os.path.join(run, "checkpoint.pkl"))
     assert before["iteration"] == 3
+    closing = first.stdout.strip().splitlines()[-1]
+    assert closing.startswith("done: iteration 3 of ")
+    assert f"python play.py --model {run}" in closing and f"python train.py --resume {run}" in closing
 
     second = train("--resume", run, "--iterations", "1")
     assert second.returncode == 0, second.stderr
@@ -219,9 +222,9 @@ class RecordingActors(InlineActors):
     def slots(self):
         return 2
 
-    def _start(self, tasks):
+    def _start(self, tasks, progress=None):
         self.events.append(("start", self._version))
-        pending = super()._start(tasks)
+        pending = super()._start(tasks, progress)
 
         def result():
             self.events.append(("collect", len(self.pipeline.buffer)))
@@ -303,8 +306,8 @@ def test_an_iteration_whose_games_were_played_ahead_shows_no_rate(tmp_path):
     pipeline = TrainPipeline(tiny_config(check_freq=100), str(tmp_path / "run"), log=lambda s: None)
     real = pipeline.start_self_play
 
-    def ready_games():
-        finish = real()
+    def ready_games(progress=None):
+        finish = real(progress)
         games, _ = finish()
         return lambda: (games, RunStats(games=0, moves=0, playouts=0, seconds=0.0))
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from gomoku.train import plot
-from gomoku.train.plot import MetricsError, moving_average, nice_range, read_metrics, tick_label
+from gomoku.train.plot import MetricsError, moving_average, read_metrics
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -39,9 +39,10 @@ def write_metrics(path, iterations=30, check_freq=5, extra_lines=()):
 
 
 def image_size(path):
-    import pygame
+    from matplotlib import image
 
-    return pygame.image.load(str(path)).get_size()
+    height, width = image.imread(str(path)).shape[:2]
+    return width, height
 
 
 def test_read_metrics_skips_broken_lines_and_keeps_the_last_of_a_repeat(tmp_path):
@@ -106,13 +107,44 @@ def test_script(tmp_path):
     assert proc.returncode == 2 and "no metrics file" in proc.stderr and "Traceback" not in proc.stderr
 
 
-def test_axis_helpers():
-    low, high, ticks = nice_range(2.63, 4.41, 5)
-    assert (low, high) == (2.5, 4.5) and ticks == pytest.approx([2.5, 3.0, 3.5, 4.0, 4.5])
-    low, high, ticks = nice_range(0, 24, 8, integer=True)
-    assert ticks == [0, 5, 10, 15, 20, 25]
-    low, high, ticks = nice_range(3.0, 3.0)  # a single value still gets an axis
-    assert low < 3.0 < high
-    assert [tick_label(v, s) for v, s in ((0.25, 0.25), (3.5, 0.5), (1500.0, 500.0), (0.05, 0.05))] == [
-        "0.25", "3.5", "1500", "0.05"]
+def test_moving_average():
     assert moving_average([1, 2, 3, 4, 5], 3) == pytest.approx([1.5, 2, 3, 4, 4.5])
+
+
+def test_the_legends_hide_no_curve_and_the_title_names_the_board(tmp_path):
+    from matplotlib.transforms import Bbox
+
+    write_metrics(tmp_path / "metrics.jsonl", iterations=200, check_freq=50)
+    from gomoku.net.policy_value import PolicyValueModel
+    from gomoku.net.spec import NetSpec
+
+    PolicyValueModel(NetSpec(6, 6, 4), device="cpu").save(str(tmp_path / "current_model.npz"))
+    metrics = read_metrics(str(tmp_path))
+    assert metrics.board == "6x6, 4 in a row"
+    figure = plot.render(metrics)
+    figure.canvas.draw()
+    renderer = figure.canvas.get_renderer()
+    assert figure.get_suptitle() == "Gomoku Zero training: 6x6, 4 in a row"
+    for ax in figure.axes:
+        legend = ax.get_legend()
+        if legend is None:
+            continue
+        box = legend.get_window_extent(renderer)
+        for other in figure.axes:
+            panel = other.get_window_extent(renderer)
+            inside = Bbox.intersection(box, panel)
+            assert inside is None or inside.width * inside.height < 1.0, "a legend over a panel"
+
+
+def test_a_shipped_models_record_draws_its_win_ratio(tmp_path):
+    record = {"board": "8x8, 5 in a row", "iterations": 170, "selfplay_games": 1360, "training_hours": 1.69,
+              "evaluations": [{"iteration": 50, "pure_playouts": 5000, "win_ratio": 0.8},
+                              {"iteration": 100, "pure_playouts": 5000, "win_ratio": 0.75}]}
+    source = tmp_path / "gomoku_8x8_5.json"
+    source.write_text(json.dumps(record))
+    metrics = plot.save_plot(str(source), str(tmp_path / "m.png"))
+    assert metrics.board == "8x8, 5 in a row" and len(metrics.evaluations) == 2
+    assert image_size(tmp_path / "m.png") == (900, 600)
+    (tmp_path / "empty.json").write_text("{}")
+    with pytest.raises(MetricsError, match="no evaluations"):
+        read_metrics(str(tmp_path / "empty.json"))

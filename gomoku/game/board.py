@@ -80,7 +80,7 @@ class Board:
             raise ValueError(f"width {width} is larger than the {len(COLUMN_LETTERS)} columns we can label")
         if width < n_in_row or height < n_in_row:
             raise ValueError(
-                f"a {width}x{height} board cannot hold {n_in_row} in a row: "
+                f"the board {width}x{height} cannot hold {n_in_row} in a row: "
                 f"width and height must be at least n_in_row"
             )
         self.width = int(width)

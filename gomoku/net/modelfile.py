@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import zipfile
 from dataclasses import asdict
 
 import numpy as np
@@ -18,6 +19,10 @@ from gomoku.net.spec import NetSpec
 from gomoku.util import atomic_write
 
 MODEL_FORMAT = "gomoku-zero-model/1"
+RUN_MODELS = ("best_model.npz", "current_model.npz")
+"""The model files of a run directory, in the order ``find_model`` prefers them."""
+EXPECTED = ("expected a Gomoku Zero model, a .npz file written by train.py "
+            "(runs/NAME/best_model.npz, current_model.npz) or scripts/ship_model.py (models/*.npz)")
 
 
 class ModelFileError(ValueError):
@@ -25,21 +30,52 @@ class ModelFileError(ValueError):
 
 
 def read_model_file(path: str) -> tuple[NetSpec, dict[str, np.ndarray]]:
-    """Reads a model file's spec and weights, with a clear error for any problem."""
+    """Reads a model file's spec and weights.
+
+    Raises:
+        ModelFileError: no such file, or a file that is not a model (the message says
+            what was expected; a training checkpoint gets a pointer to its run directory).
+    """
+    if os.path.isdir(path):
+        raise ModelFileError(f"{path} is a directory; {EXPECTED}")
     if not os.path.isfile(path):
         raise ModelFileError(f"no model file at {path}")
+    if not zipfile.is_zipfile(path):
+        if os.path.basename(path) == "checkpoint.pkl":
+            raise ModelFileError(f"{path} is a training checkpoint, not a model: give the run "
+                                 f"directory ({os.path.dirname(path) or '.'}) to play its model")
+        raise ModelFileError(f"{path} is not a model file: {EXPECTED}")
     try:
         with np.load(path, allow_pickle=False) as data:
             meta = json.loads(str(data["__meta__"]))
             weights = {k: data[k] for k in data.files if k != "__meta__"}
-    except Exception as exc:  # zip, JSON and key errors all mean the same to a user
-        raise ModelFileError(f"{path} is not a readable Gomoku Zero model file ({exc})") from None
-    if meta.get("format") != MODEL_FORMAT:
-        raise ModelFileError(f"{path} has format {meta.get('format')!r}, expected {MODEL_FORMAT!r}")
+    except Exception:  # a .npz of something else, a damaged archive: the same to a user
+        raise ModelFileError(f"{path} is not a readable Gomoku Zero model file: {EXPECTED}") from None
+    if not isinstance(meta, dict) or meta.get("format") != MODEL_FORMAT:
+        found = meta.get("format") if isinstance(meta, dict) else None
+        raise ModelFileError(f"{path} has format {found!r}, expected {MODEL_FORMAT!r}")
     fields = {k: meta[k] for k in NetSpec.__dataclass_fields__ if k in meta}
     return NetSpec(**fields), weights
 
 
+def find_model(path: str) -> str:
+    """The model file ``path`` names: a model file itself, or a run directory's best model
+    (else its current one, written after every iteration).
+
+    Raises:
+        ModelFileError: a run directory with no model yet, or a checkpoint path.
+    """
+    if os.path.isdir(path):
+        for name in RUN_MODELS:
+            candidate = os.path.join(path, name)
+            if os.path.isfile(candidate):
+                return candidate
+        raise ModelFileError(f"{path} holds no model yet ({' or '.join(RUN_MODELS)}): "
+                             f"a run writes current_model.npz when its first iteration ends")
+    if os.path.basename(path) == "checkpoint.pkl" and os.path.isfile(path):
+        raise ModelFileError(f"{path} is a training checkpoint, not a model: "
+                             f"play the run with --model {os.path.dirname(path) or '.'}")
+    return path
 
 def save_model_file(path: str, spec: NetSpec, weights: dict[str, np.ndarray]) -> None:
     """Writes a model file atomically: ``weights`` under their names and the spec in ``__meta__``."""

@@ -38,6 +38,7 @@ the same flags, worker count included, give the same games.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import math
 import os
@@ -45,11 +46,12 @@ import sys
 import time
 import warnings
 from dataclasses import dataclass, field
-from typing import Callable, Optional, Sequence
+from typing import IO, Callable, Optional, Sequence
 
 import numpy as np
 
 from gomoku import interrupt
+from gomoku.progress import advance_to, progress_bar
 from gomoku.game.board import Board
 from gomoku.game.gamefile import COLOUR_NAMES, GameRecord
 from gomoku.game.symmetry import symmetries
@@ -376,12 +378,15 @@ def _json_elo(value: float):
     return format_elo(value) if math.isinf(value) else round(value, 1) + 0.0  # no -0.0
 
 
-def run_arena(settings: ArenaSettings, log: Optional[Callable[[str], None]] = None) -> ArenaResult:
+def run_arena(settings: ArenaSettings, log: Optional[Callable[[str], None]] = None,
+              progress_stream: Optional[IO] = None) -> ArenaResult:
     """Plays the games ``settings`` describe.
 
     Args:
         settings: the players, the number of games, openings, seeds and workers.
-        log: called with a line as each worker's share of the games finishes.
+        log: called with a line before the games start.
+        progress_stream: where a progress bar (games done, A's running score) goes when it
+            is a terminal; standard error by default.
 
     Raises:
         ArenaError: bad player specs, models for different boards, bad openings.
@@ -403,9 +408,16 @@ def run_arena(settings: ArenaSettings, log: Optional[Callable[[str], None]] = No
         log(f"{settings.games} games on {width}x{height}, {n_in_row} in a row: {spec_text(spec_a)} "
             f"against {spec_text(spec_b)}, {workers} worker(s)")
     start = time.perf_counter()
-    with make_actors(workers) as actors:
+    with make_actors(workers) as actors, \
+            progress_bar(settings.games, "arena", stream=progress_stream) as bar:
+        def on_progress(progress):
+            bar.set_postfix_str(f"{spec_text(spec_a)} scores {progress.points:g} of {progress.games}",
+                                refresh=False)
+            advance_to(bar, progress.games)
+
         games, stats = actors.match(spec_a, spec_b, geometry, per_game, settings.seed, settings.parallel,
-                                    settings.c_puct, settings.device)
+                                    settings.c_puct, settings.device,
+                                    progress=on_progress if not bar.disable else None)
     return ArenaResult(settings, spec_a, spec_b, geometry, games, time.perf_counter() - start,
                        stats.playouts, workers)
 
@@ -501,7 +513,7 @@ def main(argv=None) -> int:
 
     try:
         with interrupt.deferred():  # Ctrl-C stops between moves, never inside a Paddle call
-            result = run_arena(settings, log=log)
+            result = run_arena(settings, log=log, progress_stream=io.StringIO() if args.quiet else None)
     except ValueError as exc:  # ArenaError and ModelFileError
         print(f"arena: error: {exc}", file=sys.stderr)
         return 2

@@ -13,6 +13,7 @@ gives back its ``gamefile.GameRecord`` to save (``Match.record``).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from typing import Optional
 
@@ -20,7 +21,9 @@ from gomoku.game.board import Board, IllegalMoveError
 from gomoku.game.gamefile import COLOUR_NAMES, GameRecord, load_game
 from gomoku.search.players import PLAYER_KINDS, PlayerSpec, make_player, spec_text
 
-DEFAULT_MODEL = os.path.join("models", "gomoku_8x8_5.npz")
+PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+"""The repository root: the shipped models are found from here, wherever the user stands."""
+DEFAULT_MODEL = os.path.join(PROJECT_ROOT, "models", "gomoku_8x8_5.npz")
 STONE_MARKS = {1: "X", 2: "O"}
 
 
@@ -191,7 +194,9 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
     say otherwise, and its board.
 
     Args:
-        model: model file for the AlphaZero and policy players.
+        model: model file for the AlphaZero and policy players, or a run directory
+            (its best model, else its current one; see ``modelfile.find_model``).
+            With ``load`` it replaces the model of the saved game's AI seats.
         playouts: search playouts for the AI players.
         first: 'human' or 'ai': who plays Black, the side that opens.
         black, white: player specs (``human``, ``az[:PATH[:N]]``, ``pure[:N]``, ``policy[:PATH]``).
@@ -211,7 +216,11 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
         raise ValueError(f"--playouts must be at least 1, got {playouts}")
     if first not in (None, "human", "ai"):
         raise ValueError(f"--first must be 'human' or 'ai', got {first!r}")
+    from gomoku.net.modelfile import find_model
+
     record = load_game(load) if load else None
+    if model is not None:
+        model = find_model(model)
     model_path = model or DEFAULT_MODEL
     board_flags = size is not None or n_in_row is not None
 
@@ -227,13 +236,19 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
         seats[2] = white
     specs = {p: PlayerSpec.parse(text, default_model=model_path, default_playouts=playouts)
              for p, text in seats.items()}
+    for p, spec in specs.items():
+        if spec.kind in ("az", "policy"):
+            if record is not None and model is not None and seats[p] == record.players.get(p):
+                specs[p] = dataclasses.replace(spec, model=model)
+            else:
+                specs[p] = dataclasses.replace(spec, model=_project_file(spec.model))
 
     model_files = [s.model for s in specs.values() if s.kind in ("az", "policy")]
     for path in model_files:
         if not os.path.isfile(path) and path == DEFAULT_MODEL and model is None:
             raise MissingModelError(
                 f"no trained model at {DEFAULT_MODEL} yet. Train one with `python train.py`, "
-                f"then play it with `python play.py --model runs/<name>/best_model.npz` "
+                f"then play it with `python play.py --model runs/<name>` "
                 f"(or play pure MCTS without a model: `python play.py --size 8x8 --n-in-row 5`)")
 
     if record is not None:
@@ -260,6 +275,15 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
         choices[1:1] = [PlayerSpec("az", offered, playouts)]
         choices.append(PlayerSpec("policy", offered))
     return Match(board, specs, choices, seed=seed, device=device)
+
+
+def _project_file(path: Optional[str]) -> Optional[str]:
+    """``path``, or the same relative path under the project root when only that exists
+    (a saved game names ``models/...`` as it was seen from the root)."""
+    if path is None or os.path.isabs(path) or os.path.exists(path):
+        return path
+    candidate = os.path.join(PROJECT_ROOT, path)
+    return candidate if os.path.exists(candidate) else path
 
 
 def _model_geometry(path: str) -> tuple[int, int, int]:

@@ -358,7 +358,7 @@ class PbrainEngine:
 
     def _new_game(self, width: int, height: int) -> None:
         if width < 1 or height < 1:
-            raise ProtocolError(f"a {width}x{height} board has no cells")
+            raise ProtocolError(f"the board {width}x{height} has no cells")
         if self.options.model is not None:
             self._load_model()
             model_w, model_h, n_in_row = self._model_board

@@ -626,6 +626,8 @@ class GameWindow:
             surface.blit(icon, icon.get_rect(center=(x + 9, top + 20)))
             x += 28
         colour = ACCENT if board.game_over else PANEL_TEXT
+        if board.game_over and self.task is None:
+            status += "  -  N starts a new game"
         surface.blit(self.font_bold.render(status, True, colour), (x, top + 10))
         line_y = top + 38
         if self.task is not None:

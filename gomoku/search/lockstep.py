@@ -160,8 +160,11 @@ def _distinct(players: dict) -> list:
     return list({id(p): p for p in players.values()}.values())
 
 
-def run_games(n_games: int, new_game: GameFactory, parallel: int, record: bool = False):
+def run_games(n_games: int, new_game: GameFactory, parallel: int, record: bool = False,
+              on_step: Optional[Callable[[list, RunStats], None]] = None):
     """Plays ``n_games`` games, ``parallel`` at a time in lockstep.
+
+    ``on_step(finished, stats)`` is called after every step with the games finished so far.
 
     Returns:
         ``(records, stats)``: the games in the order of their index, and their cost.
@@ -175,6 +178,8 @@ def run_games(n_games: int, new_game: GameFactory, parallel: int, record: bool =
         if not lockstep.slots:
             break
         finished.extend(lockstep.step(stats))
+        if on_step is not None:
+            on_step(finished, stats)
     stats.seconds = time.perf_counter() - start
     return sorted(finished, key=lambda g: g.index), stats
 

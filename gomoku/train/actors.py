@@ -19,6 +19,13 @@ What callers use (the ``Actors`` interface):
 * ``map(fn, args)``: calls a module-level function once per actor with the
   published evaluator, for measurements (the benchmark).
 
+``start_self_play`` and ``match`` take a ``progress`` callback: it is called in
+the caller's process with the totals over all actors (``Progress``: games
+finished, moves played, A's points) while it waits for the result. Workers
+asked for progress send small ``PROGRESS`` messages on their pipe while they
+play their share, at most one a second unless a game finished; without a
+callback they send none.
+
 Two backends implement it: ``InlineActors`` plays in the caller's process;
 ``ProcessActors`` keeps ``n`` worker processes alive, each with its own Paddle
 Inference predictor and its own games in lockstep. A backend on other machines
@@ -42,6 +49,7 @@ from __future__ import annotations
 
 import atexit
 import multiprocessing as mp
+import multiprocessing.connection
 from multiprocessing import resource_tracker
 import os
 import shutil
@@ -67,6 +75,8 @@ PUBLISHED = "<published>"
 """The model path of a player spec that plays the weights of the last ``publish``."""
 
 COLLECT = "collect"  # the caller's message to a worker: stop playing ahead, send the result
+PROGRESS = "progress"  # a worker's message while it plays: ("progress", Progress)
+PROGRESS_EVERY_S = 1.0
 
 # The learner's updates and the workers' self-play run at the same time, and an iteration
 # ends when both are done. The learner is one thread and the longer half with more than a
@@ -79,6 +89,21 @@ _STARTUP_SIGNALS = {signal.SIGTERM, signal.SIGINT}
 
 class WorkerError(RuntimeError):
     """A worker process failed or died; the message says which and how."""
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How far the games of a task (or, summed, of all actors) have got."""
+
+    games: int = 0
+    """games finished"""
+    moves: int = 0
+    """moves played"""
+    points: float = 0.0
+    """A's points in the finished games of a match (1 a win, 0.5 a draw); 0 in self-play"""
+
+    def __add__(self, other: "Progress") -> "Progress":
+        return Progress(self.games + other.games, self.moves + other.moves, self.points + other.points)
 
 
 # ------------------------------------------------------------------ what to play
@@ -186,9 +211,11 @@ def split(total: int, parts: int) -> list[int]:
     return [n for n in (base + (1 if i < extra else 0) for i in range(parts)) if n > 0]
 
 
-def play_match(task: MatchTask, published=None) -> tuple[list[MatchGame], RunStats]:
+def play_match(task: MatchTask, published=None,
+               report: Optional[Callable[[Progress], None]] = None) -> tuple[list[MatchGame], RunStats]:
     """Plays a match share in lockstep: every AlphaZero leaf of its games goes to the net in one
-    call, and the rollouts of all its pure MCTS players in one call too."""
+    call, and the rollouts of all its pure MCTS players in one call too. ``report`` gets the
+    share's ``Progress`` after every step."""
     width, height, n_in_row = task.geometry
     models: dict = {PUBLISHED: published} if published is not None else {}
     rollouts = RolloutEvaluator(game_seed(task.seed, task.first_game, 2))
@@ -211,10 +238,19 @@ def play_match(task: MatchTask, published=None) -> tuple[list[MatchGame], RunSta
                    3 - colour: build(task.b, board, game_seed(task.seed, index, 1))}
         return board, players
 
-    records, stats = run_games(len(task.openings), new_game, min(task.parallel, len(task.openings)))
+    def on_step(finished, stats):
+        points = sum(_points(g.winner, a_colour(task.first_game + g.index)) for g in finished)
+        report(Progress(len(finished), stats.moves, points))
+
+    records, stats = run_games(len(task.openings), new_game, min(task.parallel, len(task.openings)),
+                               on_step=on_step if report is not None else None)
     games = [MatchGame(task.first_game + r.index, list(task.openings[r.index]), r.moves,
                        a_colour(task.first_game + r.index), r.winner) for r in records]
     return games, stats
+
+
+def _points(winner: int, colour: int) -> float:
+    return 0.5 if winner == 0 else float(winner == colour)
 
 
 class TaskRunner:
@@ -229,11 +265,13 @@ class TaskRunner:
         self._settings: Optional[SelfPlaySettings] = None
         self._version = None
 
-    def run(self, task, evaluator, version, keep_playing: Optional[Callable[[], bool]] = None):
+    def run(self, task, evaluator, version, keep_playing: Optional[Callable[[], bool]] = None,
+            report: Optional[Callable[[Progress], None]] = None):
         """Plays ``task``; returns its result (``(games, stats)`` for games).
 
         ``keep_playing``: self-play goes on ahead of the task while it returns true
-        (see ``SelfPlayStream.collect``).
+        (see ``SelfPlayStream.collect``). ``report`` gets the task's ``Progress``
+        after every step of its games.
         """
         if isinstance(task, SelfPlayTask):
             s = task.settings
@@ -244,9 +282,10 @@ class TaskRunner:
             elif self._version != version or self.stream.evaluator is not evaluator:
                 self.stream.set_evaluator(evaluator)
             self._version = version
-            return self.stream.collect(task.n_games, keep_playing)
+            on_step = None if report is None else lambda done, stats: report(Progress(done, stats.moves))
+            return self.stream.collect(task.n_games, keep_playing, on_step=on_step)
         if isinstance(task, MatchTask):
-            return play_match(task, evaluator)
+            return play_match(task, evaluator, report)
         if isinstance(task, CallTask):
             return task.fn(task.arg, evaluator)
         raise TypeError(f"unknown task {task!r}")
@@ -286,21 +325,26 @@ class Actors(ABC):
         """Makes ``model``'s current weights the ones later games play with; returns their version."""
 
     @abstractmethod
-    def _start(self, tasks: list) -> Pending:
-        """Starts one task per actor (at most ``slots``); the Pending gives their results in order."""
+    def _start(self, tasks: list, progress: Optional[Callable[[Progress], None]] = None) -> Pending:
+        """Starts one task per actor (at most ``slots``); the Pending gives their results in order.
+
+        ``progress`` gets the summed ``Progress`` of the tasks while they play.
+        """
 
     # -- recipes, the same for every backend
-    def start_self_play(self, n_games: int, settings: SelfPlaySettings, seed: int) -> Pending:
+    def start_self_play(self, n_games: int, settings: SelfPlaySettings, seed: int,
+                        progress: Optional[Callable[[Progress], None]] = None) -> Pending:
         """Starts ``n_games`` self-play games; ``result()`` gives ``(games, stats)``.
 
         The games are split over the actors; actor ``k``'s games use seeds from
         ``seed + first_k``, where ``first_k`` counts the games of the actors before it.
+        ``progress`` (see the module docstring) is called until ``result()`` returns.
         """
         tasks, first = [], 0
         for share in split(n_games, self.slots):
             tasks.append(SelfPlayTask(settings, share, seed + first))
             first += share
-        pending = self._start(tasks)
+        pending = self._start(tasks, progress)
         return Pending(lambda: merge_games(pending.result()))
 
     def self_play(self, n_games: int, settings: SelfPlaySettings, seed: int):
@@ -308,12 +352,14 @@ class Actors(ABC):
 
     def match(self, a: PlayerSpec, b: PlayerSpec, geometry: tuple, openings: Sequence[list],
               seed: int, parallel: int = 16, c_puct: float = 5.0, device: str = "cpu",
-              on_result: Optional[Callable[[int], None]] = None) -> tuple[list[MatchGame], RunStats]:
+              on_result: Optional[Callable[[int], None]] = None,
+              progress: Optional[Callable[[Progress], None]] = None) -> tuple[list[MatchGame], RunStats]:
         """Plays ``len(openings)`` games of A against B; game ``i`` starts from ``openings[i]``.
 
         A plays Black in even games and White in odd ones. Each actor plays a
         contiguous share of the games, ``parallel`` at a time in lockstep; the
         same arguments and the same number of actors give the same games.
+        ``progress`` gets the games finished, moves played and A's points so far.
 
         Returns:
             ``(games, stats)``, the games in order of their index.
@@ -323,7 +369,7 @@ class Actors(ABC):
             tasks.append(MatchTask(a, b, tuple(geometry), first, [list(o) for o in openings[first:first + share]],
                                    parallel, c_puct, seed, device))
             first += share
-        games, stats = merge_games(self._start(tasks).result())
+        games, stats = merge_games(self._start(tasks, progress).result())
         if on_result is not None:
             on_result(len(games))
         return sorted(games, key=lambda g: g.index), stats
@@ -368,8 +414,8 @@ class InlineActors(Actors):
         self._version += 1
         return self._version
 
-    def _start(self, tasks: list) -> Pending:
-        results = [self._runner.run(task, self._evaluator, self._version) for task in tasks]
+    def _start(self, tasks: list, progress: Optional[Callable[[Progress], None]] = None) -> Pending:
+        results = [self._runner.run(task, self._evaluator, self._version, report=progress) for task in tasks]
         return Pending(lambda: results)
 
 
@@ -419,13 +465,15 @@ def _serve(conn, device: str, threads: int) -> None:
             return  # the parent is gone
         if message is None:
             return
-        model_dir, version, task = message
+        model_dir, version, task, wants_progress = message
         try:
             if model_dir is not None and version != loaded_version:
                 evaluator = NetEvaluator(InferencePredictor(model_dir, device, threads))
                 loaded_version = version
+            report = _progress_sender(conn) if wants_progress else None
             # Self-play goes on ahead until the caller asks for the result (collect's message).
-            reply = ("ok", runner.run(task, evaluator, version, keep_playing=lambda: not conn.poll()))
+            reply = ("ok", runner.run(task, evaluator, version, keep_playing=lambda: not conn.poll(),
+                                      report=report))
         except Exception:
             reply = ("error", traceback.format_exc())
         try:
@@ -434,6 +482,23 @@ def _serve(conn, device: str, threads: int) -> None:
             conn.send(reply)
         except (EOFError, OSError):
             return
+
+
+def _progress_sender(conn) -> Callable[[Progress], None]:
+    """Sends a task's progress to the caller: when a game finished, else at most once a second.
+
+    The messages are few and small (a task's games plus one a second), so they fit the
+    pipe's buffer even while the caller is busy and reads them only at ``result()``.
+    """
+    last = {"games": -1, "time": 0.0}
+
+    def send(progress: Progress) -> None:
+        now = time.monotonic()
+        if progress.games != last["games"] or now - last["time"] >= PROGRESS_EVERY_S:
+            conn.send((PROGRESS, progress))
+            last.update(games=progress.games, time=now)
+
+    return send
 
 
 class _Worker:
@@ -472,6 +537,7 @@ class ProcessActors(Actors):
         self._ctx = mp.get_context("spawn")
         self._workers: list[_Worker] = []
         self._pending = 0  # workers busy with a task whose result nobody has read yet
+        self._progress: Optional[Callable[[Progress], None]] = None
         self._model_ref = None
         self._model_version = None
         self._version = 0
@@ -526,7 +592,7 @@ class ProcessActors(Actors):
         self._version += 1
         return self._version
 
-    def _start(self, tasks: list) -> Pending:
+    def _start(self, tasks: list, progress: Optional[Callable[[Progress], None]] = None) -> Pending:
         """Hands one task to each of the first ``len(tasks)`` workers and returns at once.
 
         One batch of tasks is in flight at a time. Until ``result()`` a worker
@@ -538,8 +604,9 @@ class ProcessActors(Actors):
         if len(tasks) > len(self._workers):
             raise ValueError(f"{len(tasks)} tasks for {len(self._workers)} workers")
         for worker, task in zip(self._workers, tasks):
-            worker.conn.send((self._export_dir, self._version, task))
+            worker.conn.send((self._export_dir, self._version, task, progress is not None))
         self._pending = len(tasks)
+        self._progress = progress
         return Pending(self._collect)
 
     def _collect(self) -> list:
@@ -549,27 +616,43 @@ class ProcessActors(Actors):
                 worker.conn.send(COLLECT)
             except (BrokenPipeError, OSError):
                 pass  # a dead worker: the wait below reports it
-        results = []
+        progress, self._progress = self._progress, None
+        shares = [Progress() for _ in busy]
+        results: list = [None] * len(busy)
+        waiting = set(range(len(busy)))
         with interrupt.interruptible():  # waiting holds no Paddle state: Ctrl-C may stop it at once
-            for worker in busy:
-                status, payload = self._receive(worker)
-                if status != "ok":
-                    raise WorkerError(f"a worker failed:\n{payload}")
-                results.append(payload)
+            while waiting:
+                ready = mp.connection.wait([busy[i].conn for i in waiting], timeout=1.0)
+                for i in sorted(waiting):
+                    worker = busy[i]
+                    if worker.conn not in ready:
+                        if not worker.proc.is_alive() and not worker.conn.poll():
+                            self._died(worker)
+                        continue
+                    message = self._receive(worker)
+                    if message[0] == PROGRESS:
+                        shares[i] = message[1]
+                        if progress is not None:
+                            progress(sum(shares, Progress()))
+                        continue
+                    status, payload = message
+                    if status != "ok":
+                        raise WorkerError(f"a worker failed:\n{payload}")
+                    results[i] = payload
+                    waiting.discard(i)
         self._pending = 0
         return results
 
+    @classmethod
+    def _receive(cls, worker: _Worker):
+        """The worker's next message; a worker that dies instead is a WorkerError, never a hang."""
+        try:
+            return worker.conn.recv()
+        except (EOFError, ConnectionResetError, BrokenPipeError, OSError):
+            cls._died(worker)
+
     @staticmethod
-    def _receive(worker: _Worker):
-        """The worker's reply; a worker that dies instead is a WorkerError, never a hang."""
-        while True:
-            try:
-                if worker.conn.poll(1.0):
-                    return worker.conn.recv()
-            except (EOFError, ConnectionResetError, BrokenPipeError):
-                break
-            if not worker.proc.is_alive():
-                break
+    def _died(worker: _Worker):
         worker.proc.join(STOP_GRACE_S)
         raise WorkerError(f"worker process {worker.proc.pid} died (exit code {worker.proc.exitcode})")
 

@@ -39,6 +39,8 @@ import warnings
 
 import numpy as np
 
+from gomoku.progress import timed_phase
+
 from gomoku.util import DefaultsHelpFormatter
 
 
@@ -156,12 +158,15 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
             calls.append(time.perf_counter() - start)
         results["task_roundtrip_ms"] = round(1000 * float(np.median(calls)), 2)
         log(f"net alone: batch {parallel}, {workers} process(es), {seconds:.0f} s ...")
-        nn = actors.map(_nn_worker, [(shape, parallel, seconds)] * workers)
+        with timed_phase("net alone", seconds):
+            nn = actors.map(_nn_worker, [(shape, parallel, seconds)] * workers)
         results["nn_positions_per_s"] = round(sum(r for r, _ in nn))
 
         log(f"self-play: {parallel} games in lockstep per process, {seconds:.0f} s or more "
             f"(until the first {parallel} games have finished) ...")
-        sp = actors.map(_selfplay_worker, [(shape, parallel, n_playout, seconds, 1000 * i) for i in range(workers)])
+        with timed_phase("self-play", seconds):
+            sp = actors.map(_selfplay_worker, [(shape, parallel, n_playout, seconds, 1000 * i)
+                                               for i in range(workers)])
         playouts_per_s = sum(r["playouts"] / r["seconds"] for r in sp)
         lengths = [n for r in sp for n in r["lengths"]]
         results["selfplay_playouts_per_s"] = round(playouts_per_s)
@@ -176,8 +181,9 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
 
         log(f"pure MCTS: {pure_parallel} games of {pure_playouts} playouts in lockstep per process, "
             f"{seconds:.0f} s ...")
-        pure = actors.map(_pure_worker, [(shape, pure_parallel, pure_playouts, seconds, 77 + i)
-                                         for i in range(workers)])
+        with timed_phase("pure MCTS", seconds):
+            pure = actors.map(_pure_worker, [(shape, pure_parallel, pure_playouts, seconds, 77 + i)
+                                             for i in range(workers)])
         results["pure_playouts_per_s"] = round(sum(r["playouts"] / r["seconds"] for r in pure))
         worker_rss = max([r for _, r in nn] + [r["rss_mb"] for r in sp + pure])
 

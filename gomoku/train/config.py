@@ -102,7 +102,7 @@ class TrainConfig:
     def validate(self) -> "TrainConfig":
         """Raises ValueError with a clear message for settings that cannot work."""
         if self.width < self.n_in_row or self.height < self.n_in_row:
-            raise ValueError(f"a {self.width}x{self.height} board cannot hold {self.n_in_row} in a row")
+            raise ValueError(f"the board {self.width}x{self.height} cannot hold {self.n_in_row} in a row")
         positive = ("width", "height", "n_in_row", "n_playout", "batch_size", "buffer_size", "epochs",
                     "games_per_iter", "check_freq", "game_batch_num", "eval_games",
                     "pure_playout_start")

@@ -19,7 +19,9 @@ A run lives in one directory:
   (config, weights, Adam state, lr multiplier, iteration, best win ratio, pure
   MCTS playouts, the replay buffer, the random state, counters), rewritten
   atomically after every iteration;
-* ``current_model.npz`` / ``best_model.npz``: model files, after each evaluation;
+* ``current_model.npz``: the net as it is, a model file rewritten atomically after
+  every iteration, so a run has something to play from its first iteration on;
+* ``best_model.npz``: the net that did best against pure MCTS, written at evaluations;
 * ``metrics.jsonl``: one JSON object per iteration and per evaluation.
 """
 
@@ -34,18 +36,21 @@ from typing import Callable, Optional
 import numpy as np
 
 from gomoku import interrupt
+from gomoku.progress import advance_to, progress_bar
 from gomoku.game.symmetry import augment
 from gomoku.net.device import device_report
 from gomoku.net.policy_value import PolicyValueModel
 from gomoku.net.spec import NetSpec
 from gomoku.search.players import PlayerSpec
 from gomoku.train.actors import PUBLISHED, WORKER_NICE, Actors, InlineActors, SelfPlaySettings, make_actors
-from gomoku.train.checkpoint import CHECKPOINT, CheckpointError, lock_run_dir, read_checkpoint, write_checkpoint
+from gomoku.train.checkpoint import CHECKPOINT, lock_run_dir, read_checkpoint, write_checkpoint
 from gomoku.train.config import TrainConfig
 from gomoku.train.replay import ReplayBuffer
 from gomoku.train.selfplay import training_arrays
 
 METRICS = "metrics.jsonl"
+CURRENT_MODEL = "current_model.npz"
+BEST_MODEL = "best_model.npz"
 
 
 @dataclass
@@ -100,6 +105,8 @@ class TrainPipeline:
         self.positions = 0
         self.elapsed = 0.0  # seconds of training across sessions
         self.actors: Actors = InlineActors()  # run() starts the worker processes
+        self.progress_stream = None
+        """where progress bars go (standard error by default); they show only on a terminal"""
 
     # --------------------------------------------------------------- resume
     @classmethod
@@ -162,17 +169,21 @@ class TrainPipeline:
         # also when a shell started us with SIGINT ignored.
         with interrupt.deferred():
             try:
-                self.actors = make_actors(cfg.workers if cfg.actors == "ray" else cfg.n_workers(),
-                                          self.model.device, nice=WORKER_NICE, backend=cfg.actors,
-                                          address=cfg.ray_address or None, log=self.log)
+                workers = "Ray actors" if cfg.actors == "ray" else f"{cfg.n_workers()} worker(s)"
                 self.log(f"run {self.run_dir}: {cfg.width}x{cfg.height}, {cfg.n_in_row} in a row, "
-                         f"{cfg.n_playout} playouts, {self.actors.slots} {'Ray actor' if cfg.actors == 'ray' else 'worker'}(s) x "
+                         f"{cfg.n_playout} playouts, {workers} x "
                          f"{cfg.games_in_lockstep(self.model.device)} games in lockstep, "
                          f"device {self.model.device}; iteration {self.iteration} of {cfg.game_batch_num}")
                 self.log(f"  {device_report(cfg.device)}")
+                self.actors = make_actors(cfg.workers if cfg.actors == "ray" else cfg.n_workers(),
+                                          self.model.device, nice=WORKER_NICE, backend=cfg.actors,
+                                          address=cfg.ray_address or None, log=self.log)
+                if cfg.actors == "ray":
+                    self.log(f"  {self.actors.slots} Ray actor(s) on the cluster")
                 while self.iteration < end:
                     interrupt.check()
                     self.run_iteration()
+                self.log(self.closing_line())
             except KeyboardInterrupt:
                 if os.path.exists(os.path.join(self.run_dir, CHECKPOINT)):
                     self.log(f"interrupted: the checkpoint holds iteration {self.iteration}; "
@@ -185,19 +196,38 @@ class TrainPipeline:
                 self.actors = InlineActors()
                 lock.close()
 
+    def closing_line(self) -> str:
+        """What a run that reached its end left behind, and how to go on."""
+        best = os.path.join(self.run_dir, BEST_MODEL)
+        model = best if os.path.exists(best) else os.path.join(self.run_dir, CURRENT_MODEL)
+        line = (f"done: iteration {self.iteration} of {self.config.game_batch_num}; "
+                f"play it with: python play.py --model {self.run_dir} ({os.path.basename(model)})")
+        if self.iteration < self.config.game_batch_num:
+            line += f"; go on with: python train.py --resume {self.run_dir}"
+        return line
+
     def run_iteration(self) -> dict:
         """One iteration: self-play alongside the updates, buffer, maybe an evaluation, checkpoint."""
         cfg = self.config
         start = time.perf_counter()
-        finish_self_play = self.start_self_play()
-        update_start = time.perf_counter()
-        update = None
-        if len(self.buffer) > cfg.batch_size:
-            for _ in range(cfg.updates_per_iter):
-                interrupt.check()
-                update = self.update()
-        update_s = time.perf_counter() - update_start
-        games, stats = finish_self_play()
+        updating = len(self.buffer) > cfg.batch_size
+        what = "self-play and updates" if updating else "self-play (filling the buffer)"
+        with progress_bar(cfg.games_per_iter, f"iteration {self.iteration + 1}: {what}",
+                          stream=self.progress_stream) as bar:
+            def on_progress(progress):
+                bar.set_postfix_str(f"{progress.moves} moves", refresh=False)
+                advance_to(bar, progress.games)
+
+            finish_self_play = self.start_self_play(on_progress if not bar.disable else None)
+            update_start = time.perf_counter()
+            update = None
+            if updating:
+                for k in range(cfg.updates_per_iter):
+                    interrupt.check()
+                    bar.set_postfix_str(f"update {k + 1} of {cfg.updates_per_iter}")
+                    update = self.update()
+            update_s = time.perf_counter() - update_start
+            games, stats = finish_self_play()
         planes, pis, zs = training_arrays(games, cfg.value_mix)
         if len(planes):
             self.buffer.extend(*augment(planes, pis, zs))
@@ -224,6 +254,7 @@ class TrainPipeline:
         self.elapsed += time.perf_counter() - start
         record["wall_s"] = round(self.elapsed, 1)
         self.save_checkpoint()
+        self.model.save(os.path.join(self.run_dir, CURRENT_MODEL))
         self._append_metrics(record)
         self.log(_format_iteration(record))
         if record_eval is not None:
@@ -232,9 +263,9 @@ class TrainPipeline:
         return record
 
     # ------------------------------------------------------------ self-play
-    def start_self_play(self):
+    def start_self_play(self, progress=None):
         """Starts ``games_per_iter`` self-play games with the current weights; returns the
-        function that waits for ``(games, stats)``."""
+        function that waits for ``(games, stats)``. ``progress`` gets their ``actors.Progress``."""
         cfg = self.config
         seed = int(self.rng.integers(2**31))
         settings = SelfPlaySettings((cfg.width, cfg.height, cfg.n_in_row), cfg.games_in_lockstep(self.model.device),
@@ -242,7 +273,7 @@ class TrainPipeline:
                                     cfg.explore_moves, cfg.p_full, cfg.n_fast, cfg.forced_k, cfg.root_search,
                                     cfg.gumbel_m, cfg.gumbel_c_visit, cfg.gumbel_c_scale)
         self.actors.publish(self.model)
-        return self.actors.start_self_play(cfg.games_per_iter, settings, seed).result
+        return self.actors.start_self_play(cfg.games_per_iter, settings, seed, progress).result
 
     # --------------------------------------------------------------- update
     def update(self) -> UpdateResult:
@@ -273,18 +304,24 @@ class TrainPipeline:
         seed = int(self.rng.integers(2**31))
         pure = self.pure_playouts
         self.actors.publish(self.model)
-        games, _ = self.actors.match(
-            PlayerSpec("az", PUBLISHED, cfg.n_playout), PlayerSpec("pure", playouts=pure),
-            (cfg.width, cfg.height, cfg.n_in_row), [[] for _ in range(cfg.eval_games)], seed,
-            parallel=cfg.eval_games, c_puct=cfg.c_puct, device=self.model.device)
+        with progress_bar(cfg.eval_games, f"evaluation against pure MCTS {pure}",
+                          stream=self.progress_stream) as bar:
+            def on_progress(progress):
+                bar.set_postfix_str(f"score {progress.points:g} of {progress.games}", refresh=False)
+                advance_to(bar, progress.games)
+
+            games, _ = self.actors.match(
+                PlayerSpec("az", PUBLISHED, cfg.n_playout), PlayerSpec("pure", playouts=pure),
+                (cfg.width, cfg.height, cfg.n_in_row), [[] for _ in range(cfg.eval_games)], seed,
+                parallel=cfg.eval_games, c_puct=cfg.c_puct, device=self.model.device,
+                progress=on_progress if not bar.disable else None)
         points = [g.a_points for g in games]
         wins, draws, losses = points.count(1.0), points.count(0.5), points.count(0.0)
         win_ratio = (wins + 0.5 * draws) / cfg.eval_games
-        self.model.save(os.path.join(self.run_dir, "current_model.npz"))
         new_best = win_ratio > self.best_win_ratio
         if new_best:
             self.best_win_ratio = win_ratio
-            self.model.save(os.path.join(self.run_dir, "best_model.npz"))
+            self.model.save(os.path.join(self.run_dir, BEST_MODEL))
             if self.best_win_ratio == 1.0 and self.pure_playouts < cfg.pure_playout_max:
                 self.pure_playouts = min(cfg.pure_playout_max, self.pure_playouts + cfg.pure_playout_step)
                 self.best_win_ratio = 0.0

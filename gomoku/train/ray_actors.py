@@ -32,7 +32,7 @@ from typing import Callable, Optional
 
 from gomoku import interrupt
 from gomoku.search.lockstep import RunStats
-from gomoku.train.actors import Actors, CallTask, MatchTask, Pending, WorkerError
+from gomoku.train.actors import Actors, CallTask, MatchGame, MatchTask, Pending, Progress, WorkerError
 
 INSTALL_HINT = "--actors ray needs Ray: pip install -r requirements-ray.txt"
 WAIT_POLL_S = 1.0  # how often a wait for the actors wakes up to let Ctrl-C through
@@ -102,6 +102,17 @@ class GameActor:
                 f.write(data)
         self._evaluator = NetEvaluator(InferencePredictor(directory, self._device, self._threads))
         self._loaded = weights["version"]
+
+
+def _totals(results: list) -> Progress:
+    """The ``Progress`` that finished game shares add up to."""
+    total = Progress()
+    for result in results:
+        if isinstance(result, tuple) and len(result) == 2 and isinstance(result[1], RunStats):
+            games, stats = result
+            points = sum(g.a_points for g in games if isinstance(g, MatchGame))
+            total = total + Progress(len(games), stats.moves, points)
+    return total
 
 
 def _package_dir() -> str:
@@ -180,7 +191,9 @@ class RayActors(Actors):
         self._model_version = model.version
         return self._version
 
-    def _start(self, tasks: list) -> Pending:
+    def _start(self, tasks: list, progress: Optional[Callable] = None) -> Pending:
+        """Calls ``play`` on one actor per task. Ray actors report no progress while they play:
+        ``progress`` is called once, with the totals, when the results are in."""
         if self._busy:
             raise RuntimeError("the previous tasks have not been collected")
         if len(tasks) > len(self._actors):
@@ -189,7 +202,15 @@ class RayActors(Actors):
         self._ticket += 1
         self._busy = [(actor, actor.play.remote(self._ticket, self._weights, task), task)
                       for actor, task in zip(self._actors, tasks)]
-        return Pending(self._collect)
+        if progress is None:
+            return Pending(self._collect)
+
+        def collect_and_report():
+            results = self._collect()
+            progress(_totals(results))
+            return results
+
+        return Pending(collect_and_report)
 
     def _collect(self) -> list:
         ray = self._ray

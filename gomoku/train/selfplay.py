@@ -68,19 +68,21 @@ class SelfPlayStream:
                 p.evaluator = evaluator
         self.lockstep.reset_searches()
 
-    def collect(self, n_games: int, keep_playing: Optional[Callable[[], bool]] = None):
+    def collect(self, n_games: int, keep_playing: Optional[Callable[[], bool]] = None,
+                on_step: Optional[Callable[[int, RunStats], None]] = None):
         """Returns ``(games, stats)`` for the next ``n_games`` games in the order they started.
 
         Later games that finish first wait for a later call. With ``keep_playing``
         the stream then plays ahead, while ``keep_playing()`` is true and until the
         next call's ``n_games`` have finished, so that a worker whose games are done
         goes on playing while the learner still updates (and never runs more than one
-        call ahead).
+        call ahead). ``on_step(done, stats)`` is called after every step until the
+        ``n_games`` have finished, with how many of them have.
         """
         start = time.perf_counter()
         stats = RunStats()
         wanted = range(self._next, self._next + n_games)
-        self._play_until(wanted, stats)
+        self._play_until(wanted, stats, on_step=on_step)
         games = [self._finished.pop(i) for i in wanted]
         self._next += n_games
         if keep_playing is not None:
@@ -88,11 +90,13 @@ class SelfPlayStream:
         stats.seconds = time.perf_counter() - start
         return games, stats
 
-    def _play_until(self, indices: range, stats: RunStats, keep_playing=lambda: True) -> None:
+    def _play_until(self, indices: range, stats: RunStats, keep_playing=lambda: True, on_step=None) -> None:
         while not all(i in self._finished for i in indices) and keep_playing():
             self.lockstep.fill(self.parallel)
             for game in self.lockstep.step(stats):
                 self._finished[game.index] = game
+            if on_step is not None:
+                on_step(sum(i in self._finished for i in indices), stats)
 
 
 def self_play_games(evaluator, board_shape: Sequence[int], n_games: int, parallel: int,
