@@ -40,8 +40,8 @@ class NetSpec:
         if config.arch == "sizefree":
             sizes = config.board_sizes()
             width, height = max(sizes, key=lambda s: s[0] * s[1])
-            return cls(width, height, config.n_in_row, config.arch, config.res_blocks,
-                       config.res_filters, tuple(sizes))
+            return cls(width, height, config.n_in_row, config.arch, config.sizefree_blocks,
+                       config.sizefree_filters, tuple(sizes))
         width, height = config.board_sizes()[0]
         return cls(width, height, config.n_in_row, config.arch,
                    config.res_blocks if config.arch == "resnet" else 0, config.res_filters)

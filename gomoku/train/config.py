@@ -62,9 +62,13 @@ class TrainConfig:
     arch: str = "reference"
     """network: 'reference' (SPEC section 3), 'resnet', or 'sizefree' (fully convolutional: one net for every board size)"""
     res_blocks: int = 4
-    """residual blocks when arch is 'resnet' or 'sizefree'"""
+    """residual blocks when arch is 'resnet'"""
     res_filters: int = 64
-    """residual channels when arch is 'resnet' or 'sizefree'"""
+    """residual channels when arch is 'resnet'"""
+    sizefree_blocks: int = 4
+    """residual blocks when arch is 'sizefree'"""
+    sizefree_filters: int = 32
+    """residual channels when arch is 'sizefree' (on one CPU thread 32 run several times faster than 64)"""
     sizes: str = ""
     """board sizes to train on, e.g. '9,11,15' (square) or '9x9,11x11'; more than one needs --arch sizefree; empty: width x height alone"""
     size_schedule: str = "mixed"
@@ -91,7 +95,7 @@ class TrainConfig:
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
         for name in ("updates_per_iter", "explore_moves", "parallel_games", "workers",
-                     "pure_playout_step", "res_blocks"):
+                     "pure_playout_step", "res_blocks", "sizefree_blocks"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative, got {getattr(self, name)}")
         if self.lr <= 0 or self.kl_targ <= 0 or self.c_puct <= 0:
@@ -100,6 +104,8 @@ class TrainConfig:
             raise ValueError(f"batch_size {self.batch_size} is larger than buffer_size {self.buffer_size}")
         if self.device not in ("cpu", "gpu", "auto"):
             raise ValueError(f"device must be cpu, gpu or auto, got {self.device!r}")
+        if self.sizefree_filters < 1:
+            raise ValueError(f"sizefree_filters must be at least 1, got {self.sizefree_filters}")
         if self.arch not in ("reference", "resnet", "sizefree"):
             raise ValueError(f"arch must be 'reference', 'resnet' or 'sizefree', got {self.arch!r}")
         sizes = self.board_sizes()

@@ -127,8 +127,8 @@ class TrainPipeline:
         """
         state = read_checkpoint(os.path.join(run_dir, CHECKPOINT))
         config = TrainConfig.from_dict(state["config"])
-        fixed = ("width", "height", "n_in_row", "arch", "res_blocks", "res_filters", "sizes",
-                 "size_schedule", "stage_iters")
+        fixed = ("width", "height", "n_in_row", "arch", "res_blocks", "res_filters", "sizefree_blocks",
+                 "sizefree_filters", "sizes", "size_schedule", "stage_iters")
         for key, value in overrides.items():
             if key in fixed and value != getattr(config, key):
                 raise ValueError(f"cannot change {key} of an existing run ({getattr(config, key)} -> {value})")
