@@ -104,7 +104,10 @@ class SizeFreeNet(nn.Layer):
         logits = self.policy_conv(x).flatten(1)  # (B, H*W)
         occupied = (planes[:, 0] + planes[:, 1]).flatten(1)  # (B, H*W), 1 where a stone is
         log_p = F.log_softmax(logits + OCCUPIED_LOGIT * occupied, axis=-1)  # (B, H*W)
-        pooled = paddle.concat([x.mean(axis=[2, 3]), x.max(axis=[2, 3])], axis=1)  # (B, 2F)
+        # Pooling ops rather than reductions: Paddle Inference's oneDNN check of a mean reduction
+        # prints a line to stdout every time a predictor is built.
+        pooled = paddle.concat([F.adaptive_avg_pool2d(x, 1).flatten(1),
+                                F.adaptive_max_pool2d(x, 1).flatten(1)], axis=1)  # (B, 2F)
         v = paddle.tanh(self.value_fc2(F.relu(self.value_fc1(pooled))))  # (B, 1)
         return log_p, v
 
