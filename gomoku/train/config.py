@@ -70,9 +70,9 @@ class TrainConfig:
     sizefree_filters: int = 32
     """residual channels when arch is 'sizefree' (on one CPU thread 32 run several times faster than 64)"""
     sizes: str = ""
-    """board sizes to train on, e.g. '9,11,15' (square) or '9x9,11x11'; more than one needs --arch sizefree; empty: width x height alone"""
+    """board sizes to train on, e.g. '9,11,15' (square) or '9x9,11x11'; more than one needs --arch sizefree, and each size keeps its own buffer of buffer_size positions; empty: width x height alone"""
     size_schedule: str = "mixed"
-    """with several sizes: 'mixed' (the sizes take turns, one per iteration) or 'curriculum' (--stage-iters iterations per size, smallest first; the largest runs to the end)"""
+    """with several sizes: 'mixed' (self-play takes the sizes in turn, one per iteration; each mini-batch comes from one size, drawn in proportion to the positions held) or 'curriculum' (stage_iters iterations per size, smallest first, training on that size's positions alone; the largest runs to the end). Evaluation plays on the largest size in play"""
     stage_iters: int = 100
     """iterations on each size but the largest in a curriculum"""
     parallel_games: int = 0
