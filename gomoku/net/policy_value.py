@@ -153,9 +153,10 @@ class PolicyValueModel:
             ModelFileError: the file is missing, unreadable, or for another board.
         """
         spec, weights = read_model_file(path)
-        problem = expect and spec.board_mismatch(expect.width, expect.height, expect.n_in_row)
-        if problem:
-            raise ModelFileError(f"{path} is {problem}")
+        if expect is not None:
+            problem = spec.board_mismatch(expect.width, expect.height, expect.n_in_row)
+            if problem is not None:
+                raise ModelFileError(f"{path} is {problem}")
         model = cls(spec, device=device, **kwargs)
         model.set_weights(weights)
         return model

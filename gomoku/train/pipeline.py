@@ -100,6 +100,7 @@ class TrainPipeline:
         else:
             self.model = PolicyValueModel(self.spec, device=config.device,
                                           weight_decay=config.weight_decay, threads=threads)
+        # the boards an initial size-free model was trained on, still named in the files it becomes
         self._earlier_sizes = self.spec.trained_sizes if init_model is not None else ()
         self.buffer = SizedReplayBuffer(config.buffer_size, config.board_sizes())
         self.rng = np.random.default_rng(config.seed)
@@ -142,6 +143,7 @@ class TrainPipeline:
                     "positions", "elapsed"):
             setattr(pipeline, key, state[key])
         pipeline.eval_board = state.get("eval_board")
+        pipeline._earlier_sizes = state.get("earlier_sizes", ())
         return pipeline
 
     def checkpoint_state(self) -> dict:
@@ -159,6 +161,7 @@ class TrainPipeline:
             "positions": self.positions,
             "elapsed": self.elapsed,
             "eval_board": self.eval_board,
+            "earlier_sizes": self._earlier_sizes,
         }
 
     def save_checkpoint(self) -> None:

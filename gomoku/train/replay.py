@@ -1,4 +1,4 @@
-"""The replay buffer: a FIFO of the last training positions (SPEC section 6, step 3)."""
+"""The replay buffer: a FIFO of the last training positions (SPEC section 6, step 3), one per board size."""
 
 from __future__ import annotations
 
@@ -36,12 +36,15 @@ class ReplayBuffer:
         rows = rng.choice(self.count, size=n, replace=False)
         return self.planes[rows].astype(np.float32), self.pis[rows], self.zs[rows]
 
+    def clear(self) -> None:
+        self.count = self.head = 0
+
     def state(self) -> dict:
         order = (self.head - self.count + np.arange(self.count)) % self.capacity  # oldest first
         return {"planes": self.planes[order], "pis": self.pis[order], "zs": self.zs[order]}
 
     def load_state(self, state: dict) -> None:
-        self.count = self.head = 0
+        self.clear()
         self.extend(state["planes"], state["pis"], state["zs"])
 
 
@@ -110,7 +113,7 @@ class SizedReplayBuffer:
     def load_state(self, state: dict) -> None:
         """Restores ``state()``; a plain ``ReplayBuffer`` state goes to the size of its planes."""
         for buffer in self.buffers.values():
-            buffer.load_state({"planes": buffer.planes[:0], "pis": buffer.pis[:0], "zs": buffer.zs[:0]})
+            buffer.clear()
         parts = state["by_size"].values() if "by_size" in state else [state]
         for part in parts:
             if len(part["zs"]):
