@@ -8,7 +8,8 @@ and differ only in how they ask a human for a move and how they wait for an AI.
 
 ``setup_match`` builds the match that ``play.py``'s flags describe: from a model
 file, a board size, or a saved game read with ``gamefile.load_game``; a match
-gives back its ``gamefile.GameRecord`` to save (``Match.record``).
+gives back its ``gamefile.GameRecord`` to save (``Match.record``). A fixed-size
+model sets the board; a size-free one plays whatever board ``--size`` picks.
 """
 
 from __future__ import annotations
