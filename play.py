@@ -5,6 +5,7 @@
     python play.py --model runs/NAME/best_model.npz --playouts 800 --first ai
     python play.py --black pure:2000 --white az       # watch two AIs
     python play.py --size 8x8 --n-in-row 5            # against pure MCTS, no model needed
+    python play.py --model sizefree.npz --size 15x15  # a size-free model on the board you choose
     python play.py --text                             # in the terminal
     python play.py --load games/game-....json         # continue or replay a saved game
 
@@ -48,7 +49,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--text", action="store_true", help="play in the terminal instead of a window")
     parser.add_argument("--load", metavar="FILE", help="a saved game (JSON) to replay or continue")
     parser.add_argument("--size", type=board_size_arg, metavar="WxH",
-                        help="board size for a game without a model (default: 8x8)")
+                        help="board size for a game without a model, or any size for a size-free "
+                        "model (default: 8x8, or the size-free model's largest trained size)")
     parser.add_argument("--n-in-row", type=positive_int_arg, metavar="N",
                         help="stones in a row that win, for a game without a model (default: 5)")
     parser.add_argument("--save-dir", default="games", metavar="DIR", help="where saved games go (default: games/)")

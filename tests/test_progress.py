@@ -44,9 +44,11 @@ def test_training_shows_its_iterations_and_evaluations_only_on_a_terminal(tmp_pa
             assert "2/2" in text and "moves" in text and "score" in text
         else:
             assert text == ""
-        # the log is the same either way: the header, one line per iteration and evaluation, the end
-        assert len(lines) == 4 and lines[1].startswith("iter ") and "eval vs pure MCTS" in lines[2]
-        assert lines[3].startswith("done: iteration 1 of")
+        # the log is the same either way: the header and the device, one line per iteration and
+        # evaluation, the end
+        assert len(lines) == 5 and lines[1].startswith("  device cpu: ")
+        assert lines[2].startswith("iter ") and "eval vs pure MCTS" in lines[3]
+        assert lines[4].startswith("done: iteration 1 of")
 
 
 def test_workers_report_games_moves_and_the_running_score():

@@ -7,13 +7,19 @@ faster than the dygraph net at self-play batch sizes.
 from __future__ import annotations
 
 import os
+from typing import Optional
 
 import numpy as np
 import paddle
 
 
-def export_inference(net, width: int, height: int, directory: str) -> None:
-    """Writes ``net`` as a Paddle Inference model (``model.json`` / ``model.pdiparams``)."""
+def export_inference(net, width: Optional[int], height: Optional[int], directory: str) -> None:
+    """Writes ``net`` as a Paddle Inference model (``model.json`` / ``model.pdiparams``).
+
+    ``width`` and ``height`` None leave them open (a size-free net): the
+    predictor then takes any board size; with oneDNN it runs a fixed size as
+    fast as a predictor exported for that size.
+    """
     net.eval()
     spec = [paddle.static.InputSpec([None, 4, height, width], "float32", "planes")]
     paddle.jit.save(net, os.path.join(directory, "model"), input_spec=spec)

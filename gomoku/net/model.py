@@ -2,7 +2,8 @@
 
 ``PolicyValueNet`` (SPEC section 3) maps the 4 input planes of
 ``Board.planes`` to log move probabilities over all ``width * height`` cells
-and a value in [-1, 1] for the player to move.
+and a value in [-1, 1] for the player to move. ``SizeFreeNet`` (SPEC section 7)
+has no layer sized to the board, so one set of weights evaluates any ``H x W``.
 """
 
 from __future__ import annotations
@@ -73,11 +74,56 @@ class ResidualPolicyValueNet(PolicyValueNet):
         return x
 
 
-def build_net(spec: NetSpec) -> PolicyValueNet:
+OCCUPIED_LOGIT = -1e9
+"""added to an occupied cell's policy logit: finite, so that ``pi * log p`` stays 0 where ``pi`` is 0"""
+
+
+class SizeFreeNet(nn.Layer):
+    """A fully convolutional net: any board size, one weight file (SPEC section 7).
+
+    Trunk: a 3x3 convolution to ``filters`` channels, then ``blocks`` residual
+    blocks. Policy: a 1x1 convolution to one logit per cell; occupied cells
+    (planes 0 and 1) are masked before the log-softmax, so they get probability 0.
+    Value: the trunk's mean and max over the board, then two fully connected
+    layers and tanh. Every layer's size depends on the channels alone.
+    """
+
+    def __init__(self, blocks: int, filters: int):
+        super().__init__()
+        self.conv1 = nn.Conv2D(4, filters, 3, padding=1, bias_attr=False)
+        self.bn1 = nn.BatchNorm2D(filters)
+        self.blocks = nn.LayerList([ResidualBlock(filters) for _ in range(blocks)])
+        self.policy_conv = nn.Conv2D(filters, 1, 1)
+        self.value_fc1 = nn.Linear(2 * filters, 64)
+        self.value_fc2 = nn.Linear(64, 1)
+
+    def forward(self, planes):
+        x = F.relu(self.bn1(self.conv1(planes)))  # (B, F, H, W)
+        for block in self.blocks:
+            x = block(x)
+        logits = self.policy_conv(x).flatten(1)  # (B, H*W)
+        occupied = (planes[:, 0] + planes[:, 1]).flatten(1)  # (B, H*W), 1 where a stone is
+        log_p = F.log_softmax(logits + OCCUPIED_LOGIT * occupied, axis=-1)  # (B, H*W)
+        # Pooling ops rather than reductions: Paddle Inference's oneDNN check of a mean reduction
+        # prints a line to stdout every time a predictor is built.
+        pooled = paddle.concat([F.adaptive_avg_pool2d(x, 1).flatten(1),
+                                F.adaptive_max_pool2d(x, 1).flatten(1)], axis=1)  # (B, 2F)
+        v = paddle.tanh(self.value_fc2(F.relu(self.value_fc1(pooled))))  # (B, 1)
+        return log_p, v
+
+
+def build_net(spec: NetSpec) -> nn.Layer:
+    """The net ``spec`` describes.
+
+    Raises:
+        ValueError: an unknown architecture.
+    """
     if spec.arch == "reference":
         return PolicyValueNet(spec.width, spec.height)
     if spec.arch == "resnet":
         return ResidualPolicyValueNet(spec.width, spec.height, spec.res_blocks, spec.res_filters)
-    raise ValueError(f"unknown architecture {spec.arch!r}: use 'reference' or 'resnet'")
+    if spec.arch == "sizefree":
+        return SizeFreeNet(spec.res_blocks, spec.res_filters)
+    raise ValueError(f"unknown architecture {spec.arch!r}: use 'reference', 'resnet' or 'sizefree'")
 
 

@@ -2,7 +2,9 @@
 
 The archive holds the weights under their parameter names plus ``__meta__``, a
 JSON string with the format, the board size, ``n_in_row`` and the architecture,
-so loading it needs no flags. It loads without pickle, and reading one imports
+so loading it needs no flags. A size-free net's file also says ``"size_free": true``
+and lists the boards it was trained on (``trained_sizes``); the board size is
+then the one it plays by default. Files without these keys are fixed-size nets. It loads without pickle, and reading one imports
 no Paddle.
 """
 
@@ -80,5 +82,10 @@ def find_model(path: str) -> str:
 def save_model_file(path: str, spec: NetSpec, weights: dict[str, np.ndarray]) -> None:
     """Writes a model file atomically: ``weights`` under their names and the spec in ``__meta__``."""
     arrays = dict(weights)
-    arrays["__meta__"] = np.array(json.dumps({"format": MODEL_FORMAT, **asdict(spec)}))
+    meta = {"format": MODEL_FORMAT, **asdict(spec)}
+    if spec.size_free:
+        meta["size_free"] = True
+    else:
+        del meta["trained_sizes"]  # a fixed-size net's file reads as it always has
+    arrays["__meta__"] = np.array(json.dumps(meta))
     atomic_write(path, lambda f: np.savez(f, **arrays))

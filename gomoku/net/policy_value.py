@@ -55,7 +55,7 @@ class PolicyValueModel:
 
     # ------------------------------------------------------------ inference
     def predict(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(log_probs (B, size), values (B,))`` for a batch of planes."""
+        """``(log_probs (B, H*W), values (B,))`` for a batch of planes ``(B, 4, H, W)``."""
         if self.fast_inference:
             if self._predictor_version != self.version:
                 self.refresh_inference()
@@ -76,8 +76,15 @@ class PolicyValueModel:
         self._predictor_version = self.version
 
     def export_inference(self, directory: str) -> None:
-        """Writes the net as a Paddle Inference model (``model.json`` / ``model.pdiparams``)."""
-        export_inference(self.net, self.spec.width, self.spec.height, directory)
+        """Writes the net as a Paddle Inference model (``model.json`` / ``model.pdiparams``).
+
+        A size-free net is exported with the board's height and width left open,
+        so that one predictor serves every board size.
+        """
+        if self.spec.size_free:
+            export_inference(self.net, None, None, directory)
+        else:
+            export_inference(self.net, self.spec.width, self.spec.height, directory)
 
     # ------------------------------------------------------------- training
     def train_step(self, planes: np.ndarray, pis: np.ndarray, zs: np.ndarray, lr: float):
@@ -137,16 +144,19 @@ class PolicyValueModel:
     @classmethod
     def load(cls, path: str, device: str = "auto", expect: Optional[NetSpec] = None,
              **kwargs) -> "PolicyValueModel":
-        """Loads a model file; with ``expect``, refuses one made for another board.
+        """Loads a model file; with ``expect``, refuses one that cannot play that board.
+
+        A size-free model plays any board with its ``n_in_row``; a fixed-size
+        model only its own board.
 
         Raises:
             ModelFileError: the file is missing, unreadable, or for another board.
         """
         spec, weights = read_model_file(path)
-        if expect is not None and (spec.width, spec.height, spec.n_in_row) != (
-                expect.width, expect.height, expect.n_in_row):
-            raise ModelFileError(
-                f"{path} is a model for {spec.board_name()}, but this board is {expect.board_name()}")
+        if expect is not None:
+            problem = spec.board_mismatch(expect.width, expect.height, expect.n_in_row)
+            if problem is not None:
+                raise ModelFileError(f"{path} is {problem}")
         model = cls(spec, device=device, **kwargs)
         model.set_weights(weights)
         return model

@@ -3,31 +3,70 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Optional
+
+SIZE_FREE_ARCHS = ("sizefree",)
+"""architectures with no layer sized to the board: one weight file plays any board size"""
 
 
 @dataclass(frozen=True)
 class NetSpec:
-    """What a model file must record to rebuild its net."""
+    """What a model file must record to rebuild its net.
+
+    For a size-free net ``width`` and ``height`` are the board it plays by
+    default (the largest it was trained on), and ``trained_sizes`` lists every
+    ``(width, height)`` it was trained on.
+    """
 
     width: int = 8
     height: int = 8
     n_in_row: int = 5
     arch: str = "reference"
-    """'reference' (SPEC section 3) or 'resnet' (residual blocks)"""
+    """'reference' (SPEC section 3), 'resnet' (residual blocks) or 'sizefree' (SPEC section 7)"""
     res_blocks: int = 0
-    """residual blocks, for arch='resnet'"""
+    """residual blocks, for arch='resnet' and 'sizefree'"""
     res_filters: int = 64
-    """channels of the residual trunk, for arch='resnet'"""
+    """channels of the residual trunk, for arch='resnet' and 'sizefree'"""
+    trained_sizes: tuple = ()
+    """the (width, height) boards a size-free net was trained on; empty for a fixed-size net"""
+
+    def __post_init__(self):
+        # JSON gives lists back: keep the spec hashable and comparable.
+        object.__setattr__(self, "trained_sizes", tuple(tuple(int(v) for v in s) for s in self.trained_sizes))
 
     @classmethod
     def for_config(cls, config) -> "NetSpec":
         """The net a ``TrainConfig`` asks for."""
-        return cls(config.width, config.height, config.n_in_row, config.arch,
+        if config.arch == "sizefree":
+            sizes = config.board_sizes()
+            width, height = max(sizes, key=lambda s: s[0] * s[1])
+            return cls(width, height, config.n_in_row, config.arch, config.sizefree_blocks,
+                       config.sizefree_filters, tuple(sizes))
+        width, height = config.board_sizes()[0]
+        return cls(width, height, config.n_in_row, config.arch,
                    config.res_blocks if config.arch == "resnet" else 0, config.res_filters)
+
+    @property
+    def size_free(self) -> bool:
+        """True when one weight file plays any board size (given its ``n_in_row``)."""
+        return self.arch in SIZE_FREE_ARCHS
 
     @property
     def size(self) -> int:
         return self.width * self.height
 
     def board_name(self) -> str:
+        if self.size_free:
+            return f"any board, {self.n_in_row} in a row"
         return f"{self.width}x{self.height}, {self.n_in_row} in a row"
+
+    def board_mismatch(self, width: int, height: int, n_in_row: int) -> Optional[str]:
+        """Why this net cannot play a ``width x height`` board with ``n_in_row``, or None if it can."""
+        if self.size_free:
+            if n_in_row != self.n_in_row:
+                return (f"a size-free model for {self.n_in_row} in a row, "
+                        f"but this board is {width}x{height}, {n_in_row} in a row")
+            return None
+        if (width, height, n_in_row) != (self.width, self.height, self.n_in_row):
+            return f"a model for {self.board_name()}, but this board is {width}x{height}, {n_in_row} in a row"
+        return None

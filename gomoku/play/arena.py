@@ -5,7 +5,9 @@
 
 Players are specs as ``players.PlayerSpec`` reads them (``az:PATH[:PLAYOUTS]``,
 ``pure[:PLAYOUTS]``, ``policy:PATH``). The board is the one the models were
-made for; with no model on either side it comes from ``--size`` and ``--n-in-row``.
+made for; a size-free model (``arch='sizefree'``) plays the board ``--size``
+chooses (by default the largest it was trained on); with no model on either
+side the board comes from ``--size`` and ``--n-in-row``.
 
 Notation: player ``1`` is Black and opens the game, player ``2`` is White
 (as in ``gamefile``). Both searches play their most visited move and start
@@ -221,30 +223,42 @@ def resolve_geometry(specs: Sequence[PlayerSpec], size: Optional[tuple[int, int]
                      n_in_row: Optional[int] = None) -> tuple[int, int, int]:
     """The board ``(width, height, n_in_row)``: the models', else the flags' (default: 8x8, 5).
 
+    A fixed-size model sets the board. A size-free model sets only ``n_in_row``:
+    ``size`` chooses the board, by default the largest it was trained on.
+
     Raises:
-        ArenaError: models made for different boards, flags that contradict the
+        ArenaError: models that cannot play one board, flags that contradict the
             models, a board that cannot hold ``n_in_row``.
         gomoku.net.ModelFileError: a model file is missing or unreadable.
     """
-    found = {}  # model path -> geometry
+    from gomoku.net.modelfile import read_model_file
+
+    found = {}  # model path -> NetSpec
     for spec in specs:
         if spec.kind in ("az", "policy") and spec.model not in found:
-            from gomoku.net.modelfile import read_model_file  # imports paddle: only when a model plays
-
-            net_spec, _ = read_model_file(spec.model)
-            found[spec.model] = (net_spec.width, net_spec.height, net_spec.n_in_row)
-    if len(set(found.values())) > 1:
-        described = ", ".join(f"{path} is for {_board_name(g)}" for path, g in found.items())
+            found[spec.model] = read_model_file(spec.model)[0]
+    fixed = {path: s for path, s in found.items() if not s.size_free}
+    free = {path: s for path, s in found.items() if s.size_free}
+    boards = {(s.width, s.height, s.n_in_row) for s in fixed.values()}
+    if len(boards) > 1 or len({s.n_in_row for s in found.values()}) > 1:
+        described = ", ".join(f"{path} is for {s.board_name()}" for path, s in found.items())
         raise ArenaError(f"the two models are for different boards: {described}")
-    if found:
-        path, geometry = next(iter(found.items()))
+    if fixed:
+        path, net = next(iter(fixed.items()))
+        geometry = (net.width, net.height, net.n_in_row)
         if (size is not None and tuple(size) != geometry[:2]) or (
                 n_in_row is not None and n_in_row != geometry[2]):
-            raise ArenaError(f"--size and --n-in-row are for games without a model: {path} "
-                             f"plays {_board_name(geometry)}")
-        return geometry
-    width, height = size or (8, 8)
-    geometry = (width, height, n_in_row or min(5, width, height))
+            raise ArenaError(f"--size and --n-in-row are for games without a model or with a "
+                             f"size-free one: {path} plays {_board_name(geometry)}")
+    elif free:
+        path, net = next(iter(free.items()))
+        if n_in_row is not None and n_in_row != net.n_in_row:
+            raise ArenaError(f"{path} is a size-free model for {net.n_in_row} in a row; "
+                             f"it cannot play --n-in-row {n_in_row}")
+        geometry = (*(size or (net.width, net.height)), net.n_in_row)
+    else:
+        width, height = size or (8, 8)
+        geometry = (width, height, n_in_row or min(5, width, height))
     try:
         Board(*geometry)
     except ValueError as exc:
@@ -267,7 +281,7 @@ class ArenaSettings:
     games: int = 40
     """games in all; each opening is played twice, colours swapped"""
     size: Optional[tuple[int, int]] = None
-    """(width, height) when no model sets the board"""
+    """(width, height) when no fixed-size model sets the board"""
     n_in_row: Optional[int] = None
     """stones in a row that win, when no model sets the board"""
     opening_stones: int = 2
@@ -489,7 +503,8 @@ def parse_args(argv=None) -> argparse.Namespace:
                         help="processes playing games side by side (default: one per core)")
     parser.add_argument("--parallel", type=positive_int_arg, default=16, metavar="N",
                         help="games in lockstep per worker (default: 16)")
-    parser.add_argument("--size", type=board_size_arg, metavar="WxH", help="board size when no model plays (default: 8x8)")
+    parser.add_argument("--size", type=board_size_arg, metavar="WxH", help="board size when no fixed-size model plays (default: 8x8, or a "
+                        "size-free model's largest trained size)")
     parser.add_argument("--n-in-row", type=positive_int_arg, metavar="N",
                         help="stones in a row that win, when no model plays (default: 5)")
     parser.add_argument("--c-puct", type=float, default=5.0, help="exploration constant (default: 5)")

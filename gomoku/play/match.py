@@ -8,7 +8,8 @@ and differ only in how they ask a human for a move and how they wait for an AI.
 
 ``setup_match`` builds the match that ``play.py``'s flags describe: from a model
 file, a board size, or a saved game read with ``gamefile.load_game``; a match
-gives back its ``gamefile.GameRecord`` to save (``Match.record``).
+gives back its ``gamefile.GameRecord`` to save (``Match.record``). A fixed-size
+model sets the board; a size-free one plays whatever board ``--size`` picks.
 """
 
 from __future__ import annotations
@@ -200,7 +201,7 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
         playouts: search playouts for the AI players.
         first: 'human' or 'ai': who plays Black, the side that opens.
         black, white: player specs (``human``, ``az[:PATH[:N]]``, ``pure[:N]``, ``policy[:PATH]``).
-        size: ``(width, height)`` for a game without a model.
+        size: ``(width, height)`` for a game without a model or with a size-free one.
         n_in_row: stones in a row that win, for a game without a model.
         load: a game record to continue.
         seed: seeds the AI players.
@@ -256,13 +257,21 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
             raise ValueError("--size and --n-in-row cannot change a loaded game's board")
         geometry = (record.width, record.height, record.n_in_row)
     elif model_files or model is not None:
-        # A model given by flag sets the board even when no seat plays it yet (the window offers it).
+        # A model given by flag sets the board even when no seat plays it yet (the window offers it);
+        # a size-free one sets n_in_row, and --size picks the board (default: its largest trained size).
         source = model_files[0] if model_files else model
-        geometry = _model_geometry(source)
-        if board_flags and (size or geometry[:2]) + (n_in_row or geometry[2],) != geometry:
+        net = _model_spec(source)
+        geometry = (net.width, net.height, net.n_in_row)
+        if net.size_free:
+            if n_in_row is not None and n_in_row != net.n_in_row:
+                raise ValueError(f"{source} is a size-free model for {net.n_in_row} in a row; "
+                                 f"it cannot play --n-in-row {n_in_row}")
+            geometry = (*(size or geometry[:2]), net.n_in_row)
+            Board(*geometry)  # a board too small for n_in_row: its ValueError says so
+        elif board_flags and (size or geometry[:2]) + (n_in_row or geometry[2],) != geometry:
             raise ValueError(
-                f"--size and --n-in-row are for games without a model: {source} "
-                f"plays {geometry[0]}x{geometry[1]}, {geometry[2]} in a row")
+                f"--size and --n-in-row are for games without a model or with a size-free one: "
+                f"{source} plays {geometry[0]}x{geometry[1]}, {geometry[2]} in a row")
     else:
         width, height = size or (8, 8)
         geometry = (width, height, n_in_row or min(5, width, height))
@@ -286,17 +295,16 @@ def _project_file(path: Optional[str]) -> Optional[str]:
     return candidate if os.path.exists(candidate) else path
 
 
-def _model_geometry(path: str) -> tuple[int, int, int]:
-    from gomoku.net.modelfile import read_model_file  # imports paddle: only when a model is used
+def _model_spec(path: str):
+    from gomoku.net.modelfile import read_model_file
 
-    spec, _ = read_model_file(path)
-    return spec.width, spec.height, spec.n_in_row
+    return read_model_file(path)[0]
 
 
 def _fits(path: str, geometry: tuple[int, int, int]) -> bool:
     from gomoku.net.modelfile import ModelFileError
 
     try:
-        return _model_geometry(path) == geometry
+        return _model_spec(path).board_mismatch(*geometry) is None
     except ModelFileError:
         return False

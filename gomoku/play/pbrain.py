@@ -17,7 +17,8 @@ it is the side to move.
 =======================  ==========================================================
 manager sends            engine answers
 =======================  ==========================================================
-``START n``              ``OK``, or ``ERROR reason`` (no usable model, a model for another size)
+``START n``              ``OK``, or ``ERROR reason`` (no usable model, a fixed-size model for another
+                         size; a size-free model plays any size)
 ``RECTSTART w,h``        the same for a ``w`` x ``h`` board
 ``RESTART``              ``OK``: a new game on the same board
 ``BEGIN``                its move ``x,y`` on the empty board
@@ -289,7 +290,7 @@ class PbrainEngine:
         self.n_in_row = options.n_in_row
         self.running = True
         self._evaluator = None
-        self._model_board: Optional[tuple[int, int, int]] = None  # the loaded model's width, height, n_in_row
+        self._model_spec = None  # the loaded model's NetSpec
         self.mcts = MCTS(options.c_puct)
         self._tree_stones: Optional[tuple] = None  # the stones at the tree's root, to know when to keep it
         self._pending: list[str] = []  # notes waiting for the next reply
@@ -360,10 +361,15 @@ class PbrainEngine:
         if width < 1 or height < 1:
             raise ProtocolError(f"the board {width}x{height} has no cells")
         if self.options.model is not None:
-            self._load_model()
-            model_w, model_h, n_in_row = self._model_board
-            if (width, height) != (model_w, model_h):
-                raise ProtocolError(f"the model is for {model_w}x{model_h} ({n_in_row} in a row), "
+            spec = self._load_model()
+            n_in_row = spec.n_in_row
+            if spec.size_free:
+                try:
+                    Board(width, height, n_in_row)
+                except ValueError as exc:
+                    raise ProtocolError(str(exc)) from None
+            elif (width, height) != (spec.width, spec.height):
+                raise ProtocolError(f"the model is for {spec.width}x{spec.height} ({n_in_row} in a row), "
                                     f"cannot play {width}x{height}")
             what = f"AlphaZero with {self.options.model} ({n_in_row} in a row)"
         else:
@@ -378,10 +384,10 @@ class PbrainEngine:
         self._forget_tree()
         self._reply("OK", [f"GomokuZero {__version__}: {what} on {width}x{height}"])
 
-    def _load_model(self) -> None:
-        """Loads the model once (a failure is retried at the next START)."""
+    def _load_model(self):
+        """Loads the model once (a failure is retried at the next START); returns its ``NetSpec``."""
         if self._evaluator is not None:
-            return
+            return self._model_spec
         try:
             from gomoku.net.policy_value import PolicyValueModel
             from gomoku.search.evaluator import NetEvaluator
@@ -396,8 +402,9 @@ class PbrainEngine:
         except Exception as exc:  # ModelFileError, Paddle errors: all mean "cannot play"
             raise ProtocolError(f"cannot use the model: {exc}") from None
         self._evaluator = evaluator
-        self._model_board = (spec.width, spec.height, spec.n_in_row)
+        self._model_spec = spec
         self.n_in_row = spec.n_in_row
+        return spec
 
     def _restart(self, arg: str, started: float) -> None:
         position = self._need_game()

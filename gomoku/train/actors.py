@@ -31,8 +31,9 @@ Two backends implement it: ``InlineActors`` plays in the caller's process;
 Inference predictor and its own games in lockstep. A backend on other machines
 implements the same methods; nothing above this module changes.
 
-Self-play keeps a stream of games per actor (``selfplay.SelfPlayStream``): games
-in progress carry over between calls, they are handed out in the order they
+Self-play keeps a stream of games per actor and board shape
+(``selfplay.SelfPlayStream``): games in progress carry over between calls (also
+when a run alternates board sizes), they are handed out in the order they
 started, and a worker whose share is done plays ahead (at most one call's games)
 until the caller collects.
 
@@ -253,17 +254,28 @@ def _points(winner: int, colour: int) -> float:
     return 0.5 if winner == 0 else float(winner == colour)
 
 
-class TaskRunner:
-    """Plays tasks with an actor's evaluator, keeping its self-play stream between tasks.
+class _Stream:
+    """A self-play stream with the settings it was made for and the weights it last played."""
 
-    ``version`` names the weights behind the evaluator: when it changes, the
-    games in progress keep their positions but search afresh with the new net.
+    __slots__ = ("stream", "settings", "version")
+
+    def __init__(self, stream: SelfPlayStream, settings: SelfPlaySettings, version):
+        self.stream = stream
+        self.settings = settings
+        self.version = version
+
+
+class TaskRunner:
+    """Plays tasks with an actor's evaluator, keeping a self-play stream per board shape between tasks.
+
+    A run that alternates board sizes (a size-free net) finds each size's games
+    in progress where it left them. ``version`` names the weights behind the
+    evaluator: when it changes, the games in progress keep their positions but
+    search afresh with the new net.
     """
 
     def __init__(self):
-        self.stream: Optional[SelfPlayStream] = None
-        self._settings: Optional[SelfPlaySettings] = None
-        self._version = None
+        self.streams: dict[tuple, _Stream] = {}  # by board shape
 
     def run(self, task, evaluator, version, keep_playing: Optional[Callable[[], bool]] = None,
             report: Optional[Callable[[Progress], None]] = None):
@@ -275,15 +287,17 @@ class TaskRunner:
         """
         if isinstance(task, SelfPlayTask):
             s = task.settings
-            if self.stream is None or self._settings != s:
-                self.stream = SelfPlayStream(evaluator, s.board_shape, s.parallel, s.n_playout, s.c_puct,
-                                             task.seed, root_search=s.root_search, **s.player_kwargs())
-                self._settings = s
-            elif self._version != version or self.stream.evaluator is not evaluator:
-                self.stream.set_evaluator(evaluator)
-            self._version = version
+            shape = tuple(s.board_shape)
+            held = self.streams.get(shape)
+            if held is None or held.settings != s:
+                stream = SelfPlayStream(evaluator, s.board_shape, s.parallel, s.n_playout, s.c_puct,
+                                        task.seed, root_search=s.root_search, **s.player_kwargs())
+                held = self.streams[shape] = _Stream(stream, s, version)
+            elif held.version != version or held.stream.evaluator is not evaluator:
+                held.stream.set_evaluator(evaluator)
+            held.version = version
             on_step = None if report is None else lambda done, stats: report(Progress(done, stats.moves))
-            return self.stream.collect(task.n_games, keep_playing, on_step=on_step)
+            return held.stream.collect(task.n_games, keep_playing, on_step=on_step)
         if isinstance(task, MatchTask):
             return play_match(task, evaluator, report)
         if isinstance(task, CallTask):

@@ -14,6 +14,10 @@ thread each):
 * ``train_step_s``: one Adam step on a batch of 512 in the trainer's process;
 * ``update_s``: one update at its longest, as the trainer runs it: 5 Adam steps on
   a batch of 512, each followed by the forward pass that measures its KL;
+* ``nn_positions_per_s_<net>_<W>x<H>``: the predictor alone, as for
+  ``nn_positions_per_s``, for the size-free net (one predictor exported once with
+  the board size left open) and for the reference net made for that board, on
+  each of ``--sizefree-sizes`` (9x9 and 15x15 by default);
 * peak memory (resident set) of the benchmark process and of its largest worker;
 * what playing in actors costs (``--actors local`` or ``ray``): ``publish_s``, new
   weights until every actor has loaded them; ``task_roundtrip_ms``, one empty task
@@ -117,8 +121,13 @@ def _pure_worker(args, evaluator=None) -> dict:
 def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout: int = 400,
                   workers: int = 0, parallel: int = 32, pure_parallel: int = 5,
                   pure_playouts: int = 1000, seconds: float = 20.0, device: str = "cpu",
+                  sizefree_sizes: tuple = (9, 15), sizefree_blocks: int = 4, sizefree_filters: int = 32,
                   actors: str = "local", log=print) -> dict:
-    """Measures everything; returns the figures as a dict (see the module docstring)."""
+    """Measures everything; returns the figures as a dict (see the module docstring).
+
+    ``sizefree_sizes``: the square boards on which the size-free net
+    (``sizefree_blocks`` x ``sizefree_filters``) and the reference net are compared.
+    """
     warnings.filterwarnings("ignore")
     from gomoku.net.policy_value import PolicyValueModel
     from gomoku.net.spec import NetSpec
@@ -187,6 +196,19 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
         results["pure_playouts_per_s"] = round(sum(r["playouts"] / r["seconds"] for r in pure))
         worker_rss = max([r for _, r in nn] + [r["rss_mb"] for r in sp + pure])
 
+        if sizefree_sizes:
+            sizefree = PolicyValueModel(NetSpec(width, height, n_in_row, "sizefree", sizefree_blocks,
+                                                sizefree_filters), device=device)
+            results["sizefree_net"] = f"{sizefree_blocks} blocks x {sizefree_filters} filters"
+        for n in sizefree_sizes:
+            board = (n, n, n_in_row)
+            for name, net in (("sizefree", sizefree), ("reference", PolicyValueModel(NetSpec(*board), device=device))):
+                log(f"net alone: {name} net on {n}x{n}, batch {parallel}, {workers} process(es), "
+                    f"{seconds:.0f} s ...")
+                actors.publish(net)
+                measured = actors.map(_nn_worker, [(board, parallel, seconds)] * workers)
+                results[f"nn_positions_per_s_{name}_{n}x{n}"] = round(sum(r for r, _ in measured))
+
     log("training step: Adam on a batch of 512 ...")
     rng = np.random.default_rng(0)
     planes = (rng.random((512, 4, height, width)) > 0.7).astype(np.float32)
@@ -216,6 +238,7 @@ def format_table(results: dict) -> str:
         "selfplay_moves_per_game", "selfplay_games_per_hour", "pure_playouts_per_s",
         "train_step_s", "update_s", "peak_rss_mb", "peak_rss_mb_worker", "actors", "publish_s",
         "task_roundtrip_ms", "weights_bytes", "game_bytes_per_move", "machine") if k in results]
+    rows[-1:-1] = [(k, v) for k, v in results.items() if k.startswith("nn_positions_per_s_") or k == "sizefree_net"]
     width = max(len(k) for k, _ in rows)
     return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
 
@@ -235,15 +258,27 @@ def main(argv=None) -> int:
                         help="auto uses the GPU when Paddle sees one")
     parser.add_argument("--actors", choices=["local", "ray"], default="local",
                         help="worker processes on this machine, or Ray actors on a local Ray cluster")
+    parser.add_argument("--sizefree-sizes", default="9,15",
+                        help="square boards to compare the size-free net and the reference net on "
+                             "(empty: skip)")
+    parser.add_argument("--sizefree-blocks", type=int, default=4, help="the size-free net's residual blocks")
+    parser.add_argument("--sizefree-filters", type=int, default=32, help="the size-free net's channels")
     parser.add_argument("--json", metavar="PATH", help="also write the figures to this JSON file")
     args = parser.parse_args(argv)
+    try:
+        sizefree_sizes = tuple(int(n) for n in args.sizefree_sizes.split(",") if n.strip())
+    except ValueError:
+        parser.error(f"--sizefree-sizes wants square board sizes like 9,15, got {args.sizefree_sizes!r}")
+    if any(n < args.n_in_row for n in sizefree_sizes):
+        parser.error("every --sizefree-sizes board must hold n_in_row")
     if min(args.width, args.height) < args.n_in_row or args.playouts < 1 or args.parallel < 1:
         parser.error("the board must hold n_in_row, and playouts and parallel must be positive")
     from gomoku.net.device import resolve_device
 
     results = run_benchmark(args.width, args.height, args.n_in_row, args.playouts, args.workers,
                             args.parallel, pure_playouts=args.pure_playouts, seconds=args.seconds,
-                            device=resolve_device(args.device), actors=args.actors,
+                            device=resolve_device(args.device), actors=args.actors, sizefree_sizes=sizefree_sizes,
+                            sizefree_blocks=args.sizefree_blocks, sizefree_filters=args.sizefree_filters,
                             log=lambda s: print(s, file=sys.stderr, flush=True))
     print(format_table(results))
     if args.json:

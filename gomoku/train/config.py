@@ -81,11 +81,21 @@ class TrainConfig:
     value_mix: float = 0.0
     """value target mixing: z' = (1 - value_mix) z + value_mix Q_root for recorded positions (0: z)"""
     arch: str = "reference"
-    """network: 'reference' (SPEC section 3) or 'resnet'"""
+    """network: 'reference' (SPEC section 3), 'resnet', or 'sizefree' (fully convolutional: one net for every board size)"""
     res_blocks: int = 4
     """residual blocks when arch is 'resnet'"""
     res_filters: int = 64
     """residual channels when arch is 'resnet'"""
+    sizefree_blocks: int = 4
+    """residual blocks when arch is 'sizefree'"""
+    sizefree_filters: int = 32
+    """residual channels when arch is 'sizefree' (on one CPU thread 32 run several times faster than 64)"""
+    sizes: str = ""
+    """board sizes to train on, e.g. '9,11,15' (square) or '9x9,11x11'; more than one needs --arch sizefree, and each size keeps its own buffer of buffer_size positions; empty: width x height alone"""
+    size_schedule: str = "mixed"
+    """with several sizes: 'mixed' (self-play takes the sizes in turn, one per iteration; each mini-batch comes from one size, drawn in proportion to the positions held) or 'curriculum' (stage_iters iterations per size, smallest first, training on that size's positions alone; the largest runs to the end). Evaluation plays on the largest size in play"""
+    stage_iters: int = 100
+    """iterations on each size but the largest in a curriculum"""
     parallel_games: int = 0
     """self-play games in lockstep per worker (the net's batch size); 0 picks 32 on a CPU, 128 on a GPU"""
     workers: int = 0
@@ -110,7 +120,7 @@ class TrainConfig:
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
         for name in ("updates_per_iter", "explore_moves", "parallel_games", "workers",
-                     "pure_playout_step", "res_blocks"):
+                     "pure_playout_step", "res_blocks", "sizefree_blocks"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative, got {getattr(self, name)}")
         if self.lr <= 0 or self.kl_targ <= 0 or self.c_puct <= 0:
@@ -136,9 +146,64 @@ class TrainConfig:
             raise ValueError(f"root_search must be 'puct' or 'gumbel', got {self.root_search!r}")
         if self.root_search == "gumbel" and self.forced_k > 0:
             raise ValueError("forced_k is a PUCT option: Gumbel root search has no forced playouts")
-        if self.arch not in ("reference", "resnet"):
-            raise ValueError(f"arch must be 'reference' or 'resnet', got {self.arch!r}")
+        if self.sizefree_filters < 1:
+            raise ValueError(f"sizefree_filters must be at least 1, got {self.sizefree_filters}")
+        if self.arch not in ("reference", "resnet", "sizefree"):
+            raise ValueError(f"arch must be 'reference', 'resnet' or 'sizefree', got {self.arch!r}")
+        sizes = self.board_sizes()
+        for width, height in sizes:
+            if width < self.n_in_row or height < self.n_in_row:
+                raise ValueError(f"a {width}x{height} board in --sizes cannot hold {self.n_in_row} in a row")
+        if len(sizes) > 1 and self.arch != "sizefree":
+            raise ValueError(f"--sizes {self.sizes} trains on {len(sizes)} board sizes: only a size-free "
+                             f"net can (add --arch sizefree); arch {self.arch!r} is sized to one board")
+        if self.size_schedule not in ("mixed", "curriculum"):
+            raise ValueError(f"size_schedule must be 'mixed' or 'curriculum', got {self.size_schedule!r}")
+        if self.stage_iters < 1:
+            raise ValueError(f"stage_iters must be at least 1, got {self.stage_iters}")
         return self
+
+    def board_sizes(self) -> list[tuple[int, int]]:
+        """The ``(width, height)`` boards of the run, smallest first: ``sizes``, else width x height.
+
+        Raises:
+            ValueError: ``sizes`` cannot be read.
+        """
+        if not self.sizes.strip():
+            return [(self.width, self.height)]
+        found = set()
+        for part in self.sizes.replace(" ", "").split(","):
+            dims = part.lower().split("x")
+            try:
+                width, height = (int(dims[0]), int(dims[0])) if len(dims) == 1 else (int(dims[0]), int(dims[1]))
+            except ValueError:
+                width = height = 0
+            if len(dims) > 2 or width < 1 or height < 1:
+                raise ValueError(f"cannot read {part!r} in --sizes {self.sizes!r}: use e.g. 9,11,15 or 9x9,15x15")
+            found.add((width, height))
+        return sorted(found, key=lambda s: (s[0] * s[1], s))
+
+    def size_of_iteration(self, iteration: int) -> tuple[int, int]:
+        """The board iteration ``iteration`` (from 0) plays self-play on, by ``size_schedule``."""
+        sizes = self.board_sizes()
+        if self.size_schedule == "curriculum":
+            return sizes[min(iteration // self.stage_iters, len(sizes) - 1)]
+        return sizes[iteration % len(sizes)]
+
+    def sizes_played(self, iteration: int) -> list[tuple[int, int]]:
+        """The boards iterations 0 to ``iteration`` have played on, smallest first."""
+        sizes = self.board_sizes()
+        if self.size_schedule == "curriculum":
+            return sizes[:min(iteration // self.stage_iters, len(sizes) - 1) + 1]
+        return sorted({self.size_of_iteration(i) for i in range(min(iteration + 1, len(sizes)))},
+                      key=lambda s: (s[0] * s[1], s))
+
+    def sizes_in_play(self, iteration: int) -> list[tuple[int, int]]:
+        """The boards whose positions iteration ``iteration`` trains on: every size when mixed,
+        the stage's own in a curriculum."""
+        if self.size_schedule == "curriculum":
+            return [self.size_of_iteration(iteration)]
+        return self.board_sizes()
 
     def n_workers(self) -> int:
         return self.workers or max(1, os.cpu_count() or 1)

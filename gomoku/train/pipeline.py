@@ -13,11 +13,20 @@ mini-batch and takes up to ``epochs`` Adam steps on it at
 before the update exceeds ``4 * kl_targ``; the multiplier then adapts (SPEC
 section 6). Every ``check_freq`` iterations the net plays pure MCTS.
 
+A size-free net may train on several board sizes (``sizes``): each iteration's
+self-play is on one size, chosen by ``size_schedule`` (the sizes in turn, or a
+curriculum from the smallest up); every size has its own FIFO, and each
+mini-batch comes from one size in play (``TrainConfig.sizes_in_play``).
+Evaluation is on the largest size in play; when that size changes (a new
+stage of a curriculum) the best win ratio starts again from 0, as the old one
+was measured on another board.
+
 A run lives in one directory:
 
 * ``checkpoint.pkl``: everything needed to go on exactly where it stopped
   (config, weights, Adam state, lr multiplier, iteration, best win ratio, pure
-  MCTS playouts, the replay buffer, the random state, counters), rewritten
+  MCTS playouts, the replay buffer of each board size, the random state,
+  counters; the schedule's position is the iteration), rewritten
   atomically after every iteration;
 * ``current_model.npz``: the net as it is, a model file rewritten atomically after
   every iteration, so a run has something to play from its first iteration on;
@@ -30,7 +39,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Optional
 
 import numpy as np
@@ -45,7 +54,7 @@ from gomoku.search.players import PlayerSpec
 from gomoku.train.actors import PUBLISHED, WORKER_NICE, Actors, InlineActors, SelfPlaySettings, make_actors
 from gomoku.train.checkpoint import CHECKPOINT, lock_run_dir, read_checkpoint, write_checkpoint
 from gomoku.train.config import TrainConfig
-from gomoku.train.replay import ReplayBuffer
+from gomoku.train.replay import SizedReplayBuffer
 from gomoku.train.selfplay import training_arrays
 
 METRICS = "metrics.jsonl"
@@ -90,17 +99,22 @@ class TrainPipeline:
         if init_model is not None:
             self.model = PolicyValueModel.load(init_model, device=config.device, expect=self.spec,
                                                weight_decay=config.weight_decay, threads=threads)
+            if len(config.board_sizes()) > 1 and not self.model.spec.size_free:
+                raise ValueError(f"{init_model} is a fixed-size model ({self.model.spec.board_name()}): "
+                                 f"only a size-free model can train on several board sizes")
             self.spec = self.model.spec
         else:
             self.model = PolicyValueModel(self.spec, device=config.device,
                                           weight_decay=config.weight_decay, threads=threads)
-        self.buffer = ReplayBuffer(config.buffer_size, (4, config.height, config.width),
-                                   config.width * config.height)
+        # the boards an initial size-free model was trained on, still named in the files it becomes
+        self._earlier_sizes = self.spec.trained_sizes if init_model is not None else ()
+        self.buffer = SizedReplayBuffer(config.buffer_size, config.board_sizes())
         self.rng = np.random.default_rng(config.seed)
         self.iteration = 0
         self.lr_multiplier = 1.0
         self.best_win_ratio = 0.0
         self.pure_playouts = config.pure_playout_start
+        self.eval_board: Optional[tuple] = None  # (width, height) of the last evaluation
         self.games = 0
         self.positions = 0
         self.elapsed = 0.0  # seconds of training across sessions
@@ -122,7 +136,8 @@ class TrainPipeline:
         """
         state = read_checkpoint(os.path.join(run_dir, CHECKPOINT))
         config = TrainConfig.from_dict(state["config"])
-        fixed = ("width", "height", "n_in_row", "arch", "res_blocks", "res_filters")
+        fixed = ("width", "height", "n_in_row", "arch", "res_blocks", "res_filters", "sizefree_blocks",
+                 "sizefree_filters", "sizes", "size_schedule", "stage_iters")
         for key, value in overrides.items():
             if key in fixed and value != getattr(config, key):
                 raise ValueError(f"cannot change {key} of an existing run ({getattr(config, key)} -> {value})")
@@ -135,6 +150,8 @@ class TrainPipeline:
         for key in ("iteration", "lr_multiplier", "best_win_ratio", "pure_playouts", "games",
                     "positions", "elapsed"):
             setattr(pipeline, key, state[key])
+        pipeline.eval_board = state.get("eval_board")
+        pipeline._earlier_sizes = state.get("earlier_sizes", ())
         return pipeline
 
     def checkpoint_state(self) -> dict:
@@ -151,6 +168,8 @@ class TrainPipeline:
             "games": self.games,
             "positions": self.positions,
             "elapsed": self.elapsed,
+            "eval_board": self.eval_board,
+            "earlier_sizes": self._earlier_sizes,
         }
 
     def save_checkpoint(self) -> None:
@@ -170,7 +189,9 @@ class TrainPipeline:
         with interrupt.deferred():
             try:
                 workers = "Ray actors" if cfg.actors == "ray" else f"{cfg.n_workers()} worker(s)"
-                self.log(f"run {self.run_dir}: {cfg.width}x{cfg.height}, {cfg.n_in_row} in a row, "
+                boards = ", ".join(f"{w}x{h}" for w, h in cfg.board_sizes())
+                schedule = f" ({cfg.size_schedule})" if len(cfg.board_sizes()) > 1 else ""
+                self.log(f"run {self.run_dir}: {boards}{schedule}, {cfg.n_in_row} in a row, "
                          f"{cfg.n_playout} playouts, {workers} x "
                          f"{cfg.games_in_lockstep(self.model.device)} games in lockstep, "
                          f"device {self.model.device}; iteration {self.iteration} of {cfg.game_batch_num}")
@@ -210,7 +231,9 @@ class TrainPipeline:
         """One iteration: self-play alongside the updates, buffer, maybe an evaluation, checkpoint."""
         cfg = self.config
         start = time.perf_counter()
-        updating = len(self.buffer) > cfg.batch_size
+        self._record_sizes_played()
+        board = cfg.size_of_iteration(self.iteration)
+        updating = self.buffer.can_sample(cfg.batch_size, cfg.sizes_in_play(self.iteration))
         what = "self-play and updates" if updating else "self-play (filling the buffer)"
         with progress_bar(cfg.games_per_iter, f"iteration {self.iteration + 1}: {what}",
                           stream=self.progress_stream) as bar:
@@ -244,10 +267,16 @@ class TrainPipeline:
             "playouts_per_s": round(stats.playouts / stats.seconds) if stats.playouts else None,
             "selfplay_s": round(stats.seconds, 2), "update_s": round(update_s, 2),
         }
+        if len(cfg.board_sizes()) > 1:
+            record["board"] = f"{board[0]}x{board[1]}"
         if update is not None:
             record.update(loss=round(update.loss, 4), entropy=round(update.entropy, 4),
                           kl=round(update.kl, 5), lr_multiplier=round(update.lr_multiplier, 4))
         if self.iteration % cfg.check_freq == 0:
+            eval_board = self.largest_in_play()
+            if self.eval_board is not None and tuple(self.eval_board) != eval_board:
+                self.best_win_ratio = 0.0  # measured on another board
+            self.eval_board = eval_board
             record_eval = self.evaluate()
         else:
             record_eval = None
@@ -268,7 +297,8 @@ class TrainPipeline:
         function that waits for ``(games, stats)``. ``progress`` gets their ``actors.Progress``."""
         cfg = self.config
         seed = int(self.rng.integers(2**31))
-        settings = SelfPlaySettings((cfg.width, cfg.height, cfg.n_in_row), cfg.games_in_lockstep(self.model.device),
+        width, height = cfg.size_of_iteration(self.iteration)
+        settings = SelfPlaySettings((width, height, cfg.n_in_row), cfg.games_in_lockstep(self.model.device),
                                     cfg.n_playout, cfg.c_puct, cfg.dirichlet_alpha, cfg.noise_frac,
                                     cfg.explore_moves, cfg.p_full, cfg.n_fast, cfg.forced_k, cfg.root_search,
                                     cfg.gumbel_m, cfg.gumbel_c_visit, cfg.gumbel_c_scale)
@@ -279,7 +309,7 @@ class TrainPipeline:
     def update(self) -> UpdateResult:
         """One KL-adaptive update on a fresh mini-batch (SPEC section 6, step 4)."""
         cfg = self.config
-        planes, pis, zs = self.buffer.sample(cfg.batch_size, self.rng)
+        planes, pis, zs = self.buffer.sample(cfg.batch_size, self.rng, cfg.sizes_in_play(self.iteration))
         fit = self.model.fit_batch(planes, pis, zs)
         old_log_p = fit.log_p
         kl = 0.0
@@ -312,7 +342,7 @@ class TrainPipeline:
 
             games, _ = self.actors.match(
                 PlayerSpec("az", PUBLISHED, cfg.n_playout), PlayerSpec("pure", playouts=pure),
-                (cfg.width, cfg.height, cfg.n_in_row), [[] for _ in range(cfg.eval_games)], seed,
+                (*self.largest_in_play(), cfg.n_in_row), [[] for _ in range(cfg.eval_games)], seed,
                 parallel=cfg.eval_games, c_puct=cfg.c_puct, device=self.model.device,
                 progress=on_progress if not bar.disable else None)
         points = [g.a_points for g in games]
@@ -328,6 +358,21 @@ class TrainPipeline:
         return {"event": "evaluation", "iteration": self.iteration, "pure_playouts": pure,
                 "wins": wins, "draws": draws, "losses": losses, "win_ratio": win_ratio,
                 "new_best": new_best, "eval_s": round(time.perf_counter() - start, 1)}
+
+    def largest_in_play(self) -> tuple[int, int]:
+        """The board evaluation plays on: the largest size the current iteration trains on."""
+        return max(self.config.sizes_in_play(max(0, self.iteration - 1)), key=lambda s: (s[0] * s[1], s))
+
+    def _record_sizes_played(self) -> None:
+        """A size-free model's spec names the boards it has trained on so far, the largest its default."""
+        if not self.model.spec.size_free:
+            return
+        cfg = self.config
+        sizes = sorted(set(cfg.sizes_played(self.iteration)) | set(self._earlier_sizes),
+                       key=lambda s: (s[0] * s[1], s))
+        width, height = sizes[-1]
+        self.model.spec = self.spec = replace(self.model.spec, width=width, height=height,
+                                              trained_sizes=tuple(sizes))
 
     def _append_metrics(self, record: dict) -> None:
         with open(os.path.join(self.run_dir, METRICS), "a") as f:

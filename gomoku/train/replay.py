@@ -1,4 +1,4 @@
-"""The replay buffer: a FIFO of the last training positions (SPEC section 6, step 3)."""
+"""The replay buffer: a FIFO of the last training positions (SPEC section 6, step 3), one per board size."""
 
 from __future__ import annotations
 
@@ -36,10 +36,85 @@ class ReplayBuffer:
         rows = rng.choice(self.count, size=n, replace=False)
         return self.planes[rows].astype(np.float32), self.pis[rows], self.zs[rows]
 
+    def clear(self) -> None:
+        self.count = self.head = 0
+
     def state(self) -> dict:
         order = (self.head - self.count + np.arange(self.count)) % self.capacity  # oldest first
         return {"planes": self.planes[order], "pis": self.pis[order], "zs": self.zs[order]}
 
     def load_state(self, state: dict) -> None:
-        self.count = self.head = 0
+        self.clear()
         self.extend(state["planes"], state["pis"], state["zs"])
+
+
+class SizedReplayBuffer:
+    """One FIFO (``ReplayBuffer``) per board size, so that a mini-batch comes from one size.
+
+    Each size keeps its last ``capacity`` positions. A batch is drawn from one
+    size, chosen with probability proportional to the positions it holds among
+    the sizes asked for that hold more than a batch.
+
+    Args:
+        capacity: positions kept per board size.
+        sizes: the ``(width, height)`` boards the buffer takes.
+    """
+
+    def __init__(self, capacity: int, sizes):
+        self.capacity = capacity
+        self.buffers = {tuple(s): ReplayBuffer(capacity, (4, s[1], s[0]), s[0] * s[1]) for s in sizes}
+
+    def __len__(self) -> int:
+        return sum(len(b) for b in self.buffers.values())
+
+    def _buffer_for(self, planes: np.ndarray) -> ReplayBuffer:
+        height, width = planes.shape[-2:]
+        if (width, height) not in self.buffers:
+            raise ValueError(f"positions of a {width}x{height} board, but the buffer holds "
+                             f"{', '.join(f'{w}x{h}' for w, h in self.buffers)}")
+        return self.buffers[(width, height)]
+
+    def extend(self, planes: np.ndarray, pis: np.ndarray, zs: np.ndarray) -> None:
+        """Adds positions, all of one board size (the planes' last two axes)."""
+        self._buffer_for(planes).extend(planes, pis, zs)
+
+    def can_sample(self, n: int, sizes=None) -> bool:
+        """True when one of ``sizes`` (default: all) holds more than ``n`` positions."""
+        return bool(self._ready(n, sizes))
+
+    def _ready(self, n: int, sizes) -> list:
+        wanted = self.buffers if sizes is None else [tuple(s) for s in sizes]
+        return [s for s in wanted if s in self.buffers and len(self.buffers[s]) > n]
+
+    def sample(self, n: int, rng: np.random.Generator, sizes=None):
+        """``(planes, pis, zs)`` of ``n`` positions of one board size.
+
+        Args:
+            n: positions.
+            rng: the random source.
+            sizes: the ``(width, height)`` boards to draw from (default: all).
+
+        Raises:
+            ValueError: none of them holds more than ``n`` positions.
+        """
+        ready = self._ready(n, sizes)
+        if not ready:
+            raise ValueError(f"no board size holds more than {n} positions yet")
+        counts = np.array([len(self.buffers[s]) for s in ready], dtype=np.float64)
+        size = ready[int(rng.choice(len(ready), p=counts / counts.sum()))] if len(ready) > 1 else ready[0]
+        return self.buffers[size].sample(n, rng)
+
+    def state(self) -> dict:
+        """A single size's state is a plain ``ReplayBuffer``'s (as checkpoints always held it)."""
+        if len(self.buffers) == 1:
+            return next(iter(self.buffers.values())).state()
+        return {"by_size": {f"{w}x{h}": b.state() for (w, h), b in self.buffers.items()}}
+
+    def load_state(self, state: dict) -> None:
+        """Restores ``state()``; a plain ``ReplayBuffer`` state goes to the size of its planes."""
+        for buffer in self.buffers.values():
+            buffer.clear()
+        parts = state["by_size"].values() if "by_size" in state else [state]
+        for part in parts:
+            if len(part["zs"]):
+                self.extend(part["planes"], part["pis"], part["zs"])
