@@ -11,13 +11,16 @@ the same order of data. An update samples a
 mini-batch and takes up to ``epochs`` Adam steps on it at
 ``lr * lr_multiplier``, stopping early once the KL divergence from the policy
 before the update exceeds ``4 * kl_targ``; the multiplier then adapts (SPEC
-section 6). Every ``check_freq`` iterations the net plays pure MCTS.
+section 6). Every ``check_freq`` iterations the net plays its evaluation
+opponent: pure MCTS, or the threat-aware heuristic (``eval_opponent``), on a
+ladder: once the best win ratio reaches 1.0 the opponent gets stronger (more
+playouts, or the next level) and the best win ratio starts again from 0.
 
 A run lives in one directory:
 
 * ``checkpoint.pkl``: everything needed to go on exactly where it stopped
   (config, weights, Adam state, lr multiplier, iteration, best win ratio, pure
-  MCTS playouts, the replay buffer, the random state, counters), rewritten
+  MCTS playouts, heuristic level, the replay buffer, the random state, counters), rewritten
   atomically after every iteration;
 * ``current_model.npz`` / ``best_model.npz``: model files, after each evaluation;
 * ``metrics.jsonl``: one JSON object per iteration and per evaluation.
@@ -37,7 +40,8 @@ from gomoku import interrupt
 from gomoku.game.symmetry import augment
 from gomoku.net.policy_value import PolicyValueModel
 from gomoku.net.spec import NetSpec
-from gomoku.search.players import PlayerSpec
+from gomoku.search.heuristic import LEVELS
+from gomoku.search.players import PlayerSpec, spec_text
 from gomoku.train.actors import PUBLISHED, WORKER_NICE, Actors, InlineActors, SelfPlaySettings, make_actors
 from gomoku.train.checkpoint import CHECKPOINT, CheckpointError, lock_run_dir, read_checkpoint, write_checkpoint
 from gomoku.train.config import TrainConfig
@@ -95,6 +99,7 @@ class TrainPipeline:
         self.lr_multiplier = 1.0
         self.best_win_ratio = 0.0
         self.pure_playouts = config.pure_playout_start
+        self.heuristic_level = config.heuristic_level_start
         self.games = 0
         self.positions = 0
         self.elapsed = 0.0  # seconds of training across sessions
@@ -127,6 +132,8 @@ class TrainPipeline:
         for key in ("iteration", "lr_multiplier", "best_win_ratio", "pure_playouts", "games",
                     "positions", "elapsed"):
             setattr(pipeline, key, state[key])
+        # Checkpoints from before the heuristic ladder lack its level.
+        pipeline.heuristic_level = state.get("heuristic_level", config.heuristic_level_start)
         return pipeline
 
     def checkpoint_state(self) -> dict:
@@ -140,6 +147,7 @@ class TrainPipeline:
             "lr_multiplier": self.lr_multiplier,
             "best_win_ratio": self.best_win_ratio,
             "pure_playouts": self.pure_playouts,
+            "heuristic_level": self.heuristic_level,
             "games": self.games,
             "positions": self.positions,
             "elapsed": self.elapsed,
@@ -258,15 +266,32 @@ class TrainPipeline:
         return UpdateResult(loss, entropy, kl, self.lr_multiplier, steps)
 
     # ------------------------------------------------------------- evaluate
+    def eval_opponent(self) -> PlayerSpec:
+        """The opponent of the next evaluation: pure MCTS or the heuristic, at its rung of the ladder."""
+        if self.config.eval_opponent == "heuristic":
+            return PlayerSpec("heuristic", level=self.heuristic_level)
+        return PlayerSpec("pure", playouts=self.pure_playouts)
+
+    def _climb_ladder(self) -> None:
+        """A stronger evaluation opponent, if there is one; the best win ratio starts again."""
+        cfg = self.config
+        if cfg.eval_opponent == "heuristic":
+            if self.heuristic_level < max(LEVELS):
+                self.heuristic_level = min(level for level in LEVELS if level > self.heuristic_level)
+                self.best_win_ratio = 0.0
+        elif self.pure_playouts < cfg.pure_playout_max:
+            self.pure_playouts = min(cfg.pure_playout_max, self.pure_playouts + cfg.pure_playout_step)
+            self.best_win_ratio = 0.0
+
     def evaluate(self) -> dict:
-        """Net against pure MCTS; saves the current model and, if better, the best one."""
+        """Net against the evaluation opponent; saves the current model and, if better, the best one."""
         cfg = self.config
         start = time.perf_counter()
         seed = int(self.rng.integers(2**31))
-        pure = self.pure_playouts
+        opponent = self.eval_opponent()
         self.actors.publish(self.model)
         games, _ = self.actors.match(
-            PlayerSpec("az", PUBLISHED, cfg.n_playout), PlayerSpec("pure", playouts=pure),
+            PlayerSpec("az", PUBLISHED, cfg.n_playout), opponent,
             (cfg.width, cfg.height, cfg.n_in_row), [[] for _ in range(cfg.eval_games)], seed,
             parallel=cfg.eval_games, c_puct=cfg.c_puct, device=self.model.device)
         points = [g.a_points for g in games]
@@ -277,11 +302,14 @@ class TrainPipeline:
         if new_best:
             self.best_win_ratio = win_ratio
             self.model.save(os.path.join(self.run_dir, "best_model.npz"))
-            if self.best_win_ratio == 1.0 and self.pure_playouts < cfg.pure_playout_max:
-                self.pure_playouts = min(cfg.pure_playout_max, self.pure_playouts + cfg.pure_playout_step)
-                self.best_win_ratio = 0.0
-        return {"event": "evaluation", "iteration": self.iteration, "pure_playouts": pure,
-                "wins": wins, "draws": draws, "losses": losses, "win_ratio": win_ratio,
+            if self.best_win_ratio == 1.0:
+                self._climb_ladder()
+        record = {"event": "evaluation", "iteration": self.iteration, "opponent": spec_text(opponent)}
+        if opponent.kind == "pure":
+            record["pure_playouts"] = opponent.playouts
+        else:
+            record["heuristic_level"] = opponent.level
+        return {**record, "wins": wins, "draws": draws, "losses": losses, "win_ratio": win_ratio,
                 "new_best": new_best, "eval_s": round(time.perf_counter() - start, 1)}
 
     def _append_metrics(self, record: dict) -> None:
@@ -302,5 +330,9 @@ def _format_iteration(r: dict) -> str:
 
 def _format_eval(r: dict) -> str:
     best = "  new best" if r["new_best"] else ""
-    return (f"  eval vs pure MCTS {r['pure_playouts']}: {r['wins']}W {r['draws']}D {r['losses']}L "
+    if "heuristic_level" in r:
+        opponent = f"heuristic {r['heuristic_level']}"
+    else:
+        opponent = f"pure MCTS {r['pure_playouts']}"
+    return (f"  eval vs {opponent}: {r['wins']}W {r['draws']}D {r['losses']}L "
             f"win ratio {r['win_ratio']:.2f}{best}  ({r['eval_s']}s)")
