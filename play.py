@@ -4,7 +4,7 @@
     python play.py --model runs/NAME/best_model.npz --playouts 800 --first ai
     python play.py --black pure:2000 --white az       # watch two AIs
     python play.py --size 8x8 --n-in-row 5            # against pure MCTS, no model needed
-    python play.py --size 15x15 --white heuristic:3   # against the threat-aware heuristic
+    python play.py --size 15x15 --white heuristic:4   # against the threat-aware heuristic
     python play.py --text                             # in the terminal
     python play.py --load games/game-....json         # continue or replay a saved game
 
@@ -41,7 +41,7 @@ def parse_args(argv=None) -> argparse.Namespace:
                         help="who plays Black, the side that moves first (default: human)")
     parser.add_argument("--black", metavar="SPEC",
                         help="Black's player: human, az[:MODEL[:N]], pure[:N], policy[:MODEL], "
-                             "heuristic[:LEVEL] (levels 1 to 3, 3 by default)")
+                             "heuristic[:LEVEL] (levels 1 to 4, 4 by default)")
     parser.add_argument("--white", metavar="SPEC", help="White's player (same forms as --black)")
     parser.add_argument("--text", action="store_true", help="play in the terminal instead of a window")
     parser.add_argument("--load", metavar="FILE", help="a saved game (JSON) to replay or continue")

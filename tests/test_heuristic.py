@@ -109,7 +109,7 @@ def test_makes_an_open_four_from_an_open_three(level):
     assert len(tb.five_cells(1)) == 2
 
 
-@pytest.mark.parametrize("level", [2, 3])
+@pytest.mark.parametrize("level", [2, 3, 4])
 def test_stops_an_open_three(level):
     board = load_board("""
         .........
@@ -154,7 +154,7 @@ def test_finds_a_vcf_checked_by_hand():
     tb = ThreatBoard(board)
     line = find_vcf(tb, 1)
     assert labels(board, line) == ["e5", "f5", "e2"]
-    for level in (2, 3):
+    for level in (2, 3, 4):
         assert labels(board, [choose_move(board, level)]) == ["e5"]
     # The line is real: replayed, each X move but the last leaves one five cell, the last two.
     for i, move in enumerate(line):
@@ -166,7 +166,7 @@ def test_finds_a_vcf_checked_by_hand():
     assert find_vcf(ThreatBoard(board), 2) is None  # O has nothing
 
 
-@pytest.mark.parametrize("level", [2, 3])
+@pytest.mark.parametrize("level", [2, 3, 4])
 def test_defends_against_the_opponents_vcf(level):
     board = load_board(VCF_BOARD, to_move=2)
     move = choose_move(board, level)
@@ -238,12 +238,12 @@ def test_player_protocol():
 # --------------------------------------------------------------------- specs
 def test_spec_parsing_and_writing():
     spec = PlayerSpec.parse("heuristic")
-    assert spec.kind == "heuristic" and spec.level == max(LEVELS) and spec_text(spec) == "heuristic:3"
+    assert spec.kind == "heuristic" and spec.level == max(LEVELS) and spec_text(spec) == "heuristic:4"
     spec = PlayerSpec.parse("Heuristic:1")
     assert spec.level == 1 and spec_text(spec) == "heuristic:1" and str(spec) == "heuristic 1"
     assert PlayerSpec.parse(spec_text(spec)) == spec
-    for bad in ("heuristic:0", "heuristic:4", "heuristic:x", "heuristic:"):
-        with pytest.raises(ValueError, match="level .* must be one of 1, 2, 3"):
+    for bad in ("heuristic:0", "heuristic:5", "heuristic:x", "heuristic:"):
+        with pytest.raises(ValueError, match="level .* must be one of 1, 2, 3, 4"):
             PlayerSpec.parse(bad)
     with pytest.raises(ValueError, match="only a level"):
         PlayerSpec.parse("heuristic:1:2")
@@ -266,7 +266,7 @@ def test_match_offers_the_heuristic_in_the_seat_cycle():
 
 
 def test_arena_plays_the_heuristic_on_a_small_board():
-    result = run_arena(ArenaSettings("heuristic:3", "pure:30", games=4, size=(6, 6), n_in_row=4,
+    result = run_arena(ArenaSettings("heuristic:4", "pure:30", games=4, size=(6, 6), n_in_row=4,
                                      workers=1, seed=1))
     assert result.total.games == 4
     for game in result.games:
@@ -311,12 +311,13 @@ def test_training_evaluates_against_the_heuristic_ladder_and_resumes(tmp_path):
     record = pipeline.evaluate()
     assert record["opponent"] == "heuristic:1" and record["win_ratio"] == 1.0
     assert pipeline.heuristic_level == 2 and pipeline.best_win_ratio == 0.0
+    for level in (3, 4):
+        pipeline.evaluate()
+        assert pipeline.heuristic_level == level and pipeline.best_win_ratio == 0.0
     pipeline.evaluate()
-    assert pipeline.heuristic_level == 3 and pipeline.best_win_ratio == 0.0
-    pipeline.evaluate()
-    assert pipeline.heuristic_level == 3 and pipeline.best_win_ratio == 1.0  # the top of the ladder
+    assert pipeline.heuristic_level == 4 and pipeline.best_win_ratio == 1.0  # the top of the ladder
     pipeline.save_checkpoint()
-    assert TrainPipeline.resume(run, log=lambda s: None).heuristic_level == 3
+    assert TrainPipeline.resume(run, log=lambda s: None).heuristic_level == 4
 
     # A checkpoint from before the heuristic ladder resumes with pure MCTS and the default level.
     path = os.path.join(run, "checkpoint.pkl")

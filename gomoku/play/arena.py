@@ -2,7 +2,7 @@
 
     python -m gomoku.arena --a az:models/gomoku_6x6_4.npz:400 --b pure:5000 --games 40
     python -m gomoku.arena --a pure:2000 --b pure:500 --size 6x6 --n-in-row 4 --games 20
-    python -m gomoku.arena --a heuristic:3 --b pure:5000 --size 15x15 --n-in-row 5 --games 40
+    python -m gomoku.arena --a heuristic:4 --b pure:5000 --size 15x15 --n-in-row 5 --games 40
 
 Players are specs as ``players.PlayerSpec`` reads them (``az:PATH[:PLAYOUTS]``,
 ``pure[:PLAYOUTS]``, ``policy:PATH``, ``heuristic[:LEVEL]``). The board is the one the models were
@@ -468,7 +468,7 @@ def parse_args(argv=None) -> argparse.Namespace:
         description="Play two players against each other and measure the difference in strength.",
         epilog="Player specs: az:MODEL[:PLAYOUTS] (AlphaZero, 400 playouts by default), "
                "pure[:PLAYOUTS] (pure MCTS), policy:MODEL (the policy net alone, no search), "
-               "heuristic[:LEVEL] (threat scoring with forced-win searches; levels 1 to 3, 3 by default; "
+               "heuristic[:LEVEL] (threat scoring with forced-win searches; levels 1 to 4, 4 by default; "
                "the yardstick on big boards).")
     parser.add_argument("--a", required=True, metavar="SPEC", help="player A, whose score is reported")
     parser.add_argument("--b", required=True, metavar="SPEC", help="player B, the opponent")

@@ -34,7 +34,11 @@ Strength levels, each adding to the one below:
 2. play a VCF; against the opponent's VCF play the best-scored move that
    leaves the opponent without one;
 3. play a VCT; against the opponent's VCT play the best-scored move that
-   leaves the opponent without one.
+   leaves the opponent without one;
+4. otherwise, instead of the best score, the move that a shallow alpha-beta
+   search (negamax over the best-scored ``SEARCH_WIDTH`` moves, ``SEARCH_DEPTH``
+   plies, forced blocks followed at no cost in width) rates best; its leaves are
+   valued by ``ThreatBoard.evaluate``.
 
 Searches stop at a node budget, never a clock, so a seeded player repeats
 itself exactly; ties between equal scores are broken by the seeded generator.
@@ -50,17 +54,24 @@ import numpy as np
 
 from gomoku.game.board import DIRECTIONS, Board
 
-LEVELS = (1, 2, 3)
-DEFAULT_LEVEL = 3
+LEVELS = (1, 2, 3, 4)
+DEFAULT_LEVEL = 4
 
-# Budgets of the searches, in nodes (positions visited) per call.
-VCF_NODES = 4000
-VCT_NODES = 1500
+# Budgets of the searches, in nodes (positions visited) per call; a defence
+# checks many candidate moves, each with the smaller budget.
+VCF_NODES = 2000
+VCT_NODES = 1000
+DEFENCE_VCF_NODES = 300
+DEFENCE_VCT_NODES = 200
 VCF_DEPTH = 12  # attacker fours in one VCF line
 VCT_DEPTH = 3  # attacker threes in one VCT line
 DEFENCE_CANDIDATES = 10  # best-scored moves tried against the opponent's forced win
+DEFENCE_EXTRA = 8  # at most this many more: cells of the opponent's line, our fours
 VCT_THREES = 8  # best-scored three moves tried at each VCT node
 NEAR = 2  # candidate moves lie within this many cells (king steps) of a stone
+SEARCH_DEPTH = 3
+SEARCH_WIDTH = 8
+WIN = 1e9
 
 
 @lru_cache(maxsize=None)
@@ -112,6 +123,9 @@ class ThreatBoard:
         for player in (1, 2):
             self.counts[player] = (self.stones[self.windows] == player).sum(axis=1)
         self.attack, self.defend = _weights(self.n)
+        worth = 8.0 ** np.arange(self.n + 1)
+        worth[0] = 0.0
+        self.worth = worth
         self.nodes = 0  # positions visited by searches, checked against their budgets
 
     def play(self, cell: int, player: int) -> None:
@@ -175,6 +189,17 @@ class ThreatBoard:
         value = np.where(other == 0, self.attack[own], 0.0) + np.where(own == 0, self.defend[other], 0.0)
         total = np.bincount(self.windows.ravel(), weights=np.repeat(value, self.n), minlength=self.size)
         return np.where(self.near_mask(), total, -np.inf)
+
+    def evaluate(self, player: int) -> float:
+        """The position's value for ``player`` to move: their windows' worth less the opponent's.
+
+        A window holding only ``k`` stones of one side is worth ``8 ** k``; the
+        side to move gets its windows at twice the worth, as it plays next.
+        """
+        own, other = self.counts[player], self.counts[3 - player]
+        mine = np.where(other == 0, self.worth[own], 0.0).sum()
+        theirs = np.where(own == 0, self.worth[other], 0.0).sum()
+        return float(2.0 * mine - theirs)
 
     def ranked(self, player: int, rng: Optional[np.random.Generator] = None) -> list[int]:
         """Candidate cells for ``player``, best score first (ties in a random order if ``rng``)."""
@@ -249,6 +274,7 @@ def _three_moves(tb: ThreatBoard, a: int) -> list[int]:
     score = tb.scores(a)
     threes = []
     for cell in sorted(candidates, key=lambda c: (-score[c], c)):
+        tb.nodes += 1
         tb.play(cell, a)
         if any(len(w) >= 2 for w in tb.four_moves(a).values()):
             threes.append(cell)
@@ -349,10 +375,10 @@ def choose_move(board: Board, level: int = DEFAULT_LEVEL,
         return line[0]
 
     def their_vcf() -> bool:
-        return find_vcf(tb, them) is not None
+        return find_vcf(tb, them, DEFENCE_VCF_NODES) is not None
 
     def their_vct() -> bool:
-        return find_vct(tb, them) is not None
+        return find_vct(tb, them, DEFENCE_VCT_NODES) is not None
 
     threat = find_vcf(tb, them)
     if threat is not None:
@@ -365,7 +391,49 @@ def choose_move(board: Board, level: int = DEFAULT_LEVEL,
         first = find_vct(tb, them)
         if first is not None:
             return _defend(tb, me, ranked, [first], [their_vct])
+    if level >= 4:
+        return _alpha_beta_root(tb, me, ranked)
     return ranked[0]
+
+
+def _alpha_beta_root(tb: ThreatBoard, me: int, ranked: list[int]) -> int:
+    """The best of the best-scored moves by negamax; the better-ranked move wins a tie."""
+    best, best_value = ranked[0], -np.inf
+    alpha = -np.inf
+    for move in ranked[:SEARCH_WIDTH]:
+        tb.play(move, me)
+        value = -_negamax(tb, 3 - me, SEARCH_DEPTH - 1, -np.inf, -alpha)
+        tb.undo(move, me)
+        if value > best_value:
+            best, best_value = move, value
+            alpha = max(alpha, value)
+    return best
+
+
+def _negamax(tb: ThreatBoard, player: int, depth: int, alpha: float, beta: float) -> float:
+    """The value for ``player`` to move, searched ``depth`` plies over the best-scored moves."""
+    if tb.five_cells(player):
+        return WIN
+    theirs = tb.five_cells(3 - player)
+    if len(theirs) > 1:
+        return -WIN
+    if depth <= 0 and not theirs:
+        return tb.evaluate(player)
+    moves = theirs if theirs else tb.ranked(player)[:SEARCH_WIDTH]
+    if not moves:
+        return 0.0
+    best = -np.inf
+    for move in moves:
+        tb.play(move, player)
+        value = -_negamax(tb, 3 - player, depth - 1, -beta, -alpha)
+        tb.undo(move, player)
+        if value > best:
+            best = value
+            if value > alpha:
+                alpha = value
+                if alpha >= beta:
+                    break
+    return best
 
 
 def _defend(tb: ThreatBoard, me: int, ranked: list[int], threat: list[int],
@@ -382,7 +450,7 @@ def _defend(tb: ThreatBoard, me: int, ranked: list[int], threat: list[int],
     position = {c: i for i, c in enumerate(ranked)}
     extra.sort(key=lambda c: position.get(c, len(ranked)))
     best, best_passed = ranked[0], 0
-    for cell in tried + [c for c in dict.fromkeys(extra) if c not in tried]:
+    for cell in tried + [c for c in dict.fromkeys(extra) if c not in tried][:DEFENCE_EXTRA]:
         tb.play(cell, me)
         passed = 0
         for check in checks:
