@@ -1,4 +1,5 @@
 """The search layer: the MCTS tree and its one search loop (``mcts``), the evaluators that
-make it AlphaZero (``evaluator``) or pure MCTS (``rollout``), the players built from short
-specs (``players``), and many games in lockstep with one batched evaluation a step
+make it AlphaZero (``evaluator``) or pure MCTS (``rollout``), the threat-aware heuristic
+player that needs no tree (``heuristic``), the players built from short specs
+(``players``), and many games in lockstep with one batched evaluation a step
 (``lockstep``). It imports the game and net layers."""

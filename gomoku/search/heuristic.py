@@ -312,7 +312,7 @@ def _vct_attack(tb: ThreatBoard, a: int, depth: int, limit: int, memo: dict, fir
                 break
             if tb.nodes > limit:
                 break
-    memo[key] = bool(result)
+    memo[key] = result is not False
     return (result if result is not False else None) if first else result
 
 
@@ -322,7 +322,10 @@ def _vct_defend(tb: ThreatBoard, a: int, depth: int, limit: int, memo: dict) -> 
     tb.nodes += 1
     if tb.five_cells(d) or tb.nodes > limit:
         return False
-    answers = tb.threat_cells(a) | set(tb.four_moves(d))
+    fives = tb.five_cells(a)
+    if len(fives) > 1:
+        return True
+    answers = set(fives) if fives else tb.threat_cells(a) | set(tb.four_moves(d))
     for answer in sorted(answers):
         tb.play(answer, d)
         blocks = tb.five_cells(d)
@@ -331,7 +334,7 @@ def _vct_defend(tb: ThreatBoard, a: int, depth: int, limit: int, memo: dict) -> 
         elif blocks:
             # The defender made a four: the attacker must block it, then the defender answers again.
             tb.play(blocks[0], a)
-            won = bool(tb.five_cells(a)) or _vct_defend(tb, a, depth, limit, memo)
+            won = _vct_defend(tb, a, depth, limit, memo)
             tb.undo(blocks[0], a)
         else:
             won = _vct_attack(tb, a, depth, limit, memo)
