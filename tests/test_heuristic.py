@@ -166,6 +166,40 @@ def test_finds_a_vcf_checked_by_hand():
     assert find_vcf(ThreatBoard(board), 2) is None  # O has nothing
 
 
+VCT_BOARD = """
+    O.......O
+    .........
+    .........
+    .........
+    ...XX....
+    .....X...
+    .....X...
+    .........
+    O.......O
+"""
+
+
+def test_finds_a_vct_checked_by_hand():
+    """X to move, no four anywhere, so no VCF. f5 makes two open threes, d5-f5 (c5 and g5
+    free, and b5 and h5 beyond) and f3-f5 (f2 and f6 free, and f1 and f7): O can stop
+    one, X makes an open four with the other. Levels 3 and 4 play it."""
+    board = load_board(VCT_BOARD, to_move=1)
+    from gomoku.search.heuristic import find_vct
+
+    assert find_vcf(ThreatBoard(board), 1) is None
+    assert labels(board, [find_vct(ThreatBoard(board), 1)]) == ["f5"]
+    for level in (3, 4):
+        assert labels(board, [choose_move(board, level)]) == ["f5"]
+
+
+@pytest.mark.parametrize("level", [3, 4])
+def test_takes_the_point_of_the_opponents_double_three(level):
+    """O to move on the same board: f5 is the one move that stops both of X's threes
+    (X keeps threats elsewhere: four X stones against one O stone nearby)."""
+    board = load_board(VCT_BOARD, to_move=2)
+    assert labels(board, [choose_move(board, level)]) == ["f5"]
+
+
 @pytest.mark.parametrize("level", [2, 3, 4])
 def test_defends_against_the_opponents_vcf(level):
     board = load_board(VCF_BOARD, to_move=2)
