@@ -4,7 +4,7 @@
 
 The top panel shows the loss and the policy entropy of the ``iteration``
 records against the iteration; the bottom one the win ratio of the
-``evaluation`` records against pure MCTS, with the pure MCTS playouts marked
+``evaluation`` records against pure MCTS or the heuristic, with the opponent's playouts or level marked
 where they change (the trainer raises them once the net wins every game). With
 many iterations the loss and entropy are drawn as a centred moving average over
 the faint raw values.
@@ -360,10 +360,11 @@ def render(metrics: Metrics, size: tuple[int, int] = (900, 600), title: Optional
     else:
         _empty_note(canvas, axes1, "no training updates yet")
 
-    # Panel 2: win ratio against pure MCTS.
+    # Panel 2: win ratio against the evaluation opponent (pure MCTS or the heuristic).
     axes2 = _Axes(left, top2, plot_w, h2, (x_low, x_high), (-0.04, 1.04))
     ratio_ticks = [0.0, 0.25, 0.5, 0.75, 1.0]
-    _draw_frame(canvas, axes2, x_ticks, ratio_ticks, 0.25, "Evaluation against pure MCTS", "win ratio", True)
+    opponent = _opponent_name(metrics.evaluations)
+    _draw_frame(canvas, axes2, x_ticks, ratio_ticks, 0.25, f"Evaluation against {opponent}", "win ratio", True)
     canvas.text("iteration", (left + plot_w / 2, height - 14), 13, INK, anchor="midbottom")
     if win_x:
         _draw_pure_marks(canvas, axes2, metrics.evaluations)
@@ -373,7 +374,7 @@ def render(metrics: Metrics, size: tuple[int, int] = (900, 600), title: Optional
             canvas.circle(BACKGROUND, point, 4.2)
             canvas.circle(WIN_RATIO, point, 4.2, 1.8)
         _draw_legend(canvas, axes2, [("win ratio (draw = 1/2)", WIN_RATIO, False),
-                                     ("pure MCTS playouts from here", PURE, True)],
+                                     (f"{_rung_name(opponent)} from here", PURE, True)],
                      corner="bottomright")
     else:
         _empty_note(canvas, axes2, "no evaluation yet")
@@ -381,11 +382,11 @@ def render(metrics: Metrics, size: tuple[int, int] = (900, 600), title: Optional
 
 
 def _draw_pure_marks(canvas: _Canvas, axes: _Axes, evaluations: Sequence[dict]) -> None:
-    """A dashed line and a label where the evaluation's pure MCTS playouts change."""
+    """A dashed line and a label where the evaluation opponent's rung (playouts, level) changes."""
     previous = None
     label_ends: list[float] = []  # right edge of the last label in each row
     for record in evaluations:
-        playouts = record.get("pure_playouts")
+        playouts = _rung(record)
         if playouts is None or playouts == previous:
             continue
         previous = playouts
@@ -402,6 +403,21 @@ def _draw_pure_marks(canvas: _Canvas, axes: _Axes, evaluations: Sequence[dict]) 
         canvas.text(label, (start, axes.top + 3 + row * (h + 1)), 11, PURE, bold=True)
 
 
+def _rung(record: dict):
+    """The evaluation opponent's strength in a record: pure MCTS playouts or the heuristic's level."""
+    return record.get("pure_playouts", record.get("heuristic_level"))
+
+
+def _opponent_name(evaluations: Sequence[dict]) -> str:
+    if evaluations and "heuristic_level" in evaluations[-1]:
+        return "the heuristic"
+    return "pure MCTS"
+
+
+def _rung_name(opponent: str) -> str:
+    return "heuristic level" if opponent == "the heuristic" else "pure MCTS playouts"
+
+
 def _subtitle(metrics: Metrics) -> str:
     parts = []
     if metrics.iterations:
@@ -412,10 +428,11 @@ def _subtitle(metrics: Metrics) -> str:
         if isinstance(last.get("wall_s"), (int, float)):
             parts.append(_duration(last["wall_s"]))
     if metrics.evaluations:
-        best = max(metrics.evaluations, key=lambda r: (r.get("pure_playouts") or 0, r.get("win_ratio") or 0))
+        best = max(metrics.evaluations, key=lambda r: (_rung(r) or 0, r.get("win_ratio") or 0))
         count = len(metrics.evaluations)
+        opponent = "heuristic" if "heuristic_level" in best else "pure MCTS"
         parts.append(f"{count} evaluation{'s' if count > 1 else ''}, best {best.get('win_ratio', 0):.2f} "
-                     f"against pure MCTS {best.get('pure_playouts')}")
+                     f"against {opponent} {_rung(best)}")
     return ",  ".join(parts)
 
 
