@@ -6,10 +6,11 @@
     python play.py --black pure:2000 --white az       # watch two AIs
     python play.py --size 8x8 --n-in-row 5            # against pure MCTS, no model needed
     python play.py --model sizefree.npz --size 15x15  # a size-free model on the board you choose
+    python play.py --size 15x15 --white heuristic:4   # against the threat-aware heuristic
     python play.py --text                             # in the terminal
     python play.py --load games/game-....json         # continue or replay a saved game
 
-Player specs: human, az[:MODEL[:PLAYOUTS]], pure[:PLAYOUTS], policy[:MODEL].
+Player specs: human, az[:MODEL[:PLAYOUTS]], pure[:PLAYOUTS], policy[:MODEL], heuristic[:LEVEL].
 This script parses flags and hands over to gomoku.game (the match),
 gomoku.ui (the window) and gomoku.textplay (the terminal).
 """
@@ -31,7 +32,8 @@ warnings.filterwarnings("ignore", module="paddle")
 
 def parse_args(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        description="Play Gomoku against a trained AlphaZero model, pure MCTS or the policy net.",
+        description="Play Gomoku against a trained AlphaZero model, pure MCTS, the policy net or "
+                    "the threat-aware heuristic.",
         epilog="Window keys: N new game, U undo, X swap sides, S save, Q quit, B / W change "
                "Black's / White's player, Left / Right step through the moves, Home / End go to "
                "the first / last move.")
@@ -44,7 +46,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--first", choices=("human", "ai"),
                         help="who plays Black, the side that moves first (default: human)")
     parser.add_argument("--black", metavar="SPEC",
-                        help="Black's player: human, az[:MODEL[:N]], pure[:N], policy[:MODEL]")
+                        help="Black's player: human, az[:MODEL[:N]], pure[:N], policy[:MODEL], "
+                             "heuristic[:LEVEL] (levels 1 to 4, 4 by default)")
     parser.add_argument("--white", metavar="SPEC", help="White's player (same forms as --black)")
     parser.add_argument("--text", action="store_true", help="play in the terminal instead of a window")
     parser.add_argument("--load", metavar="FILE", help="a saved game (JSON) to replay or continue")

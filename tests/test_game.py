@@ -60,7 +60,8 @@ def test_swap_cycle_and_status():
     match.swap_sides()
     assert match.specs[1].kind == "pure" and match.is_human(2)
     assert match.ai_to_move is match.players[1]
-    assert [c.kind for c in match.choices] == ["human", "pure"]  # no model: no az, no policy
+    assert [c.kind for c in match.choices] == ["human", "pure", "heuristic"]  # no model: no az, no policy
+    assert match.cycle_seat(1).kind == "heuristic"
     assert match.cycle_seat(1).kind == "human"
     assert match.cycle_seat(1).kind == "pure"
     finished = human_match(BLACK_WINS)
@@ -111,12 +112,12 @@ def test_setup_reads_the_board_from_the_model(tmp_path, monkeypatch):
     match = setup_match(model=model, playouts=20, device="cpu")
     assert (match.board.width, match.board.n_in_row) == (6, 4)
     assert str(match.specs[2]) == "AlphaZero 20"
-    assert [c.kind for c in match.choices] == ["human", "az", "pure", "policy"]
+    assert [c.kind for c in match.choices] == ["human", "az", "pure", "policy", "heuristic"]
     with pytest.raises(ValueError, match="games without a model"):
         setup_match(model=model, size=(8, 8), device="cpu")
     watched = setup_match(model=model, black="pure:20", white="human", device="cpu")
     assert watched.board.width == 6  # the model sets the board even before anyone plays it
-    assert [c.kind for c in watched.choices] == ["human", "az", "pure", "policy"]
+    assert [c.kind for c in watched.choices] == ["human", "az", "pure", "policy", "heuristic"]
     path = str(tmp_path / "big.json")
     save_game(path, GameRecord.from_board(Board(8, 8, 5), {1: "human", 2: f"az:{model}:20"}))
     with pytest.raises(ModelFileError, match="this board is 8x8"):

@@ -148,3 +148,17 @@ def test_a_shipped_models_record_draws_its_win_ratio(tmp_path):
     (tmp_path / "empty.json").write_text("{}")
     with pytest.raises(MetricsError, match="no evaluations"):
         read_metrics(str(tmp_path / "empty.json"))
+
+
+def test_evaluations_against_the_heuristic_are_drawn_with_their_levels(tmp_path):
+    path = tmp_path / "metrics.jsonl"
+    lines = [{"event": "iteration", "iteration": i, "loss": 3.0 - 0.1 * i, "entropy": 2.0} for i in range(1, 7)]
+    lines += [{"event": "evaluation", "iteration": i, "opponent": f"heuristic:{level}",
+               "heuristic_level": level, "win_ratio": ratio}
+              for i, level, ratio in ((2, 1, 1.0), (4, 2, 0.5), (6, 2, 0.75))]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    metrics = read_metrics(str(path))
+    assert plot._opponent_name(metrics.evaluations) == "the heuristic"
+    assert "best 0.75 against heuristic 2" in plot._subtitle(metrics)
+    plot.save_plot(str(path), str(tmp_path / "heuristic.png"))
+    assert image_size(tmp_path / "heuristic.png") == (900, 600)

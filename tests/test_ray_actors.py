@@ -76,7 +76,8 @@ def test_a_killed_ray_actor_loses_its_games_and_nothing_else(tmp_path):
         # Only the other actor's whole games arrived; the buffer holds exactly their positions.
         assert pipeline.games == before[0] + 2
         assert len(pipeline.buffer) == 8 * pipeline.positions > before[2]
-        assert np.allclose(pipeline.buffer.pis[:len(pipeline.buffer)].sum(axis=1), 1.0, atol=1e-4)
+        (only,) = pipeline.buffer.buffers.values()
+        assert np.allclose(only.pis[:len(only)].sum(axis=1), 1.0, atol=1e-4)
         pipeline.run_iteration()  # Ray restarted the actor: the next iteration has all its games
         assert pipeline.games == before[0] + 2 + 4
     finally:

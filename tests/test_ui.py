@@ -177,7 +177,9 @@ def test_keys_swap_save_and_change_players(make_window, tmp_path):
     assert str(match.specs[1]) == "pure MCTS 20" and match.is_human(2)
     settle(window)
     assert len(match.board.history) == 3 and match.human_to_move
-    press(window, pygame.K_b)  # Black: pure -> human
+    press(window, pygame.K_b)  # Black: pure -> heuristic
+    assert match.specs[1].kind == "heuristic"
+    press(window, pygame.K_b)  # Black: heuristic -> human
     assert match.is_human(1)
     press(window, pygame.K_w)  # White: human -> pure MCTS
     assert match.specs[2].kind == "pure"

@@ -2,9 +2,10 @@
 
     python -m gomoku.arena --a az:models/gomoku_6x6_4.npz:400 --b pure:5000 --games 40
     python -m gomoku.arena --a pure:2000 --b pure:500 --size 6x6 --n-in-row 4 --games 20
+    python -m gomoku.arena --a heuristic:4 --b pure:5000 --size 15x15 --n-in-row 5 --games 40
 
 Players are specs as ``players.PlayerSpec`` reads them (``az:PATH[:PLAYOUTS]``,
-``pure[:PLAYOUTS]``, ``policy:PATH``). The board is the one the models were
+``pure[:PLAYOUTS]``, ``policy:PATH``, ``heuristic[:LEVEL]``). The board is the one the models were
 made for; a size-free model (``arch='sizefree'``) plays the board ``--size``
 chooses (by default the largest it was trained on); with no model on either
 side the board comes from ``--size`` and ``--n-in-row``.
@@ -212,7 +213,8 @@ def parse_player(text: str) -> PlayerSpec:
     except ValueError as exc:
         raise ArenaError(str(exc)) from None
     if spec.kind == "human":
-        raise ArenaError("the arena plays AI players only: use az:PATH[:N], pure[:N] or policy:PATH")
+        raise ArenaError("the arena plays AI players only: use az:PATH[:N], pure[:N], policy:PATH "
+                         "or heuristic[:LEVEL]")
     if spec.kind in ("az", "policy") and not spec.model:
         raise ArenaError(f"the {spec.kind} player needs a model file: {spec.kind}:PATH"
                          + ("[:PLAYOUTS]" if spec.kind == "az" else ""))
@@ -491,7 +493,9 @@ def parse_args(argv=None) -> argparse.Namespace:
         prog="python -m gomoku.arena",
         description="Play two players against each other and measure the difference in strength.",
         epilog="Player specs: az:MODEL[:PLAYOUTS] (AlphaZero, 400 playouts by default), "
-               "pure[:PLAYOUTS] (pure MCTS), policy:MODEL (the policy net alone, no search).")
+               "pure[:PLAYOUTS] (pure MCTS), policy:MODEL (the policy net alone, no search), "
+               "heuristic[:LEVEL] (threat scoring with forced-win searches; levels 1 to 4, 4 by default; "
+               "the yardstick on big boards).")
     parser.add_argument("--a", required=True, metavar="SPEC", help="player A, whose score is reported")
     parser.add_argument("--b", required=True, metavar="SPEC", help="player B, the opponent")
     parser.add_argument("--games", type=positive_int_arg, default=40, metavar="N",

@@ -39,7 +39,7 @@ class Match:
         board: the position to play on (it may already hold moves).
         specs: the player spec for each side, ``{1: ..., 2: ...}``.
         choices: the specs a seat may cycle through, one per kind (see ``cycle_seat``);
-            by default the seats' own specs plus ``human`` and ``pure``.
+            by default the seats' own specs plus ``human``, ``pure`` and ``heuristic``.
         seed: seeds the AI players (each side gets its own stream).
         device: where models run ('cpu', 'gpu' or 'auto').
         c_puct: exploration constant of the searches.
@@ -60,7 +60,7 @@ class Match:
         self.players: dict[int, object] = {}
         for player in (1, 2):
             self.set_seat(player, specs[player])
-        self.choices = _merge_choices(list(specs.values()) + list(choices or [PlayerSpec.parse("pure")]))
+        self.choices = _merge_choices(list(specs.values()) + list(choices or [PlayerSpec.parse("pure"), PlayerSpec.parse("heuristic")]))
 
     # -- seats
     def set_seat(self, player: int, spec: PlayerSpec) -> None:
@@ -200,7 +200,8 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
             With ``load`` it replaces the model of the saved game's AI seats.
         playouts: search playouts for the AI players.
         first: 'human' or 'ai': who plays Black, the side that opens.
-        black, white: player specs (``human``, ``az[:PATH[:N]]``, ``pure[:N]``, ``policy[:PATH]``).
+        black, white: player specs (``human``, ``az[:PATH[:N]]``, ``pure[:N]``, ``policy[:PATH]``,
+            ``heuristic[:LEVEL]``).
         size: ``(width, height)`` for a game without a model or with a size-free one.
         n_in_row: stones in a row that win, for a game without a model.
         load: a game record to continue.
@@ -278,11 +279,11 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
 
     board = record.replay() if record is not None else Board(*geometry)
     # The window offers the model players as choices whenever a fitting model is at hand.
-    choices = [PlayerSpec("human"), PlayerSpec("pure", playouts=playouts)]
+    choices = [PlayerSpec("human"), PlayerSpec("pure", playouts=playouts), PlayerSpec.parse("heuristic")]
     offered = model_files[0] if model_files else model_path
     if model_files or (os.path.isfile(offered) and _fits(offered, geometry)):
         choices[1:1] = [PlayerSpec("az", offered, playouts)]
-        choices.append(PlayerSpec("policy", offered))
+        choices.insert(-1, PlayerSpec("policy", offered))
     return Match(board, specs, choices, seed=seed, device=device)
 
 

@@ -5,6 +5,7 @@ time over stdin/stdout (the protocol: https://plastovicka.github.io/protocl2en.h
 
     python -m gomoku.pbrain --model best_model.npz   # AlphaZero; the model decides the board size
     python -m gomoku.pbrain --pure --n-in-row 5      # pure MCTS (random rollouts) on any board
+    python -m gomoku.pbrain --heuristic 3            # the threat-aware heuristic, on any board
     ./pbrain-gomokuzero --model best_model.npz       # the same through the launcher script
 
 Notation. The protocol writes a cell ``x,y``, both counted from 0, ``x`` the
@@ -40,7 +41,8 @@ ignored (``INFO`` itself gets no reply, so their notes wait for the next one).
 Time. A move is searched until its time is spent, not for a fixed number of
 playouts: ``TimeControl`` takes ``timeout_turn`` and a share of ``time_left``,
 less a safety margin, counted from the moment the command was read. A move
-that completes a line is played at once, without a search.
+that completes a line is played at once, without a search. The heuristic player
+(``--heuristic``, ``search.heuristic``) needs far less than a turn and ignores the clock.
 
 The module also holds a minimal manager, ``run_match`` (``python -m gomoku.pbrain
 match ...``), that plays two engine processes against each other through the same
@@ -65,6 +67,7 @@ from typing import Callable, Iterable, Optional, TextIO
 
 from gomoku import __version__
 from gomoku.game.board import DRAW, Board, IllegalMoveError
+from gomoku.search.heuristic import DEFAULT_LEVEL, LEVELS, HeuristicPlayer
 from gomoku.search.mcts import MCTS, search
 from gomoku.search.rollout import RolloutEvaluator
 from gomoku.util import DefaultsHelpFormatter
@@ -236,9 +239,11 @@ class EngineOptions:
     """How the engine plays; ``main`` fills it from the command line."""
 
     model: Optional[str] = None
-    """model file for AlphaZero; None plays pure MCTS"""
+    """model file for AlphaZero; None plays pure MCTS or the heuristic"""
+    heuristic: Optional[int] = None
+    """the heuristic player's level (no model, no search tree); None searches with MCTS"""
     n_in_row: int = 5
-    """stones in a row that win, for pure MCTS (a model brings its own)"""
+    """stones in a row that win, for pure MCTS and the heuristic (a model brings its own)"""
     device: str = "auto"
     """where the model runs: cpu, gpu or auto"""
     threads: int = 1
@@ -252,7 +257,7 @@ class EngineOptions:
     margin_ms: int = 100
     """time kept back from every move (see TimeControl)"""
     seed: Optional[int] = None
-    """seeds the random rollouts of pure MCTS"""
+    """seeds the random rollouts of pure MCTS and the heuristic's tie-breaks"""
     messages: bool = True
     """send a MESSAGE line with the search's statistics before every move"""
 
@@ -290,6 +295,7 @@ class PbrainEngine:
         self.n_in_row = options.n_in_row
         self.running = True
         self._evaluator = None
+        self._heuristic = None if options.heuristic is None else HeuristicPlayer(options.heuristic, options.seed)
         self._model_spec = None  # the loaded model's NetSpec
         self.mcts = MCTS(options.c_puct)
         self._tree_stones: Optional[tuple] = None  # the stones at the tree's root, to know when to keep it
@@ -377,9 +383,12 @@ class PbrainEngine:
                 Board(width, height, self.n_in_row)
             except ValueError as exc:
                 raise ProtocolError(str(exc)) from None
-            if self._evaluator is None:
-                self._evaluator = RolloutEvaluator(self.options.seed)
-            what = f"pure MCTS with random rollouts ({self.n_in_row} in a row)"
+            if self._heuristic is not None:
+                what = f"the heuristic, level {self._heuristic.level} ({self.n_in_row} in a row)"
+            else:
+                if self._evaluator is None:
+                    self._evaluator = RolloutEvaluator(self.options.seed)
+                what = f"pure MCTS with random rollouts ({self.n_in_row} in a row)"
         self.position = Position(width, height)
         self._forget_tree()
         self._reply("OK", [f"GomokuZero {__version__}: {what} on {width}x{height}"])
@@ -491,6 +500,11 @@ class PbrainEngine:
             move = wins[0]
             self.time.spend(self._clock() - started)
             note = f"{position.label(move)} wins at once (no search)"
+        elif self._heuristic is not None:
+            move = self._heuristic.get_action(board)
+            elapsed = self._clock() - started
+            self.time.spend(elapsed)
+            note = f"heuristic level {self._heuristic.level}: {position.label(move)} in {elapsed:.3f} s"
         else:
             move, note = self._search(board, started)
         position.add(move, OWN)
@@ -741,7 +755,11 @@ def build_parser() -> argparse.ArgumentParser:
     who.add_argument("--model", help="model file to play with (AlphaZero MCTS); it fixes the board size")
     who.add_argument("--pure", action="store_true",
                      help="play pure MCTS with random rollouts, on any board (the default without --model)")
-    parser.add_argument("--n-in-row", type=int, default=5, help="stones in a row that win, for --pure")
+    who.add_argument("--heuristic", type=int, nargs="?", const=DEFAULT_LEVEL, choices=LEVELS, metavar="LEVEL",
+                     help=f"play the threat-aware heuristic, on any board; LEVEL is "
+                          f"{', '.join(map(str, LEVELS))} ({DEFAULT_LEVEL} without one)")
+    parser.add_argument("--n-in-row", type=int, default=5,
+                        help="stones in a row that win, for --pure and --heuristic")
     parser.add_argument("--device", choices=["cpu", "gpu", "auto"], default="auto",
                         help="where the model runs")
     parser.add_argument("--threads", type=int, default=1, help="CPU threads for the model")
@@ -752,7 +770,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="time per move until the manager sends INFO timeout_turn")
     parser.add_argument("--margin-ms", type=int, default=100,
                         help="time kept back from every move, so that no answer is late")
-    parser.add_argument("--seed", type=int, help="seed for the rollouts of --pure")
+    parser.add_argument("--seed", type=int, help="seed for the rollouts of --pure and the tie-breaks of --heuristic")
     parser.add_argument("--quiet", action="store_true", help="no MESSAGE line with search statistics")
     return parser
 
@@ -792,7 +810,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         value = getattr(args, name)
         if value is not None and value < 1:
             build_parser().error(f"--{name.replace('_', '-')} must be at least 1")
-    options = EngineOptions(model=args.model, n_in_row=args.n_in_row, device=args.device,
+    options = EngineOptions(model=args.model, heuristic=args.heuristic, n_in_row=args.n_in_row, device=args.device,
                             threads=args.threads, c_puct=args.c_puct, max_playouts=args.max_playouts,
                             turn_ms=args.turn_ms, margin_ms=args.margin_ms, seed=args.seed,
                             messages=not args.quiet)

@@ -1,4 +1,5 @@
-"""Players for the window, the arena and the engine: AlphaZero, pure MCTS, the policy net alone.
+"""Players for the window, the arena and the engine: AlphaZero, pure MCTS, the policy net alone,
+the threat-aware heuristic.
 
 Every player follows the protocol of ``mcts.MCTSPlayer`` (``get_action`` for a
 sequential move; ``next_leaf`` / ``receive`` / ``choose`` / ``notify_move`` /
@@ -9,6 +10,8 @@ A player is described by a short string, used by flags and menus:
 * ``az`` or ``az:PATH`` or ``az:PATH:PLAYOUTS``: a model with MCTS;
 * ``pure`` or ``pure:PLAYOUTS``: pure MCTS with random rollouts;
 * ``policy`` or ``policy:PATH``: the policy network's most probable move, no search;
+* ``heuristic`` or ``heuristic:LEVEL``: threat scoring and forced-win searches
+  (``heuristic.HeuristicPlayer``), levels 1 to 4 (4 by default);
 * ``human``: moves come from the user (``make_player`` returns None).
 """
 
@@ -20,10 +23,11 @@ from typing import Optional
 import numpy as np
 
 from gomoku.game.board import Board
+from gomoku.search.heuristic import DEFAULT_LEVEL, LEVELS, HeuristicPlayer
 from gomoku.search.mcts import Leaf, MCTSPlayer
 from gomoku.search.rollout import RolloutEvaluator
 
-PLAYER_KINDS = ("human", "az", "pure", "policy")
+PLAYER_KINDS = ("human", "az", "pure", "policy", "heuristic")
 
 
 class PolicyPlayer:
@@ -81,14 +85,16 @@ class PlayerSpec:
     kind: str
     model: Optional[str] = None
     playouts: Optional[int] = None
+    level: Optional[int] = None  # the heuristic's strength
 
     @classmethod
     def parse(cls, text: str, default_model: Optional[str] = None,
               default_playouts: int = 400) -> "PlayerSpec":
-        """Reads ``kind[:model][:playouts]`` (``pure:N`` takes only playouts).
+        """Reads ``kind[:model][:playouts]`` (``pure:N`` takes only playouts, ``heuristic:L`` a level).
 
         Raises:
-            ValueError: an unknown kind or a playout count that is not a positive integer.
+            ValueError: an unknown kind, a playout count that is not a positive
+                integer, or an unknown heuristic level.
         """
         parts = str(text).strip().split(":")
         kind = parts[0].lower()
@@ -99,6 +105,10 @@ class PlayerSpec:
             if len(rest) > 1:
                 raise ValueError(f"pure MCTS takes only a playout count: pure:N, got {text!r}")
             return cls(kind, None, _playouts(rest[0], text) if rest else default_playouts)
+        if kind == "heuristic":
+            if len(rest) > 1:
+                raise ValueError(f"the heuristic takes only a level: heuristic:LEVEL, got {text!r}")
+            return cls(kind, level=_level(rest[0], text) if rest else DEFAULT_LEVEL)
         if kind == "human":
             if rest:
                 raise ValueError(f"'human' takes no options, got {text!r}")
@@ -118,7 +128,20 @@ class PlayerSpec:
             return f"AlphaZero {self.playouts}"
         if self.kind == "policy":
             return "policy net"
+        if self.kind == "heuristic":
+            return f"heuristic {self.level}"
         return "human"
+
+
+def _level(text: str, whole: str) -> int:
+    levels = ", ".join(map(str, LEVELS))
+    try:
+        value = int(text)
+    except ValueError:
+        raise ValueError(f"the heuristic level in {whole!r} must be one of {levels}") from None
+    if value not in LEVELS:
+        raise ValueError(f"the heuristic level in {whole!r} must be one of {levels}")
+    return value
 
 
 def _playouts(text: str, whole: str) -> int:
@@ -148,6 +171,8 @@ def make_player(spec: PlayerSpec, board: Board, c_puct: float = 5.0, seed: Optio
     """
     if spec.kind == "human":
         return None
+    if spec.kind == "heuristic":
+        return HeuristicPlayer(spec.level, seed=seed, name=str(spec))
     if spec.kind == "pure":
         return MCTSPlayer(RolloutEvaluator(seed), c_puct=c_puct, n_playout=spec.playouts,
                           seed=seed, name=str(spec))
@@ -175,4 +200,6 @@ def spec_text(spec: PlayerSpec) -> str:
         return f"pure:{spec.playouts}"
     if spec.kind == "policy":
         return f"policy:{spec.model}"
+    if spec.kind == "heuristic":
+        return f"heuristic:{spec.level}"
     return f"az:{spec.model}:{spec.playouts}"

@@ -12,6 +12,8 @@ import inspect
 import os
 from dataclasses import asdict, dataclass, fields, replace
 
+from gomoku.search.heuristic import LEVELS
+
 
 @dataclass
 class TrainConfig:
@@ -42,7 +44,7 @@ class TrainConfig:
     updates_per_iter: int = 2
     """mini-batch updates per iteration, once the buffer holds more than a batch"""
     check_freq: int = 50
-    """iterations between evaluations against pure MCTS"""
+    """iterations between evaluations against the evaluation opponent"""
     game_batch_num: int = 1500
     """iterations in the whole run"""
     eval_games: int = 10
@@ -53,6 +55,10 @@ class TrainConfig:
     """added to the pure MCTS playouts each time the best model scores 1.0"""
     pure_playout_max: int = 5000
     """pure MCTS playouts stop growing here"""
+    eval_opponent: str = "pure"
+    """who the net plays in evaluations: 'pure' (pure MCTS, its playouts rising by pure_playout_step) or 'heuristic' (the threat-aware heuristic, its level rising by one)"""
+    heuristic_level_start: int = 1
+    """the heuristic's level at the first evaluation, when eval_opponent is 'heuristic'"""
     dirichlet_alpha: float = 0.3
     """Dirichlet noise concentration for self-play moves"""
     noise_frac: float = 0.25
@@ -161,6 +167,11 @@ class TrainConfig:
             raise ValueError(f"size_schedule must be 'mixed' or 'curriculum', got {self.size_schedule!r}")
         if self.stage_iters < 1:
             raise ValueError(f"stage_iters must be at least 1, got {self.stage_iters}")
+        if self.eval_opponent not in ("pure", "heuristic"):
+            raise ValueError(f"eval_opponent must be 'pure' or 'heuristic', got {self.eval_opponent!r}")
+        if self.heuristic_level_start not in LEVELS:
+            raise ValueError(f"heuristic_level_start must be one of {', '.join(map(str, LEVELS))}, "
+                             f"got {self.heuristic_level_start}")
         return self
 
     def board_sizes(self) -> list[tuple[int, int]]:
@@ -224,7 +235,9 @@ class TrainConfig:
 PRESETS = {
     "6x6x4": dict(width=6, height=6, n_in_row=4),
     "8x8x5": dict(width=8, height=8, n_in_row=5),
-    "15x15x5": dict(width=15, height=15, n_in_row=5, n_playout=800, buffer_size=50000),
+    # Pure MCTS is no yardstick on 15x15 (a shallow threat search beats 5000 playouts).
+    "15x15x5": dict(width=15, height=15, n_in_row=5, n_playout=800, buffer_size=50000,
+                    eval_opponent="heuristic"),
 }
 DEFAULT_PRESET = "8x8x5"
 

@@ -11,7 +11,10 @@ the same order of data. An update samples a
 mini-batch and takes up to ``epochs`` Adam steps on it at
 ``lr * lr_multiplier``, stopping early once the KL divergence from the policy
 before the update exceeds ``4 * kl_targ``; the multiplier then adapts (SPEC
-section 6). Every ``check_freq`` iterations the net plays pure MCTS.
+section 6). Every ``check_freq`` iterations the net plays its evaluation
+opponent: pure MCTS, or the threat-aware heuristic (``eval_opponent``), on a
+ladder: once the best win ratio reaches 1.0 the opponent gets stronger (more
+playouts, or the next level) and the best win ratio starts again from 0.
 
 A size-free net may train on several board sizes (``sizes``): each iteration's
 self-play is on one size, chosen by ``size_schedule`` (the sizes in turn, or a
@@ -25,8 +28,8 @@ A run lives in one directory:
 
 * ``checkpoint.pkl``: everything needed to go on exactly where it stopped
   (config, weights, Adam state, lr multiplier, iteration, best win ratio, pure
-  MCTS playouts, the replay buffer of each board size, the random state,
-  counters; the schedule's position is the iteration), rewritten
+  MCTS playouts, the heuristic level, the replay buffer of each board size, the random
+  state, counters; the schedule's position is the iteration), rewritten
   atomically after every iteration;
 * ``current_model.npz``: the net as it is, a model file rewritten atomically after
   every iteration, so a run has something to play from its first iteration on;
@@ -50,7 +53,8 @@ from gomoku.game.symmetry import augment
 from gomoku.net.device import device_report
 from gomoku.net.policy_value import PolicyValueModel
 from gomoku.net.spec import NetSpec
-from gomoku.search.players import PlayerSpec
+from gomoku.search.heuristic import LEVELS
+from gomoku.search.players import PlayerSpec, spec_text
 from gomoku.train.actors import PUBLISHED, WORKER_NICE, Actors, InlineActors, SelfPlaySettings, make_actors
 from gomoku.train.checkpoint import CHECKPOINT, lock_run_dir, read_checkpoint, write_checkpoint
 from gomoku.train.config import TrainConfig
@@ -115,6 +119,7 @@ class TrainPipeline:
         self.best_win_ratio = 0.0
         self.pure_playouts = config.pure_playout_start
         self.eval_board: Optional[tuple] = None  # (width, height) of the last evaluation
+        self.heuristic_level = config.heuristic_level_start
         self.games = 0
         self.positions = 0
         self.elapsed = 0.0  # seconds of training across sessions
@@ -152,6 +157,8 @@ class TrainPipeline:
             setattr(pipeline, key, state[key])
         pipeline.eval_board = state.get("eval_board")
         pipeline._earlier_sizes = state.get("earlier_sizes", ())
+        # Checkpoints from before the heuristic ladder lack its level.
+        pipeline.heuristic_level = state.get("heuristic_level", config.heuristic_level_start)
         return pipeline
 
     def checkpoint_state(self) -> dict:
@@ -165,6 +172,7 @@ class TrainPipeline:
             "lr_multiplier": self.lr_multiplier,
             "best_win_ratio": self.best_win_ratio,
             "pure_playouts": self.pure_playouts,
+            "heuristic_level": self.heuristic_level,
             "games": self.games,
             "positions": self.positions,
             "elapsed": self.elapsed,
@@ -327,21 +335,38 @@ class TrainPipeline:
         return UpdateResult(loss, entropy, kl, self.lr_multiplier, steps)
 
     # ------------------------------------------------------------- evaluate
+    def eval_opponent(self) -> PlayerSpec:
+        """The opponent of the next evaluation: pure MCTS or the heuristic, at its rung of the ladder."""
+        if self.config.eval_opponent == "heuristic":
+            return PlayerSpec("heuristic", level=self.heuristic_level)
+        return PlayerSpec("pure", playouts=self.pure_playouts)
+
+    def _climb_ladder(self) -> None:
+        """A stronger evaluation opponent, if there is one; the best win ratio starts again."""
+        cfg = self.config
+        if cfg.eval_opponent == "heuristic":
+            if self.heuristic_level < max(LEVELS):
+                self.heuristic_level = min(level for level in LEVELS if level > self.heuristic_level)
+                self.best_win_ratio = 0.0
+        elif self.pure_playouts < cfg.pure_playout_max:
+            self.pure_playouts = min(cfg.pure_playout_max, self.pure_playouts + cfg.pure_playout_step)
+            self.best_win_ratio = 0.0
+
     def evaluate(self) -> dict:
-        """Net against pure MCTS; saves the current model and, if better, the best one."""
+        """Net against the evaluation opponent; saves the best model when it beats the best so far."""
         cfg = self.config
         start = time.perf_counter()
         seed = int(self.rng.integers(2**31))
-        pure = self.pure_playouts
+        opponent = self.eval_opponent()
         self.actors.publish(self.model)
-        with progress_bar(cfg.eval_games, f"evaluation against pure MCTS {pure}",
+        with progress_bar(cfg.eval_games, f"evaluation against {opponent}",
                           stream=self.progress_stream) as bar:
             def on_progress(progress):
                 bar.set_postfix_str(f"score {progress.points:g} of {progress.games}", refresh=False)
                 advance_to(bar, progress.games)
 
             games, _ = self.actors.match(
-                PlayerSpec("az", PUBLISHED, cfg.n_playout), PlayerSpec("pure", playouts=pure),
+                PlayerSpec("az", PUBLISHED, cfg.n_playout), opponent,
                 (*self.largest_in_play(), cfg.n_in_row), [[] for _ in range(cfg.eval_games)], seed,
                 parallel=cfg.eval_games, c_puct=cfg.c_puct, device=self.model.device,
                 progress=on_progress if not bar.disable else None)
@@ -352,11 +377,14 @@ class TrainPipeline:
         if new_best:
             self.best_win_ratio = win_ratio
             self.model.save(os.path.join(self.run_dir, BEST_MODEL))
-            if self.best_win_ratio == 1.0 and self.pure_playouts < cfg.pure_playout_max:
-                self.pure_playouts = min(cfg.pure_playout_max, self.pure_playouts + cfg.pure_playout_step)
-                self.best_win_ratio = 0.0
-        return {"event": "evaluation", "iteration": self.iteration, "pure_playouts": pure,
-                "wins": wins, "draws": draws, "losses": losses, "win_ratio": win_ratio,
+            if self.best_win_ratio == 1.0:
+                self._climb_ladder()
+        record = {"event": "evaluation", "iteration": self.iteration, "opponent": spec_text(opponent)}
+        if opponent.kind == "pure":
+            record["pure_playouts"] = opponent.playouts
+        else:
+            record["heuristic_level"] = opponent.level
+        return {**record, "wins": wins, "draws": draws, "losses": losses, "win_ratio": win_ratio,
                 "new_best": new_best, "eval_s": round(time.perf_counter() - start, 1)}
 
     def largest_in_play(self) -> tuple[int, int]:
@@ -392,5 +420,9 @@ def _format_iteration(r: dict) -> str:
 
 def _format_eval(r: dict) -> str:
     best = "  new best" if r["new_best"] else ""
-    return (f"  eval vs pure MCTS {r['pure_playouts']}: {r['wins']}W {r['draws']}D {r['losses']}L "
+    if "heuristic_level" in r:
+        opponent = f"heuristic {r['heuristic_level']}"
+    else:
+        opponent = f"pure MCTS {r['pure_playouts']}"
+    return (f"  eval vs {opponent}: {r['wins']}W {r['draws']}D {r['losses']}L "
             f"win ratio {r['win_ratio']:.2f}{best}  ({r['eval_s']}s)")

@@ -5,8 +5,8 @@
 
 The top panel shows the loss and the policy entropy of the ``iteration``
 records against the iteration, each on its own axis; the bottom one the win
-ratio of the ``evaluation`` records against pure MCTS, with the opponent's
-playouts written at every point and a dashed line where they change (the
+ratio of the ``evaluation`` records against pure MCTS or the heuristic, with the
+opponent's playouts or level written at every point and a dashed line where they change (the
 trainer raises them once the net wins every game). With many iterations the
 loss and entropy are drawn as a centred moving average over the faint raw
 values. The legends sit outside the panels, so they hide no curve. A shipped
@@ -221,11 +221,13 @@ def _draw_win_ratio(ax, evaluations: Sequence[dict], ratios) -> None:
     if not xs:
         ax.text(0.5, 0.5, "no evaluation yet", transform=ax.transAxes, ha="center", color="#777777")
         return
+    opponent = _opponent_name(evaluations)
+    rung = "its level" if opponent == "the heuristic" else "its playouts"
     handles = ax.plot(xs, ys, color=WIN_RATIO, marker="o", linewidth=1.8, markersize=5,
-                      label="win ratio against pure MCTS (its playouts above each point)")
+                      label=f"win ratio against {opponent} ({rung} above each point)")
     previous = None
     for record in evaluations:
-        playouts = record.get("pure_playouts")
+        playouts = _rung(record)
         if not isinstance(record.get("win_ratio"), (int, float)) or playouts is None:
             continue
         if previous is not None and playouts != previous:
@@ -234,6 +236,21 @@ def _draw_win_ratio(ax, evaluations: Sequence[dict], ratios) -> None:
         ax.annotate(f"{playouts}", (record["iteration"], record["win_ratio"]), textcoords="offset points",
                     xytext=(0, 6), ha="center", fontsize=7, color=PURE)
     ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0, 1.0), frameon=False, fontsize=9)
+
+
+def _rung(record: dict):
+    """The evaluation opponent's strength in a record: pure MCTS playouts or the heuristic's level."""
+    return record.get("pure_playouts", record.get("heuristic_level"))
+
+
+def _opponent_name(evaluations: Sequence[dict]) -> str:
+    if evaluations and "heuristic_level" in evaluations[-1]:
+        return "the heuristic"
+    return "pure MCTS"
+
+
+def _rung_name(opponent: str) -> str:
+    return "heuristic level" if opponent == "the heuristic" else "pure MCTS playouts"
 
 
 def _subtitle(metrics: Metrics) -> str:
@@ -246,10 +263,11 @@ def _subtitle(metrics: Metrics) -> str:
         if isinstance(last.get("wall_s"), (int, float)):
             parts.append(_duration(last["wall_s"]))
     if metrics.evaluations:
-        best = max(metrics.evaluations, key=lambda r: (r.get("pure_playouts") or 0, r.get("win_ratio") or 0))
+        best = max(metrics.evaluations, key=lambda r: (_rung(r) or 0, r.get("win_ratio") or 0))
         count = len(metrics.evaluations)
+        opponent = "heuristic" if "heuristic_level" in best else "pure MCTS"
         parts.append(f"{count} evaluation{'s' if count > 1 else ''}, best {best.get('win_ratio', 0):.2f} "
-                     f"against pure MCTS {best.get('pure_playouts')}")
+                     f"against {opponent} {_rung(best)}")
     return ",  ".join(parts)
 
 
