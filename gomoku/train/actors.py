@@ -462,6 +462,9 @@ def _worker_main(conn, device: str, threads: int, nice: int = 0) -> None:
     signal.signal(signal.SIGTERM, lambda signum, frame: os._exit(0))
     signal.pthread_sigmask(signal.SIG_UNBLOCK, _STARTUP_SIGNALS)
     _serve(conn, device, threads)
+    # Leaving on our own: Python's shutdown puts the default SIGTERM action back, and a stop
+    # that arrives meanwhile would end the worker with a signal instead of its exit code 0.
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
 
 
 def _serve(conn, device: str, threads: int) -> None:
