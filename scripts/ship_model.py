@@ -27,9 +27,10 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 warnings.filterwarnings("ignore")
 
 from gomoku.train.config import TrainConfig  # noqa: E402
-from gomoku.net.modelfile import save_model_file  # noqa: E402
-from gomoku.net.spec import NetSpec
+from gomoku.net.modelfile import read_model_file, save_model_file  # noqa: E402
+from gomoku.net.spec import NetSpec  # noqa: E402
 from gomoku.train.checkpoint import CHECKPOINT, CheckpointError, read_checkpoint  # noqa: E402
+from gomoku.train.pipeline import CURRENT_MODEL  # noqa: E402
 from gomoku.train.plot import MetricsError, save_plot  # noqa: E402
 from gomoku.util import atomic_write  # noqa: E402
 
@@ -39,8 +40,9 @@ def main(argv=None) -> int:
     parser.add_argument("run_dir")
     parser.add_argument("name", help="file name without extension, e.g. gomoku_8x8_5")
     parser.add_argument("--model", default="best_model.npz",
-                        help="which model of the run to ship: best_model.npz, current_model.npz (both "
-                             "from the last evaluations) or checkpoint (the weights of the last iteration)")
+                        help="which model of the run to ship: best_model.npz (from the last evaluation that "
+                             "made a new best), current_model.npz (the last iteration's) or checkpoint (the "
+                             "weights of the last iteration, with the net the config describes)")
     parser.add_argument("--out-dir", default="models")
     parser.add_argument("--title", help="title of the curves (default: the board)")
     parser.add_argument("--note", default="", help="a remark for the record, e.g. what else shared the machine")
@@ -95,15 +97,18 @@ def ship(args) -> int:
     if args.model == "checkpoint":
         model_iteration = state["iteration"]
         save_model_file(model_out, NetSpec.for_config(TrainConfig.from_dict(cfg)), state["weights"])
+    elif args.model == CURRENT_MODEL:
+        model_iteration = state["iteration"]  # rewritten with the checkpoint after every iteration
     else:
-        # Model files date from evaluations: best_model.npz from the last that made a new best.
-        evaluated = [e["iteration"] for e in metrics.evaluations
-                     if e.get("new_best") or args.model != "best_model.npz"]
+        # best_model.npz dates from the last evaluation that made a new best.
+        evaluated = [e["iteration"] for e in metrics.evaluations if e.get("new_best")]
         model_iteration = evaluated[-1] if evaluated else state["iteration"]
+    if args.model != "checkpoint":
         with open(os.path.join(args.run_dir, args.model), "rb") as src:
             atomic_write(model_out, lambda f: shutil.copyfileobj(src, f))
 
     games_at = {r["iteration"]: r["games"] for r in metrics.iterations if "games" in r}
+    spec, _ = read_model_file(model_out)
 
     import paddle
 
@@ -112,6 +117,8 @@ def ship(args) -> int:
         "model": os.path.basename(model_out),
         "from": args.model,
         "board": board,
+        "size_free": spec.size_free,
+        "trained_sizes": [f"{w}x{h}" for w, h in spec.trained_sizes] if spec.size_free else [board.split(",")[0]],
         "model_iteration": model_iteration,
         # From the metrics, so a --games-per-iter changed on a resume still counts right.
         "model_games": games_at.get(model_iteration, model_iteration * cfg["games_per_iter"]),
@@ -121,7 +128,8 @@ def ship(args) -> int:
         "training_hours": round(state["elapsed"] / 3600, 2),
         "best_win_ratio_at_current_strength": state["best_win_ratio"],
         "pure_playouts_now": state["pure_playouts"],
-        "evaluations": [{k: e[k] for k in ("iteration", "pure_playouts", "wins", "draws", "losses", "win_ratio")}
+        "evaluations": [{k: e[k] for k in ("iteration", "opponent", "pure_playouts", "heuristic_level", "wins",
+                                           "draws", "losses", "win_ratio") if k in e}
                         for e in metrics.evaluations],
         "config": cfg,
         # where this script ran: in the usual workflow, the machine that trained the run

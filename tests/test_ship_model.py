@@ -20,12 +20,14 @@ def test_ship_the_checkpoint_with_its_lineage(tmp_path):
     os.makedirs(out)
     TrainPipeline(tiny_config(), run, log=lambda s: None).run(iterations=3)
 
-    # current_model.npz dates from the evaluation at iteration 2, not from the checkpoint's 3
+    # current_model.npz is rewritten with the checkpoint after every iteration: it is iteration 3's
     first = ship(run, "first", "--out-dir", out, "--model", "current_model.npz")
     assert first.returncode == 0, first.stderr
     old = json.load(open(os.path.join(out, "first.json")))
     assert old["iterations"] == 3
-    assert old["model_iteration"] == 2 and old["model_games"] == 4 and "started_from" not in old
+    assert old["model_iteration"] == 3 and old["model_games"] == 6 and "started_from" not in old
+    assert old["size_free"] is False and old["trained_sizes"] == ["6x6"]
+    assert old["evaluations"][0]["opponent"] == "pure:20"
 
     # a second run starts from the shipped model and ships its latest weights over the same name
     again = str(tmp_path / "again")
@@ -36,7 +38,7 @@ def test_ship_the_checkpoint_with_its_lineage(tmp_path):
     assert second.returncode == 0, second.stderr
     new = json.load(open(os.path.join(out, "first.json")))
     assert new["model_iteration"] == 2 and new["from"] == "checkpoint"
-    assert new["started_from"]["model_iteration"] == 2 and new["lineage_games"] == 4 + 4
+    assert new["started_from"]["model_iteration"] == 3 and new["lineage_games"] == 6 + 4
     weights = read_checkpoint(os.path.join(again, "checkpoint.pkl"))["weights"]
     shipped = PolicyValueModel.load(os.path.join(out, "first.npz"), device="cpu").weights()
     assert all(np.array_equal(shipped[k], w) for k, w in weights.items())
