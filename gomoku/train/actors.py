@@ -366,7 +366,6 @@ class Actors(ABC):
 
     def match(self, a: PlayerSpec, b: PlayerSpec, geometry: tuple, openings: Sequence[list],
               seed: int, parallel: int = 16, c_puct: float = 5.0, device: str = "cpu",
-              on_result: Optional[Callable[[int], None]] = None,
               progress: Optional[Callable[[Progress], None]] = None) -> tuple[list[MatchGame], RunStats]:
         """Plays ``len(openings)`` games of A against B; game ``i`` starts from ``openings[i]``.
 
@@ -384,8 +383,6 @@ class Actors(ABC):
                                    parallel, c_puct, seed, device))
             first += share
         games, stats = merge_games(self._start(tasks, progress).result())
-        if on_result is not None:
-            on_result(len(games))
         return sorted(games, key=lambda g: g.index), stats
 
     def map(self, fn: Callable, args: Sequence) -> list:
@@ -445,11 +442,14 @@ def _die_with_parent() -> None:
         pass
 
 
-def _worker_main(conn, device: str, threads: int, nice: int = 0) -> None:
-    # Started with SIGTERM and SIGINT blocked (see ProcessActors._spawn): a signal sent now
-    # stays pending until our own handler is in place.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and closes us
-    _die_with_parent()
+def prepare_actor_process(nice: int) -> None:
+    """What every actor process does before it plays: lower its priority, import Paddle, and put a
+    quiet exit in place of Paddle's SIGTERM handler, which prints a C++ "FatalError" report
+    (an actor stopped by its caller has nothing to report).
+
+    Raises:
+        ValueError: called outside the process's main thread (no handler is installed then).
+    """
     if nice:
         os.nice(nice)
     import warnings
@@ -457,9 +457,23 @@ def _worker_main(conn, device: str, threads: int, nice: int = 0) -> None:
     warnings.filterwarnings("ignore")
     import paddle  # noqa: F401  (installs Paddle's own signal handlers, which ours replaces)
 
-    # Paddle's SIGTERM handler prints a C++ "FatalError" report; a worker stopped by its
-    # parent has nothing to report, so it just leaves.
     signal.signal(signal.SIGTERM, lambda signum, frame: os._exit(0))
+
+
+def load_evaluator(model_dir: str, device: str, threads: int):
+    """A ``NetEvaluator`` on a predictor for the net exported in ``model_dir``."""
+    from gomoku.net.inference import InferencePredictor
+    from gomoku.search.evaluator import NetEvaluator
+
+    return NetEvaluator(InferencePredictor(model_dir, device, threads))
+
+
+def _worker_main(conn, device: str, threads: int, nice: int = 0) -> None:
+    # Started with SIGTERM and SIGINT blocked (see ProcessActors._spawn): a signal sent now
+    # stays pending until our own handler is in place.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and closes us
+    _die_with_parent()
+    prepare_actor_process(nice)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, _STARTUP_SIGNALS)
     _serve(conn, device, threads)
     # Leaving on our own: Python's shutdown puts the default SIGTERM action back, and a stop
@@ -469,8 +483,6 @@ def _worker_main(conn, device: str, threads: int, nice: int = 0) -> None:
 
 def _serve(conn, device: str, threads: int) -> None:
     """A worker's loop: a task, play (and play ahead) until COLLECT, the reply; None or EOF ends it."""
-    from gomoku.net.inference import InferencePredictor
-    from gomoku.search.evaluator import NetEvaluator
 
     loaded_version = None
     evaluator = None
@@ -485,7 +497,7 @@ def _serve(conn, device: str, threads: int) -> None:
         model_dir, version, task, wants_progress = message
         try:
             if model_dir is not None and version != loaded_version:
-                evaluator = NetEvaluator(InferencePredictor(model_dir, device, threads))
+                evaluator = load_evaluator(model_dir, device, threads)
                 loaded_version = version
             report = _progress_sender(conn) if wants_progress else None
             # Self-play goes on ahead until the caller asks for the result (collect's message).

@@ -28,11 +28,13 @@ from __future__ import annotations
 
 import os
 import tempfile
+import weakref
 from typing import Callable, Optional
 
 from gomoku import interrupt
 from gomoku.search.lockstep import RunStats
-from gomoku.train.actors import Actors, CallTask, MatchGame, MatchTask, Pending, Progress, WorkerError
+from gomoku.train.actors import (Actors, CallTask, MatchGame, MatchTask, Pending, Progress, TaskRunner, WorkerError,
+                                 load_evaluator, prepare_actor_process)
 
 INSTALL_HINT = "--actors ray needs Ray: pip install -r requirements-ray.txt"
 WAIT_POLL_S = 1.0  # how often a wait for the actors wakes up to let Ctrl-C through
@@ -57,20 +59,10 @@ class GameActor:
     """
 
     def __init__(self, device: str = "cpu", threads: int = 1, nice: int = 0):
-        import signal
-        import warnings
-
-        from gomoku.train.actors import TaskRunner
-
-        if nice:
-            os.nice(nice)
-        warnings.filterwarnings("ignore")
-        import paddle  # noqa: F401  (installs Paddle's signal handlers, which ours replaces)
-
-        try:  # a stopped actor leaves quietly instead of printing Paddle's C++ report
-            signal.signal(signal.SIGTERM, lambda signum, frame: os._exit(0))
+        try:
+            prepare_actor_process(nice)
         except ValueError:
-            pass  # not the process's main thread: Ray keeps its own handling
+            pass  # not the process's main thread: Ray keeps its own SIGTERM handling
         self._device, self._threads = device, threads
         self._runner = TaskRunner()
         self._evaluator = None
@@ -93,14 +85,11 @@ class GameActor:
         self._collected = max(self._collected, ticket)
 
     def _load(self, weights: dict) -> None:
-        from gomoku.net.inference import InferencePredictor
-        from gomoku.search.evaluator import NetEvaluator
-
         directory = tempfile.mkdtemp(prefix=f"v{weights['version']}-", dir=self._dir)
         for name, data in weights["files"].items():
             with open(os.path.join(directory, name), "wb") as f:
                 f.write(data)
-        self._evaluator = NetEvaluator(InferencePredictor(directory, self._device, self._threads))
+        self._evaluator = load_evaluator(directory, self._device, self._threads)
         self._loaded = weights["version"]
 
 
@@ -172,8 +161,6 @@ class RayActors(Actors):
         return self._ray.get([a.pid.remote() for a in self._actors])
 
     def publish(self, model) -> int:
-        import weakref
-
         current = self._model_ref() if self._model_ref is not None else None
         if current is model and self._model_version == model.version:
             return self._version
