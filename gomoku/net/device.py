@@ -20,7 +20,7 @@ def resolve_device(device: str) -> str:
     """
     if device not in ("cpu", "gpu", "auto"):
         raise ValueError(f"device must be cpu, gpu or auto, got {device!r}")
-    has_gpu = bool(visible_gpus())
+    has_gpu = paddle.device.is_compiled_with_cuda() and paddle.device.cuda.device_count() > 0
     if device == "gpu" and not has_gpu:
         raise ValueError("--device gpu was asked for, but this Paddle build sees no GPU "
                          f"({describe_build()})")

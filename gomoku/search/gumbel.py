@@ -41,6 +41,7 @@ from typing import Optional
 
 import numpy as np
 
+from gomoku import interrupt
 from gomoku.game.board import Board
 from gomoku.search.mcts import MCTS, Evaluator, Leaf, TreeNode
 
@@ -262,6 +263,7 @@ class GumbelPlayer:
         if board.game_over:
             raise ValueError("the game is over: there is no move to choose")
         while True:
+            interrupt.check()  # under interrupt.deferred(), Ctrl-C stops here, between simulations
             leaf = self.next_leaf(board)
             if leaf is None:
                 break
