@@ -51,6 +51,7 @@ from gomoku import interrupt
 from gomoku.progress import advance_to, progress_bar
 from gomoku.game.symmetry import augment
 from gomoku.net.device import device_report
+from gomoku.net.modelfile import RUN_MODELS, find_model
 from gomoku.net.policy_value import PolicyValueModel
 from gomoku.net.spec import NetSpec
 from gomoku.search.heuristic import LEVELS
@@ -62,8 +63,7 @@ from gomoku.train.replay import SizedReplayBuffer
 from gomoku.train.selfplay import training_arrays
 
 METRICS = "metrics.jsonl"
-CURRENT_MODEL = "current_model.npz"
-BEST_MODEL = "best_model.npz"
+BEST_MODEL, CURRENT_MODEL = RUN_MODELS
 
 
 @dataclass
@@ -227,8 +227,7 @@ class TrainPipeline:
 
     def closing_line(self) -> str:
         """What a run that reached its end left behind, and how to go on."""
-        best = os.path.join(self.run_dir, BEST_MODEL)
-        model = best if os.path.exists(best) else os.path.join(self.run_dir, CURRENT_MODEL)
+        model = find_model(self.run_dir)
         line = (f"done: iteration {self.iteration} of {self.config.game_batch_num}; "
                 f"play it with: python play.py --model {self.run_dir} ({os.path.basename(model)})")
         if self.iteration < self.config.game_batch_num:
