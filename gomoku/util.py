@@ -17,6 +17,14 @@ def _read_umask() -> int:
 _UMASK = _read_umask()
 
 
+def usable_cpus() -> int:
+    """The cores this process may run on: its CPU affinity (taskset, a container's cpuset), else all."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # no sched_getaffinity outside Linux
+        return max(1, os.cpu_count() or 1)
+
+
 def atomic_write(path: str, write: Callable[[IO[bytes]], None]) -> None:
     """Writes a file so that a crash at any moment leaves either the old file or the new one.
 

@@ -1,29 +1,35 @@
-"""Time to strength: train recipes from scratch for the same wall-clock budget and compare their curves.
+"""Time to strength: race training recipes side by side from scratch and compare their curves.
 
-Each recipe is a string of ``train.py`` flags. The recipes train one after the
-other, each alone on the machine (so none steals cores from another and each
-curve's clock means what it says), for the same budget from the same start:
-a fresh run with random weights. While a run trains, its checkpoint (rewritten
-after every iteration) is read at regular wall-clock intervals and its weights
-are kept as a snapshot, stamped with the wall-clock time since the run was
-launched at which that checkpoint was written. Once every recipe has trained,
-each snapshot plays the same arena match (``gomoku.play.arena.run_arena``:
-the same openings and seeds, colours alternating) against one fixed opponent,
-with the same search (``az:SNAPSHOT:PLAYOUTS``, PUCT) whatever search the recipe
-trained with, so that the nets, not the searches, are compared.
+Each recipe is a string of ``train.py`` flags. All recipes start together, from
+random weights, and train for the same wall-clock budget on the same machine:
+the cores this script may use are dealt out in turn (recipe i is pinned to core
+i mod C), each run plays its games in its own process with one math thread, so
+every recipe gets the same share of the machine and the same machine conditions.
+Each run's CPU time is read from /proc as it trains, so the table also gives
+the CPU-hours behind every point.
 
-The in-run evaluation against pure MCTS is switched off (``--check-freq`` very
-large) unless a recipe sets it, so the budget goes to learning alone.
+A run rewrites ``current_model.npz`` after every iteration; at regular
+wall-clock intervals the newest one is kept as a snapshot, stamped with the time
+since launch at which the run wrote it. Snapshots are scored while the races go
+on, one arena match at a time in a child process (``python -m gomoku.arena``:
+the same openings and seeds for every snapshot, colours alternating) against one
+fixed opponent, with the same search (``az:SNAPSHOT:PLAYOUTS``, PUCT) whatever
+search the recipe trained with, so that the nets, not the searches, are
+compared. The arena takes the same share from every recipe; what is left to
+score once the budget is spent is scored then.
 
-Writes to ``--out``: ``time_to_strength.png`` (score against hours, 95% Wilson
-intervals, one curve per recipe), ``time_to_strength.json`` and
-``time_to_strength.md`` (every snapshot's score, and the hours each recipe took
-to first reach each ``--targets`` score), and per recipe its run directory,
-training log and snapshot model files.
+The in-run evaluation is switched off (``--check-freq`` very large) unless a
+recipe sets it, so the budget goes to learning alone.
 
-Example (two hours per recipe on 9x9, five in a row)::
+Writes to ``--out``: ``time_to_strength.png`` (score against wall-clock hours
+and against CPU-hours, 95% Wilson intervals, one curve per recipe),
+``time_to_strength.json`` and ``time_to_strength.md`` (every snapshot's score,
+and the hours each recipe took to first reach each ``--targets`` score), and
+per recipe its run directory, training log and snapshot model files.
 
-    python scripts/time_to_strength.py --hours 2 --snapshots 8 \\
+Example (two hours, 9x9, five in a row)::
+
+    python scripts/time_to_strength.py --hours 2 --snapshots 6 \\
         --recipe "reference=" --recipe "pcr=--p-full 0.25 --n-playout 600 --n-fast 100" \\
         --opponent pure:1000 --games 40 --out runs/tts-9x9
 """
@@ -33,6 +39,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import platform
 import shlex
 import signal
 import subprocess
@@ -47,7 +54,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)  # an entry script run by path, like train.py
 
-from gomoku.util import DefaultsHelpFormatter  # noqa: E402
+from gomoku.net.modelfile import RUN_MODELS  # noqa: E402
+from gomoku.util import DefaultsHelpFormatter, atomic_write  # noqa: E402
+
+CURRENT_MODEL = RUN_MODELS[1]
+METRICS = "metrics.jsonl"  # gomoku.train.pipeline.METRICS, without importing Paddle here
 
 NO_EVALUATION = 10**9  # --check-freq that keeps the in-run evaluation from ever running
 STOP_WAIT_S = 120.0  # how long a stopped run may take to save its checkpoint and exit
@@ -61,12 +72,17 @@ class Recipe:
 
 @dataclass
 class Snapshot:
-    """A recipe's weights at one moment of its run, and later their arena result."""
+    """A recipe's weights at one moment of its run, and later their arena result.
+
+    ``hours`` is wall-clock time since launch, ``cpu_hours`` the run's CPU time then.
+    """
 
     hours: float
     iteration: int
     games: int
     path: str
+    cpu_hours: float = float("nan")
+    written: float = 0.0
     score: float = float("nan")
     low: float = float("nan")
     high: float = float("nan")
@@ -114,106 +130,249 @@ def train_command(recipe: Recipe, board: tuple, run_dir: str) -> list[str]:
             "--game-batch-num", str(NO_EVALUATION), "--run-dir", run_dir, *recipe.flags]
 
 
-def take_snapshot(run_dir: str, launched: float, directory: str, taken: list[Snapshot]):
-    """Keeps the run's newest checkpoint as a model file; None if there is none or nothing new."""
-    from gomoku.net.modelfile import save_model_file
-    from gomoku.net.spec import NetSpec
-    from gomoku.train.checkpoint import CHECKPOINT, read_checkpoint
-    from gomoku.train.config import TrainConfig
-
-    path = os.path.join(run_dir, CHECKPOINT)
-    if not os.path.exists(path):
-        return None
-    written = os.path.getmtime(path)
-    state = read_checkpoint(path)
-    if taken and taken[-1].iteration == state["iteration"]:
-        return None
-    spec = NetSpec.for_config(TrainConfig.from_dict(state["config"]))
-    hours = max(0.0, written - launched) / 3600.0
-    model = os.path.join(directory, f"iter{state['iteration']:06d}.npz")
-    save_model_file(model, spec, state["weights"])
-    return Snapshot(hours, int(state["iteration"]), int(state["games"]), model)
-
-
-def stop(process: subprocess.Popen) -> None:
-    """Asks the run to stop (it saves its checkpoint), then insists."""
-    if process.poll() is not None:
-        return
-    process.send_signal(signal.SIGINT)
-    try:
-        process.wait(STOP_WAIT_S)
-        return
-    except subprocess.TimeoutExpired:
-        process.terminate()
-    try:
-        process.wait(10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-
-
-def train_recipe(recipe: Recipe, board: tuple, budget_s: float, snapshots: int, out: str,
-                 log) -> list[Snapshot]:
-    """Trains one recipe from scratch for ``budget_s`` seconds; returns its snapshots."""
-    base = os.path.join(out, recipe.name)
-    run_dir = os.path.join(base, "run")
-    snap_dir = os.path.join(base, "snapshots")
-    if os.path.exists(run_dir):
-        raise SystemExit(f"error: {run_dir} exists: give another --out, or remove it")
-    os.makedirs(snap_dir)
-    command = train_command(recipe, board, run_dir)
-    log(f"[{recipe.name}] {shlex.join(command)}")
-    taken: list[Snapshot] = []
-    with open(os.path.join(base, "train.log"), "w") as train_log:
-        launched = time.time()
-        # its own session: a Ctrl-C here reaches the run only through stop(), after our own cleanup
-        process = subprocess.Popen(command, cwd=ROOT, stdout=train_log, stderr=subprocess.STDOUT,
-                                   start_new_session=True)
+def cpu_seconds(session: int) -> float:
+    """User plus system CPU seconds of the live processes of a session (a run and its workers)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
         try:
-            for k in range(1, snapshots + 1):
-                due = launched + budget_s * k / snapshots
-                while time.time() < due and process.poll() is None:
-                    time.sleep(min(1.0, max(0.0, due - time.time())))
-                if process.poll() is not None:
-                    break
-                snapshot = take_snapshot(run_dir, launched, snap_dir, taken)
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:  # gone meanwhile
+            continue
+        # after the name: state ppid pgrp session ... utime (14th field of the line) stime cutime cstime
+        if int(fields[3]) == session:
+            total += sum(int(v) for v in fields[11:15])
+    return total / tick
+
+
+class Race:
+    """One recipe's run: its process, its clocks and its snapshots."""
+
+    def __init__(self, recipe: Recipe, board: tuple, out: str, core: int | None, log):
+        self.recipe, self.log = recipe, log
+        base = os.path.join(out, recipe.name)
+        self.run_dir = os.path.join(base, "run")
+        self.snap_dir = os.path.join(base, "snapshots")
+        if os.path.exists(self.run_dir):
+            raise SystemExit(f"error: {self.run_dir} exists: give another --out, or remove it")
+        os.makedirs(self.snap_dir)
+        self.command = train_command(recipe, board, self.run_dir)
+        self.core = core
+        self.log_path = os.path.join(base, "train.log")
+        self.snapshots: list[Snapshot] = []
+        self.cpu_s = 0.0
+        self.process = None
+
+    def start(self) -> None:
+        where = "any core" if self.core is None else f"core {self.core}"
+        self.log(f"[{self.recipe.name}] on {where}: {shlex.join(self.command)}")
+        env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+        core = self.core
+
+        def pin():
+            if core is not None:
+                os.sched_setaffinity(0, {core})
+
+        with open(self.log_path, "w") as train_log:
+            self.launched = time.time()
+            # its own session: a Ctrl-C here reaches the run only through stop(), after our own cleanup
+            self.process = subprocess.Popen(self.command, cwd=ROOT, stdout=train_log, stderr=subprocess.STDOUT,
+                                            start_new_session=True, env=env, preexec_fn=pin)
+
+    def running(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def sample_cpu(self) -> None:
+        if self.running():
+            self.cpu_s = max(self.cpu_s, cpu_seconds(self.process.pid))
+
+    def take_snapshot(self):
+        """Keeps the run's newest model as a snapshot; None if there is none or nothing new."""
+        model = os.path.join(self.run_dir, CURRENT_MODEL)
+        records = last_iteration(os.path.join(self.run_dir, METRICS))
+        if records is None or not os.path.exists(model):
+            return None
+        written = os.path.getmtime(model)
+        if self.snapshots and self.snapshots[-1].written == written:
+            return None
+        iteration, games = records
+        path = os.path.join(self.snap_dir, f"iter{iteration:06d}.npz")
+        with open(model, "rb") as f:  # written atomically by the run: a whole file, old or new
+            data = f.read()
+        atomic_write(path, lambda f: f.write(data))
+        self.sample_cpu()
+        snapshot = Snapshot(max(0.0, written - self.launched) / 3600.0, iteration, games, path,
+                            cpu_hours=self.cpu_s / 3600.0, written=written)
+        self.snapshots.append(snapshot)
+        self.log(f"[{self.recipe.name}] snapshot at {snapshot.hours * 3600:.0f}s "
+                 f"({self.cpu_s:.0f} CPU-s): iteration {iteration}, {games} games")
+        return snapshot
+
+    def stop(self) -> None:
+        """Asks the run to stop (it saves its checkpoint), then insists."""
+        process = self.process
+        if process is None or process.poll() is not None:
+            return
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(STOP_WAIT_S)
+            return
+        except subprocess.TimeoutExpired:
+            process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+    def check(self) -> None:
+        """Fails loudly when the run died before it kept any snapshot."""
+        code = self.process.returncode
+        if code not in (0, None) and not self.snapshots:
+            with open(self.log_path) as f:
+                tail = f.read()[-2000:]
+            raise SystemExit(f"error: the {self.recipe.name} run failed (exit {code}):\n{tail}")
+        if not self.snapshots:
+            self.log(f"[{self.recipe.name}] no iteration finished within the budget: no snapshot")
+
+
+def last_iteration(metrics: str):
+    """(iteration, games) of the last iteration a run's metrics record, or None."""
+    last = None
+    try:
+        with open(metrics) as f:
+            for line in f:
+                try:
+                    record = json.loads(line)
+                except ValueError:  # a line being written
+                    continue
+                if record.get("event") == "iteration":
+                    last = (int(record["iteration"]), int(record["games"]))
+    except FileNotFoundError:
+        return None
+    return last
+
+
+class Scorer:
+    """Scores snapshots one at a time in an arena child process, while the races go on."""
+
+    def __init__(self, args, log):
+        self.args, self.log = args, log
+        self.queue: list[tuple[str, Snapshot]] = []
+        self.current = None
+
+    def add(self, name: str, snapshot: Snapshot) -> None:
+        self.queue.append((name, snapshot))
+
+    def busy(self) -> bool:
+        return bool(self.queue) or self.current is not None
+
+    def poll(self) -> None:
+        """Collects a finished match and starts the next one."""
+        if self.current is not None:
+            name, snapshot, process, summary, started = self.current
+            if process.poll() is None:
+                return
+            self.current = None
+            if process.returncode != 0:
+                self.stop_all()
+                raise SystemExit(f"error: the arena failed on {snapshot.path} (exit {process.returncode}): "
+                                 f"{process.stderr.read()[-2000:]}")
+            process.stderr.close()
+            with open(summary) as f:
+                snapshot.summary = json.load(f)
+            snapshot.score = snapshot.summary["score"]
+            snapshot.low, snapshot.high = snapshot.summary["score_low"], snapshot.summary["score_high"]
+            self.log(f"[{name}] {snapshot.hours:.3f} h (iteration {snapshot.iteration}): score "
+                     f"{snapshot.score:.3f} [{snapshot.low:.3f}, {snapshot.high:.3f}] over {self.args.games} games "
+                     f"({time.time() - started:.0f}s)")
+        if self.queue:
+            name, snapshot = self.queue.pop(0)
+            summary = snapshot.path[:-len(".npz")] + ".arena.json"
+            width, height, _ = self.args.board
+            command = [sys.executable, "-m", "gomoku.arena", "--a", f"az:{snapshot.path}:{self.args.playouts}",
+                       "--b", self.args.opponent, "--games", str(self.args.games), "--seed", str(self.args.seed),
+                       "--workers", str(self.args.arena_workers), "--size", f"{width}x{height}",
+                       "--device", "cpu", "--json", summary, "--quiet"]
+            process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                       text=True, start_new_session=True)
+            self.current = (name, snapshot, process, summary, time.time())
+
+    def finish(self) -> None:
+        while self.busy():
+            self.poll()
+            time.sleep(0.5)
+
+    def stop_all(self) -> None:
+        if self.current is not None:
+            process = self.current[2]
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGTERM)
+                try:
+                    process.wait(20)
+                except subprocess.TimeoutExpired:
+                    os.killpg(process.pid, signal.SIGKILL)
+                    process.wait()
+            self.current = None
+
+
+def race(recipes: list[Recipe], args, log) -> dict[str, list[Snapshot]]:
+    """Trains every recipe at once for the budget, scoring snapshots as they come; returns them."""
+    cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    pin = len(cores) > 1 and not args.no_pin
+    races = [Race(r, args.board, args.out, cores[i % len(cores)] if pin else None, log)
+             for i, r in enumerate(recipes)]
+    scorer = Scorer(args, log)
+    try:
+        for r in races:
+            r.start()
+        launched = min(r.launched for r in races)
+        for k in range(1, args.snapshots + 1):
+            due = launched + args.budget_s * k / args.snapshots
+            while time.time() < due and any(r.running() for r in races):
+                scorer.poll()
+                for r in races:
+                    r.sample_cpu()
+                time.sleep(min(1.0, max(0.0, due - time.time())))
+            for r in races:
+                snapshot = r.take_snapshot()
                 if snapshot is not None:
-                    taken.append(snapshot)
-                    log(f"[{recipe.name}] snapshot at {snapshot.hours * 3600:.0f}s: "
-                        f"iteration {snapshot.iteration}, {snapshot.games} games")
-        finally:
-            stop(process)
-    if process.returncode not in (0, None) and not taken:
-        with open(os.path.join(base, "train.log")) as f:
-            tail = f.read()[-2000:]
-        raise SystemExit(f"error: the {recipe.name} run failed (exit {process.returncode}):\n{tail}")
-    if not taken:
-        log(f"[{recipe.name}] no iteration finished within the budget: no snapshot")
-    return taken
+                    scorer.add(r.recipe.name, snapshot)
+            if not any(r.running() for r in races):
+                break
+    finally:
+        for r in races:
+            r.sample_cpu()
+            r.stop()
+    for r in races:
+        r.check()
+    try:
+        scorer.finish()
+    finally:
+        scorer.stop_all()
+    return {r.recipe.name: r.snapshots for r in races}
 
 
-def measure(recipe: Recipe, snapshots: list[Snapshot], args, log) -> None:
-    """Plays every snapshot against the opponent (the same games for all) and stores the scores."""
-    from gomoku.play.arena import ArenaSettings, run_arena
-
-    for snapshot in snapshots:
-        settings = ArenaSettings(a=f"az:{snapshot.path}:{args.playouts}", b=args.opponent, games=args.games,
-                                 seed=args.seed, workers=args.arena_workers, device="cpu")
-        result = run_arena(settings)
-        summary = result.summary()
-        snapshot.score, snapshot.low, snapshot.high = summary["score"], summary["score_low"], summary["score_high"]
-        snapshot.summary = summary
-        log(f"[{recipe.name}] {snapshot.hours:.3f} h (iteration {snapshot.iteration}): score "
-            f"{snapshot.score:.3f} [{snapshot.low:.3f}, {snapshot.high:.3f}] over {args.games} games "
-            f"({result.seconds:.0f}s)")
-
-
-def hours_to_reach(snapshots: list[Snapshot], target: float):
-    """Hours of the first snapshot scoring at least ``target`` (None if none did)."""
+def hours_to_reach(snapshots: list[Snapshot], target: float, cpu: bool = False):
+    """Wall-clock (or CPU) hours of the first snapshot scoring at least ``target`` (None if none did)."""
     for s in snapshots:
         if s.score >= target:
-            return round(s.hours, 4)
+            return round(s.cpu_hours if cpu else s.hours, 4)
     return None
+
+
+def machine() -> str:
+    """The CPU's model name and the cores there are, for the record."""
+    name = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            name = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), "")
+    except OSError:
+        pass
+    return f"{name or platform.processor() or platform.machine()}, {os.cpu_count()} cores"
 
 
 def report(recipes: list[Recipe], results: dict, args) -> dict:
@@ -221,6 +380,9 @@ def report(recipes: list[Recipe], results: dict, args) -> dict:
     return {
         "board": {"width": width, "height": height, "n_in_row": n_in_row},
         "budget_hours": args.budget_s / 3600.0,
+        "side_by_side": len(recipes),
+        "cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
+        "machine": machine(),
         "opponent": args.opponent,
         "games_per_snapshot": args.games,
         "snapshot_playouts": args.playouts,
@@ -230,7 +392,9 @@ def report(recipes: list[Recipe], results: dict, args) -> dict:
             "name": r.name,
             "flags": shlex.join(r.flags),
             "hours_to_reach": {str(t): hours_to_reach(results[r.name], t) for t in args.targets},
-            "snapshots": [{"hours": round(s.hours, 4), "iteration": s.iteration, "games": s.games,
+            "cpu_hours_to_reach": {str(t): hours_to_reach(results[r.name], t, cpu=True) for t in args.targets},
+            "snapshots": [{"hours": round(s.hours, 4), "cpu_hours": round(s.cpu_hours, 4),
+                           "iteration": s.iteration, "games": s.games,
                            "model": os.path.relpath(s.path, args.out), "score": s.score,
                            "score_low": s.low, "score_high": s.high,
                            "wins": s.summary.get("total", {}).get("wins"),
@@ -245,20 +409,23 @@ def markdown(data: dict) -> str:
     board = data["board"]
     lines = [f"# Time to strength: {board['width']}x{board['height']}, {board['n_in_row']} in a row",
              "",
-             f"{data['budget_hours']:.3g} h per recipe; each snapshot plays {data['games_per_snapshot']} games "
-             f"against `{data['opponent']}` with {data['snapshot_playouts']} playouts (seed {data['seed']}).",
-             "", "## Hours to first reach a score", "",
+             f"{data['side_by_side']} recipes side by side for {data['budget_hours']:.3g} h of wall-clock on "
+             f"{data['cores']} core(s) of {data['machine']}; each snapshot plays {data['games_per_snapshot']} "
+             f"games against `{data['opponent']}` with {data['snapshot_playouts']} playouts (seed {data['seed']}).",
+             "", "## Hours to first reach a score (wall-clock / CPU)", "",
              "| recipe | flags | " + " | ".join(f"score {t:g}" for t in data["targets"]) + " |",
              "|---|---|" + "---|" * len(data["targets"])]
     for r in data["recipes"]:
-        cells = ["not reached" if h is None else f"{h:.3f}" for h in r["hours_to_reach"].values()]
+        cells = ["not reached" if h is None else f"{h:.2f} / {c:.2f}"
+                 for h, c in zip(r["hours_to_reach"].values(), r["cpu_hours_to_reach"].values())]
         lines.append(f"| {r['name']} | `{r['flags'] or '(defaults)'}` | " + " | ".join(cells) + " |")
-    lines += ["", "## Snapshots", "", "| recipe | hours | iteration | games | score | 95% interval |",
-              "|---|---|---|---|---|---|"]
+    lines += ["", "## Snapshots", "",
+              "| recipe | hours | CPU-hours | iteration | games | score | 95% interval |",
+              "|---|---|---|---|---|---|---|"]
     for r in data["recipes"]:
         for s in r["snapshots"]:
-            lines.append(f"| {r['name']} | {s['hours']:.3f} | {s['iteration']} | {s['games']} | "
-                         f"{s['score']:.3f} | {s['score_low']:.3f} to {s['score_high']:.3f} |")
+            lines.append(f"| {r['name']} | {s['hours']:.2f} | {s['cpu_hours']:.2f} | {s['iteration']} | "
+                         f"{s['games']} | {s['score']:.3f} | {s['score_low']:.3f} to {s['score_high']:.3f} |")
     return "\n".join(lines) + "\n"
 
 
@@ -268,26 +435,27 @@ def plot(data: dict, path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from gomoku.util import atomic_write
-
-    fig, ax = plt.subplots(figsize=(8, 5))
-    for r in data["recipes"]:
-        hours = [s["hours"] for s in r["snapshots"]]
-        score = [s["score"] for s in r["snapshots"]]
-        below = [s["score"] - s["score_low"] for s in r["snapshots"]]
-        above = [s["score_high"] - s["score"] for s in r["snapshots"]]
-        ax.errorbar(hours, score, yerr=[below, above], marker="o", capsize=3, label=r["name"])
-    for t in data["targets"]:
-        ax.axhline(t, color="grey", linewidth=0.6, linestyle="--")
+    fig, axes = plt.subplots(1, 2, figsize=(12, 5), sharey=True)
+    for axis, key, label in ((axes[0], "hours", "wall-clock hours of training"),
+                             (axes[1], "cpu_hours", "CPU-hours of training")):
+        for r in data["recipes"]:
+            x = [s[key] for s in r["snapshots"]]
+            score = [s["score"] for s in r["snapshots"]]
+            below = [s["score"] - s["score_low"] for s in r["snapshots"]]
+            above = [s["score_high"] - s["score"] for s in r["snapshots"]]
+            axis.errorbar(x, score, yerr=[below, above], marker="o", capsize=3, label=r["name"])
+        for t in data["targets"]:
+            axis.axhline(t, color="grey", linewidth=0.6, linestyle="--")
+        axis.set(xlabel=label, ylim=(-0.02, 1.02), xlim=(0, None))
+        axis.grid(alpha=0.3)
+    axes[0].set_ylabel(f"score against {data['opponent']}")
+    axes[1].legend(loc="center left", bbox_to_anchor=(1.02, 0.5))
     board = data["board"]
-    ax.set(xlabel="wall-clock hours of training", ylabel=f"score against {data['opponent']}",
-           ylim=(-0.02, 1.02), xlim=(0, None),
-           title=f"{board['width']}x{board['height']}, {board['n_in_row']} in a row: "
-                 f"{data['games_per_snapshot']} games per point, 95% Wilson intervals")
-    ax.legend()
-    ax.grid(alpha=0.3)
+    fig.suptitle(f"{board['width']}x{board['height']}, {board['n_in_row']} in a row: {data['side_by_side']} recipes "
+                 f"side by side on {data['cores']} cores, {data['games_per_snapshot']} games per point, "
+                 f"95% Wilson intervals")
     fig.tight_layout()
-    atomic_write(path, lambda f: fig.savefig(f, format="png", dpi=120))
+    atomic_write(path, lambda f: fig.savefig(f, format="png", dpi=110, bbox_inches="tight"))
     plt.close(fig)
 
 
@@ -307,7 +475,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--playouts", type=int, default=400, help="MCTS playouts of each snapshot in the arena")
     parser.add_argument("--targets", type=parse_targets, default=[0.5, 0.75, 0.9],
                         help="scores whose hours to first reach are tabled, separated by commas")
-    parser.add_argument("--arena-workers", type=int, default=os.cpu_count() or 1, help="arena processes")
+    parser.add_argument("--arena-workers", type=int, default=2, help="arena processes")
+    parser.add_argument("--no-pin", action="store_true",
+                        help="let the runs share all cores instead of pinning recipe i to core i mod C")
     parser.add_argument("--seed", type=int, default=0, help="seed of the arena's openings and players")
     parser.add_argument("--out", default=os.path.join("runs", f"time-to-strength-{time.strftime('%Y%m%d-%H%M%S')}"),
                         help="directory for the runs, snapshots, plot and tables")
@@ -325,23 +495,17 @@ def main(argv=None) -> int:
     args = parse_args(argv)
 
     def log(line: str) -> None:
-        print(line, flush=True)
+        print(f"[{time.strftime('%H:%M:%S')}] {line}" if not line.startswith("#") else line, flush=True)
 
     os.makedirs(args.out, exist_ok=True)
-    results = {}
-    for recipe in args.recipe:
-        results[recipe.name] = train_recipe(recipe, args.board, args.budget_s, args.snapshots, args.out, log)
-    for recipe in args.recipe:
-        measure(recipe, results[recipe.name], args, log)
-    from gomoku.util import atomic_write
-
+    results = race(args.recipe, args, log)
     data = report(args.recipe, results, args)
     text = json.dumps(data, indent=2) + "\n"
     atomic_write(os.path.join(args.out, "time_to_strength.json"), lambda f: f.write(text.encode()))
     table = markdown(data)
     atomic_write(os.path.join(args.out, "time_to_strength.md"), lambda f: f.write(table.encode()))
     plot(data, os.path.join(args.out, "time_to_strength.png"))
-    log(table)
+    print(table, flush=True)
     log(f"wrote {args.out}/time_to_strength.png, .json and .md")
     return 0
 

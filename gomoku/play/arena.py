@@ -60,7 +60,7 @@ from gomoku.game.gamefile import COLOUR_NAMES, GameRecord
 from gomoku.game.symmetry import symmetries
 from gomoku.search.players import PlayerSpec, spec_text
 from gomoku.train.actors import MatchGame, make_actors
-from gomoku.util import atomic_write, board_size_arg, positive_int_arg
+from gomoku.util import atomic_write, board_size_arg, positive_int_arg, usable_cpus
 
 SUMMARY_FORMAT = "gomoku-zero-arena/1"
 Z_95 = 1.959963984540054  # the two-sided 95% quantile of the normal distribution
@@ -503,7 +503,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--opening-stones", type=int, default=2, metavar="K",
                         help="random stones in the centre before the players start, Black first (default: 2)")
     parser.add_argument("--seed", type=int, default=0, help="seeds openings and players (default: 0)")
-    parser.add_argument("--workers", type=positive_int_arg, default=os.cpu_count() or 1, metavar="N",
+    parser.add_argument("--workers", type=positive_int_arg, default=usable_cpus(), metavar="N",
                         help="processes playing games side by side (default: one per core)")
     parser.add_argument("--parallel", type=positive_int_arg, default=16, metavar="N",
                         help="games in lockstep per worker (default: 16)")

@@ -45,7 +45,7 @@ import numpy as np
 
 from gomoku.progress import timed_phase
 
-from gomoku.util import DefaultsHelpFormatter
+from gomoku.util import DefaultsHelpFormatter, usable_cpus
 
 
 def _peak_rss_mb() -> float:
@@ -133,7 +133,7 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
     from gomoku.net.spec import NetSpec
     from gomoku.train.actors import ProcessActors
 
-    workers = workers or (os.cpu_count() or 1)
+    workers = workers or usable_cpus()
     shape = (width, height, n_in_row)
     results = {
         "board": f"{width}x{height}, {n_in_row} in a row", "n_playout": n_playout,
@@ -142,7 +142,7 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
                    f"Python {platform.python_version()}",
     }
     model = PolicyValueModel(NetSpec(width, height, n_in_row), device=device,
-                             threads=os.cpu_count() or 1)
+                             threads=usable_cpus())
     with tempfile.TemporaryDirectory(prefix="gomoku-bench-") as directory:
         model.export_inference(directory)  # what a publish sends to each machine
         results["weights_bytes"] = sum(os.path.getsize(os.path.join(directory, f)) for f in os.listdir(directory))

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import ast
 import inspect
-import os
 from dataclasses import asdict, dataclass, fields, replace
 
 from gomoku.search.heuristic import LEVELS
+from gomoku.util import usable_cpus
 
 
 @dataclass
@@ -217,7 +217,7 @@ class TrainConfig:
         return self.board_sizes()
 
     def n_workers(self) -> int:
-        return self.workers or max(1, os.cpu_count() or 1)
+        return self.workers or usable_cpus()
 
     def games_in_lockstep(self, device: str = "cpu") -> int:
         """Self-play games each worker keeps in progress (they carry over between iterations)."""

@@ -61,6 +61,7 @@ from gomoku.train.checkpoint import CHECKPOINT, lock_run_dir, read_checkpoint, w
 from gomoku.train.config import TrainConfig
 from gomoku.train.replay import SizedReplayBuffer
 from gomoku.train.selfplay import training_arrays
+from gomoku.util import usable_cpus
 
 METRICS = "metrics.jsonl"
 BEST_MODEL, CURRENT_MODEL = RUN_MODELS
@@ -99,7 +100,7 @@ class TrainPipeline:
         import paddle
 
         paddle.seed(config.seed)
-        threads = 1 if config.n_workers() > 1 else (os.cpu_count() or 1)
+        threads = 1 if config.n_workers() > 1 else usable_cpus()
         if init_model is not None:
             self.model = PolicyValueModel.load(init_model, device=config.device, expect=self.spec,
                                                weight_decay=config.weight_decay, threads=threads)

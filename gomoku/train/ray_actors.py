@@ -33,6 +33,7 @@ from typing import Callable, Optional
 
 from gomoku import interrupt
 from gomoku.search.lockstep import RunStats
+from gomoku.util import usable_cpus
 from gomoku.train.actors import (Actors, CallTask, MatchGame, MatchTask, Pending, Progress, TaskRunner, WorkerError,
                                  load_evaluator, prepare_actor_process)
 
@@ -138,7 +139,7 @@ class RayActors(Actors):
             if address:
                 ray.init(address=address, **options)
             else:
-                ray.init(num_cpus=n or (os.cpu_count() or 1), **options)
+                ray.init(num_cpus=n or usable_cpus(), **options)
                 self._started_cluster = True
         n = n or max(1, int(ray.cluster_resources().get("CPU", 1)))
         remote = ray.remote(num_cpus=1, max_restarts=-1, max_task_retries=0, max_concurrency=2)(GameActor)
