@@ -28,7 +28,6 @@ warnings.filterwarnings("ignore")
 
 from gomoku.train.config import TrainConfig  # noqa: E402
 from gomoku.net.modelfile import read_model_file, save_model_file  # noqa: E402
-from gomoku.net.spec import NetSpec  # noqa: E402
 from gomoku.train.checkpoint import CHECKPOINT, CheckpointError, read_checkpoint  # noqa: E402
 from gomoku.train.pipeline import CURRENT_MODEL  # noqa: E402
 from gomoku.train.plot import MetricsError, save_plot  # noqa: E402
@@ -96,7 +95,8 @@ def ship(args) -> int:
     model_out = os.path.join(args.out_dir, args.name + ".npz")
     if args.model == "checkpoint":
         model_iteration = state["iteration"]
-        save_model_file(model_out, NetSpec.for_config(TrainConfig.from_dict(cfg)), state["weights"])
+        spec = TrainConfig.from_dict(cfg).model_spec(state["iteration"], state.get("earlier_sizes", ()))
+        save_model_file(model_out, spec, state["weights"])
     elif args.model == CURRENT_MODEL:
         model_iteration = state["iteration"]  # rewritten with the checkpoint after every iteration
     else:

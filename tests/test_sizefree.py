@@ -256,3 +256,17 @@ def test_a_curriculum_goes_from_small_to_large_boards(tmp_path):
     pipeline.run(iterations=1)
     assert pipeline.model.spec.trained_sizes == ((6, 6),)
     assert pipeline.largest_in_play() == (6, 6)
+
+
+def test_the_spec_after_an_iteration_names_the_sizes_played_so_far():
+    config = TrainConfig(width=8, height=8, n_in_row=4, arch="sizefree", sizes="6,8",
+                         size_schedule="curriculum", stage_iters=2)
+    early = config.model_spec(1)
+    assert early.size_free and early.trained_sizes == ((6, 6),) and (early.width, early.height) == (6, 6)
+    late = config.model_spec(3)
+    assert late.trained_sizes == ((6, 6), (8, 8)) and (late.width, late.height) == (8, 8)
+    # a run started from a model trained on 9x9 keeps naming 9x9, and 9x9 is its largest board
+    resumed = config.model_spec(1, earlier_sizes=((9, 9),))
+    assert resumed.trained_sizes == ((6, 6), (9, 9)) and (resumed.width, resumed.height) == (9, 9)
+    fixed = TrainConfig(width=6, height=6, n_in_row=4).model_spec(5)
+    assert not fixed.size_free and (fixed.width, fixed.height) == (6, 6)

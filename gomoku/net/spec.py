@@ -60,6 +60,28 @@ class NetSpec:
             return f"any board, {self.n_in_row} in a row"
         return f"{self.width}x{self.height}, {self.n_in_row} in a row"
 
+    def board_for(self, size: Optional[tuple[int, int]] = None,
+                  n_in_row: Optional[int] = None) -> tuple[int, int, int]:
+        """The board ``(width, height, n_in_row)`` this net plays, given the ``--size`` and
+        ``--n-in-row`` a user asked for (None: not asked). A fixed-size net plays its own board
+        and refuses flags that differ; a size-free one plays any ``size`` (by default the
+        largest it trained on) with its own ``n_in_row``. The board is not checked to hold
+        ``n_in_row``: ``Board`` says so.
+
+        Raises:
+            ValueError: flags this net cannot play, naming both boards.
+        """
+        if self.size_free:
+            if n_in_row is not None and n_in_row != self.n_in_row:
+                raise ValueError(f"a size-free model for {self.n_in_row} in a row cannot play "
+                                 f"--n-in-row {n_in_row}")
+            return (*(tuple(size) if size else (self.width, self.height)), self.n_in_row)
+        own = (self.width, self.height, self.n_in_row)
+        if (size is not None and tuple(size) != own[:2]) or (n_in_row is not None and n_in_row != own[2]):
+            raise ValueError(f"a fixed-size model that plays {self.board_name()} only (--size and "
+                             f"--n-in-row are for games without a model or with a size-free one)")
+        return own
+
     def board_mismatch(self, width: int, height: int, n_in_row: int) -> Optional[str]:
         """Why this net cannot play a ``width x height`` board with ``n_in_row``, or None if it can."""
         if self.size_free:

@@ -245,19 +245,13 @@ def resolve_geometry(specs: Sequence[PlayerSpec], size: Optional[tuple[int, int]
     if len(boards) > 1 or len({s.n_in_row for s in found.values()}) > 1:
         described = ", ".join(f"{path} is for {s.board_name()}" for path, s in found.items())
         raise ArenaError(f"the two models are for different boards: {described}")
-    if fixed:
-        path, net = next(iter(fixed.items()))
-        geometry = (net.width, net.height, net.n_in_row)
-        if (size is not None and tuple(size) != geometry[:2]) or (
-                n_in_row is not None and n_in_row != geometry[2]):
-            raise ArenaError(f"--size and --n-in-row are for games without a model or with a "
-                             f"size-free one: {path} plays {_board_name(geometry)}")
-    elif free:
-        path, net = next(iter(free.items()))
-        if n_in_row is not None and n_in_row != net.n_in_row:
-            raise ArenaError(f"{path} is a size-free model for {net.n_in_row} in a row; "
-                             f"it cannot play --n-in-row {n_in_row}")
-        geometry = (*(size or (net.width, net.height)), net.n_in_row)
+    if found:
+        # a fixed-size model sets the board; a size-free one only n_in_row
+        path, net = next(iter(fixed.items())) if fixed else next(iter(free.items()))
+        try:
+            geometry = net.board_for(size, n_in_row)
+        except ValueError as exc:
+            raise ArenaError(f"{path}: {exc}") from None
     else:
         width, height = size or (8, 8)
         geometry = (width, height, n_in_row or min(5, width, height))

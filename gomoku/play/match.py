@@ -261,18 +261,11 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
         # A model given by flag sets the board even when no seat plays it yet (the window offers it);
         # a size-free one sets n_in_row, and --size picks the board (default: its largest trained size).
         source = model_files[0] if model_files else model
-        net = _model_spec(source)
-        geometry = (net.width, net.height, net.n_in_row)
-        if net.size_free:
-            if n_in_row is not None and n_in_row != net.n_in_row:
-                raise ValueError(f"{source} is a size-free model for {net.n_in_row} in a row; "
-                                 f"it cannot play --n-in-row {n_in_row}")
-            geometry = (*(size or geometry[:2]), net.n_in_row)
-            Board(*geometry)  # a board too small for n_in_row: its ValueError says so
-        elif board_flags and (size or geometry[:2]) + (n_in_row or geometry[2],) != geometry:
-            raise ValueError(
-                f"--size and --n-in-row are for games without a model or with a size-free one: "
-                f"{source} plays {geometry[0]}x{geometry[1]}, {geometry[2]} in a row")
+        try:
+            geometry = _model_spec(source).board_for(size, n_in_row)
+        except ValueError as exc:
+            raise ValueError(f"{source}: {exc}") from None
+        Board(*geometry)  # a board too small for n_in_row: its ValueError says so
     else:
         width, height = size or (8, 8)
         geometry = (width, height, n_in_row or min(5, width, height))

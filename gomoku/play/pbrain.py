@@ -369,14 +369,13 @@ class PbrainEngine:
         if self.options.model is not None:
             spec = self._load_model()
             n_in_row = spec.n_in_row
-            if spec.size_free:
-                try:
-                    Board(width, height, n_in_row)
-                except ValueError as exc:
-                    raise ProtocolError(str(exc)) from None
-            elif (width, height) != (spec.width, spec.height):
-                raise ProtocolError(f"the model is for {spec.width}x{spec.height} ({n_in_row} in a row), "
-                                    f"cannot play {width}x{height}")
+            problem = spec.board_mismatch(width, height, n_in_row)
+            if problem is not None:
+                raise ProtocolError(f"cannot play: {problem}")
+            try:
+                Board(width, height, n_in_row)
+            except ValueError as exc:
+                raise ProtocolError(str(exc)) from None
             what = f"AlphaZero with {self.options.model} ({n_in_row} in a row)"
         else:
             try:

@@ -12,6 +12,7 @@ import inspect
 from dataclasses import asdict, dataclass, fields, replace
 
 from gomoku.search.heuristic import LEVELS
+from gomoku.net.spec import NetSpec
 from gomoku.util import usable_cpus
 
 
@@ -192,7 +193,7 @@ class TrainConfig:
             if len(dims) > 2 or width < 1 or height < 1:
                 raise ValueError(f"cannot read {part!r} in --sizes {self.sizes!r}: use e.g. 9,11,15 or 9x9,15x15")
             found.add((width, height))
-        return sorted(found, key=lambda s: (s[0] * s[1], s))
+        return sorted(found, key=size_order)
 
     def size_of_iteration(self, iteration: int) -> tuple[int, int]:
         """The board iteration ``iteration`` (from 0) plays self-play on, by ``size_schedule``."""
@@ -207,7 +208,18 @@ class TrainConfig:
         if self.size_schedule == "curriculum":
             return sizes[:min(iteration // self.stage_iters, len(sizes) - 1) + 1]
         return sorted({self.size_of_iteration(i) for i in range(min(iteration + 1, len(sizes)))},
-                      key=lambda s: (s[0] * s[1], s))
+                      key=size_order)
+
+    def model_spec(self, iteration: int, earlier_sizes=()) -> NetSpec:
+        """The net's spec after ``iteration`` iterations; a size-free net's names the boards it has
+        trained on (``earlier_sizes``: those of the model the run started from), the largest its
+        default board."""
+        spec = NetSpec.for_config(self)
+        if not spec.size_free:
+            return spec
+        sizes = sorted(set(self.sizes_played(iteration)) | set(earlier_sizes), key=size_order)
+        width, height = sizes[-1]
+        return replace(spec, width=width, height=height, trained_sizes=tuple(sizes))
 
     def sizes_in_play(self, iteration: int) -> list[tuple[int, int]]:
         """The boards whose positions iteration ``iteration`` trains on: every size when mixed,
@@ -230,6 +242,11 @@ class TrainConfig:
     def from_dict(cls, data: dict) -> "TrainConfig":
         known = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in known})
+
+
+def size_order(size: tuple[int, int]) -> tuple:
+    """Sort key of board sizes: by area, then by (width, height)."""
+    return size[0] * size[1], size
 
 
 PRESETS = {

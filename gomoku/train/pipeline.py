@@ -58,7 +58,7 @@ from gomoku.search.heuristic import LEVELS
 from gomoku.search.players import PlayerSpec, spec_text
 from gomoku.train.actors import PUBLISHED, WORKER_NICE, Actors, InlineActors, SelfPlaySettings, make_actors
 from gomoku.train.checkpoint import CHECKPOINT, lock_run_dir, read_checkpoint, write_checkpoint
-from gomoku.train.config import TrainConfig
+from gomoku.train.config import TrainConfig, size_order
 from gomoku.train.replay import SizedReplayBuffer
 from gomoku.train.selfplay import training_arrays
 from gomoku.util import usable_cpus
@@ -389,18 +389,15 @@ class TrainPipeline:
 
     def largest_in_play(self) -> tuple[int, int]:
         """The board evaluation plays on: the largest size the current iteration trains on."""
-        return max(self.config.sizes_in_play(max(0, self.iteration - 1)), key=lambda s: (s[0] * s[1], s))
+        return max(self.config.sizes_in_play(max(0, self.iteration - 1)), key=size_order)
 
     def _record_sizes_played(self) -> None:
         """A size-free model's spec names the boards it has trained on so far, the largest its default."""
         if not self.model.spec.size_free:
             return
-        cfg = self.config
-        sizes = sorted(set(cfg.sizes_played(self.iteration)) | set(self._earlier_sizes),
-                       key=lambda s: (s[0] * s[1], s))
-        width, height = sizes[-1]
-        self.model.spec = self.spec = replace(self.model.spec, width=width, height=height,
-                                              trained_sizes=tuple(sizes))
+        played = self.config.model_spec(self.iteration, self._earlier_sizes)
+        self.model.spec = self.spec = replace(self.model.spec, width=played.width, height=played.height,
+                                              trained_sizes=played.trained_sizes)
 
     def _append_metrics(self, record: dict) -> None:
         with open(os.path.join(self.run_dir, METRICS), "a") as f:
