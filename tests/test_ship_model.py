@@ -26,7 +26,7 @@ def test_ship_the_checkpoint_with_its_lineage(tmp_path):
     old = json.load(open(os.path.join(out, "first.json")))
     assert old["iterations"] == 3
     assert old["model_iteration"] == 3 and old["model_games"] == 6 and "started_from" not in old
-    assert old["size_free"] is False and old["trained_sizes"] == ["6x6"]
+    assert old["size_free"] is True and old["trained_sizes"] == ["6x6"]  # the default net is size-free
     assert old["evaluations"][0]["opponent"] == "pure:20"
 
     # a second run starts from the shipped model and ships its latest weights over the same name
@@ -38,6 +38,8 @@ def test_ship_the_checkpoint_with_its_lineage(tmp_path):
     assert second.returncode == 0, second.stderr
     new = json.load(open(os.path.join(out, "first.json")))
     assert new["model_iteration"] == 2 and new["from"] == "checkpoint"
+    # the checkpoint's weights are shipped as the size-free net it trained, naming its sizes
+    assert new["size_free"] is True and new["trained_sizes"] == ["6x6"]
     assert new["started_from"]["model_iteration"] == 3 and new["lineage_games"] == 6 + 4
     weights = read_checkpoint(os.path.join(again, "checkpoint.pkl"))["weights"]
     shipped = PolicyValueModel.load(os.path.join(out, "first.npz"), device="cpu").weights()

@@ -268,5 +268,13 @@ def test_the_spec_after_an_iteration_names_the_sizes_played_so_far():
     # a run started from a model trained on 9x9 keeps naming 9x9, and 9x9 is its largest board
     resumed = config.model_spec(1, earlier_sizes=((9, 9),))
     assert resumed.trained_sizes == ((6, 6), (9, 9)) and (resumed.width, resumed.height) == (9, 9)
-    fixed = TrainConfig(width=6, height=6, n_in_row=4).model_spec(5)
+    fixed = TrainConfig(width=6, height=6, n_in_row=4, arch="reference").model_spec(5)
     assert not fixed.size_free and (fixed.width, fixed.height) == (6, 6)
+
+
+def test_the_default_recipe_trains_a_size_free_net_and_old_configs_stay_reference():
+    assert TrainConfig().arch == "sizefree" and NetSpec.for_config(TrainConfig()).size_free
+    old = TrainConfig().to_dict()
+    del old["arch"]  # a checkpoint written before the field existed
+    assert TrainConfig.from_dict(old).arch == "reference"
+    assert TrainConfig.from_dict(TrainConfig(arch="sizefree").to_dict()).arch == "sizefree"

@@ -87,8 +87,8 @@ class TrainConfig:
     """Gumbel root search: c_scale of sigma(q) (paper: 1.0; DeepMind's mctx: 0.1)"""
     value_mix: float = 0.0
     """value target mixing: z' = (1 - value_mix) z + value_mix Q_root for recorded positions (0: z)"""
-    arch: str = "reference"
-    """network: 'reference' (SPEC section 3), 'resnet', or 'sizefree' (fully convolutional: one net for every board size)"""
+    arch: str = "sizefree"
+    """network: 'sizefree' (fully convolutional: one net for every board size; the default because it won the time-to-strength race, see the README), 'reference' (SPEC section 3, the reference recipe) or 'resnet'"""
     res_blocks: int = 4
     """residual blocks when arch is 'resnet'"""
     res_filters: int = 64
@@ -241,6 +241,7 @@ class TrainConfig:
     @classmethod
     def from_dict(cls, data: dict) -> "TrainConfig":
         known = {f.name for f in fields(cls)}
+        data = {"arch": "reference", **data}  # configs written before the field existed were reference nets
         return cls(**{k: v for k, v in data.items() if k in known})
 
 
