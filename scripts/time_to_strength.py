@@ -365,14 +365,14 @@ def hours_to_reach(snapshots: list[Snapshot], target: float, cpu: bool = False):
 
 
 def machine() -> str:
-    """The CPU's model name and the cores there are, for the record."""
+    """The CPU's model name, for the record."""
     name = ""
     try:
         with open("/proc/cpuinfo") as f:
             name = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), "")
     except OSError:
         pass
-    return f"{name or platform.processor() or platform.machine()}, {os.cpu_count()} cores"
+    return name or platform.processor() or platform.machine()
 
 
 def report(recipes: list[Recipe], results: dict, args) -> dict:
