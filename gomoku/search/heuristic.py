@@ -345,6 +345,12 @@ def _vct_defend(tb: ThreatBoard, a: int, depth: int, limit: int, memo: dict) -> 
 
 
 # ------------------------------------------------------------------- choice
+def check_level(level) -> None:
+    """Raises ValueError naming the levels there are, unless ``level`` is one of them."""
+    if level not in LEVELS:
+        raise ValueError(f"unknown heuristic level {level!r}: use one of {', '.join(map(str, LEVELS))}")
+
+
 def choose_move(board: Board, level: int = DEFAULT_LEVEL,
                 rng: Optional[np.random.Generator] = None) -> int:
     """The heuristic's move for the player to move on ``board``.
@@ -357,8 +363,7 @@ def choose_move(board: Board, level: int = DEFAULT_LEVEL,
     Raises:
         ValueError: the game is over, or an unknown level.
     """
-    if level not in LEVELS:
-        raise ValueError(f"unknown heuristic level {level!r}: use one of {', '.join(map(str, LEVELS))}")
+    check_level(level)
     if board.game_over:
         raise ValueError("the game is over: there is no move to choose")
     tb = ThreatBoard(board)
@@ -489,8 +494,7 @@ class HeuristicPlayer:
     progress = 0.0
 
     def __init__(self, level: int = DEFAULT_LEVEL, seed: Optional[int] = None, name: Optional[str] = None):
-        if level not in LEVELS:
-            raise ValueError(f"unknown heuristic level {level!r}: use one of {', '.join(map(str, LEVELS))}")
+        check_level(level)
         self.level = level
         self.rng = np.random.default_rng(seed)
         self.name = name or f"heuristic {level}"
