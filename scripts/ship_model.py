@@ -27,9 +27,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 warnings.filterwarnings("ignore")
 
 from gomoku.train.config import TrainConfig  # noqa: E402
-from gomoku.net.modelfile import read_model_file, save_model_file  # noqa: E402
+from gomoku.net.modelfile import CURRENT_MODEL, read_model_file, save_model_file  # noqa: E402
 from gomoku.train.checkpoint import CHECKPOINT, CheckpointError, read_checkpoint  # noqa: E402
-from gomoku.train.pipeline import CURRENT_MODEL  # noqa: E402
 from gomoku.train.plot import MetricsError, save_plot  # noqa: E402
 from gomoku.util import atomic_write  # noqa: E402
 

@@ -54,10 +54,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)  # an entry script run by path, like train.py
 
-from gomoku.net.modelfile import RUN_MODELS  # noqa: E402
-from gomoku.util import DefaultsHelpFormatter, atomic_write  # noqa: E402
+from gomoku.net.modelfile import CURRENT_MODEL  # noqa: E402
+from gomoku.util import DefaultsHelpFormatter, atomic_write, usable_cpus  # noqa: E402
 
-CURRENT_MODEL = RUN_MODELS[1]
 METRICS = "metrics.jsonl"  # gomoku.train.pipeline.METRICS, without importing Paddle here
 
 NO_EVALUATION = 10**9  # --check-freq that keeps the in-run evaluation from ever running
@@ -82,7 +81,6 @@ class Snapshot:
     games: int
     path: str
     cpu_hours: float = float("nan")
-    written: float = 0.0
     score: float = float("nan")
     low: float = float("nan")
     high: float = float("nan")
@@ -186,26 +184,29 @@ class Race:
         return self.process is not None and self.process.poll() is None
 
     def sample_cpu(self) -> None:
+        """Reads the run's CPU time so far (while it runs: a stopped run's processes are gone)."""
         if self.running():
-            self.cpu_s = max(self.cpu_s, cpu_seconds(self.process.pid))
+            self.cpu_s = cpu_seconds(self.process.pid)
 
     def take_snapshot(self):
         """Keeps the run's newest model as a snapshot; None if there is none or nothing new."""
-        model = os.path.join(self.run_dir, CURRENT_MODEL)
-        records = last_iteration(os.path.join(self.run_dir, METRICS))
-        if records is None or not os.path.exists(model):
+        try:
+            # replaced atomically by the run after each iteration: one whole file, and its time
+            with open(os.path.join(self.run_dir, CURRENT_MODEL), "rb") as f:
+                written = os.fstat(f.fileno()).st_mtime
+                data = f.read()
+        except FileNotFoundError:
             return None
-        written = os.path.getmtime(model)
-        if self.snapshots and self.snapshots[-1].written == written:
+        # read after the model: the run appends an iteration's record after saving its model
+        records = last_iteration(os.path.join(self.run_dir, METRICS))
+        if records is None or (self.snapshots and self.snapshots[-1].iteration == records[0]):
             return None
         iteration, games = records
         path = os.path.join(self.snap_dir, f"iter{iteration:06d}.npz")
-        with open(model, "rb") as f:  # written atomically by the run: a whole file, old or new
-            data = f.read()
         atomic_write(path, lambda f: f.write(data))
         self.sample_cpu()
         snapshot = Snapshot(max(0.0, written - self.launched) / 3600.0, iteration, games, path,
-                            cpu_hours=self.cpu_s / 3600.0, written=written)
+                            cpu_hours=self.cpu_s / 3600.0)
         self.snapshots.append(snapshot)
         self.log(f"[{self.recipe.name}] snapshot at {snapshot.hours * 3600:.0f}s "
                  f"({self.cpu_s:.0f} CPU-s): iteration {iteration}, {games} games")
@@ -321,8 +322,8 @@ class Scorer:
 
 def race(recipes: list[Recipe], args, log) -> dict[str, list[Snapshot]]:
     """Trains every recipe at once for the budget, scoring snapshots as they come; returns them."""
-    cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
-    pin = len(cores) > 1 and not args.no_pin
+    pin = hasattr(os, "sched_setaffinity") and usable_cpus() > 1 and not args.no_pin
+    cores = sorted(os.sched_getaffinity(0)) if pin else []
     races = [Race(r, args.board, args.out, cores[i % len(cores)] if pin else None, log)
              for i, r in enumerate(recipes)]
     scorer = Scorer(args, log)
@@ -334,8 +335,6 @@ def race(recipes: list[Recipe], args, log) -> dict[str, list[Snapshot]]:
             due = launched + args.budget_s * k / args.snapshots
             while time.time() < due and any(r.running() for r in races):
                 scorer.poll()
-                for r in races:
-                    r.sample_cpu()
                 time.sleep(min(1.0, max(0.0, due - time.time())))
             for r in races:
                 snapshot = r.take_snapshot()
@@ -381,7 +380,7 @@ def report(recipes: list[Recipe], results: dict, args) -> dict:
         "board": {"width": width, "height": height, "n_in_row": n_in_row},
         "budget_hours": args.budget_s / 3600.0,
         "side_by_side": len(recipes),
-        "cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
+        "cores": usable_cpus(),
         "machine": machine(),
         "opponent": args.opponent,
         "games_per_snapshot": args.games,
@@ -475,7 +474,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--playouts", type=int, default=400, help="MCTS playouts of each snapshot in the arena")
     parser.add_argument("--targets", type=parse_targets, default=[0.5, 0.75, 0.9],
                         help="scores whose hours to first reach are tabled, separated by commas")
-    parser.add_argument("--arena-workers", type=int, default=2, help="arena processes")
+    parser.add_argument("--arena-workers", type=int, default=usable_cpus(), help="arena processes")
     parser.add_argument("--no-pin", action="store_true",
                         help="let the runs share all cores instead of pinning recipe i to core i mod C")
     parser.add_argument("--seed", type=int, default=0, help="seed of the arena's openings and players")

@@ -21,7 +21,8 @@ from gomoku.net.spec import NetSpec
 from gomoku.util import atomic_write
 
 MODEL_FORMAT = "gomoku-zero-model/1"
-RUN_MODELS = ("best_model.npz", "current_model.npz")
+BEST_MODEL, CURRENT_MODEL = "best_model.npz", "current_model.npz"
+RUN_MODELS = (BEST_MODEL, CURRENT_MODEL)
 """The model files of a run directory, in the order ``find_model`` prefers them."""
 EXPECTED = ("expected a Gomoku Zero model, a .npz file written by train.py "
             "(runs/NAME/best_model.npz, current_model.npz) or scripts/ship_model.py (models/*.npz)")

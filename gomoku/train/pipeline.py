@@ -51,7 +51,7 @@ from gomoku import interrupt
 from gomoku.progress import advance_to, progress_bar
 from gomoku.game.symmetry import augment
 from gomoku.net.device import device_report
-from gomoku.net.modelfile import RUN_MODELS, find_model
+from gomoku.net.modelfile import BEST_MODEL, CURRENT_MODEL, find_model
 from gomoku.net.policy_value import PolicyValueModel
 from gomoku.net.spec import NetSpec
 from gomoku.search.heuristic import LEVELS
@@ -64,7 +64,6 @@ from gomoku.train.selfplay import training_arrays
 from gomoku.util import usable_cpus
 
 METRICS = "metrics.jsonl"
-BEST_MODEL, CURRENT_MODEL = RUN_MODELS
 
 
 @dataclass

@@ -33,9 +33,9 @@ from typing import Callable, Optional
 
 from gomoku import interrupt
 from gomoku.search.lockstep import RunStats
-from gomoku.util import usable_cpus
 from gomoku.train.actors import (Actors, CallTask, MatchGame, MatchTask, Pending, Progress, TaskRunner, WorkerError,
                                  load_evaluator, prepare_actor_process)
+from gomoku.util import usable_cpus
 
 INSTALL_HINT = "--actors ray needs Ray: pip install -r requirements-ray.txt"
 WAIT_POLL_S = 1.0  # how often a wait for the actors wakes up to let Ctrl-C through
