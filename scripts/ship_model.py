@@ -134,6 +134,8 @@ def ship(args) -> int:
         # where this script ran: in the usual workflow, the machine that trained the run
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, {gpus} GPU(s), Python {platform.python_version()}",
         "note": args.note,
+        # every start of the run (new, --init-model, --resume with the settings it changed) and stop
+        "sessions": metrics.sessions,
         "resume": f"python train.py --resume runs/{os.path.basename(os.path.normpath(args.run_dir))}",
     }
     if started_from is not None:

@@ -78,8 +78,10 @@ def test_pipeline_iterates_evaluates_and_resumes_in_process(tmp_path):
     assert os.path.exists(os.path.join(run, "best_model.npz")) or pipeline.best_win_ratio == 0
     assert os.path.exists(os.path.join(run, "current_model.npz"))
     events = [json.loads(line) for line in open(os.path.join(run, "metrics.jsonl"))]
-    assert [e["event"] for e in events] == ["iteration", "iteration", "evaluation"]
-    assert "loss" in events[1] and "entropy" in events[1]
+    assert [e["event"] for e in events] == ["start", "iteration", "iteration", "evaluation", "stop"]
+    assert events[0]["how"] == "new" and events[0]["iteration"] == 0
+    assert events[-1]["why"] == "finished" and events[-1]["iteration"] == 2
+    assert "loss" in events[2] and "entropy" in events[2]
 
     again = TrainPipeline.resume(run, log=lambda s: None)
     assert again.iteration == 2 and again.games == pipeline.games
@@ -89,6 +91,13 @@ def test_pipeline_iterates_evaluates_and_resumes_in_process(tmp_path):
         assert np.array_equal(w, again.model.weights()[name])
     with pytest.raises(ValueError, match="cannot change width"):
         TrainPipeline.resume(run, log=lambda s: None, width=8)
+
+    # a resume that changes a setting leaves a start record naming the change
+    changed = TrainPipeline.resume(run, log=lambda s: None, n_playout=16, width=6)
+    changed.run(iterations=1)
+    start = [json.loads(line) for line in open(os.path.join(run, "metrics.jsonl"))][-3]
+    assert start["event"] == "start" and start["how"] == "resume" and start["iteration"] == 2
+    assert start["changed"] == {"n_playout": [12, 16]}  # width 6 is no change
 
 
 def test_train_py_stops_and_resumes_with_its_state(tmp_path):

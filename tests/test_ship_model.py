@@ -41,6 +41,8 @@ def test_ship_the_checkpoint_with_its_lineage(tmp_path):
     # the checkpoint's weights are shipped as the size-free net it trained, naming its sizes
     assert new["size_free"] is True and new["trained_sizes"] == ["6x6"]
     assert new["started_from"]["model_iteration"] == 3 and new["lineage_games"] == 6 + 4
+    assert [(r["event"], r.get("how"), r.get("init_model")) for r in new["sessions"]] == [
+        ("start", "new", "first.npz"), ("stop", None, None)]
     weights = read_checkpoint(os.path.join(again, "checkpoint.pkl"))["weights"]
     shipped = PolicyValueModel.load(os.path.join(out, "first.npz"), device="cpu").weights()
     assert all(np.array_equal(shipped[k], w) for k, w in weights.items())

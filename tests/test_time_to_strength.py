@@ -48,6 +48,7 @@ def test_two_recipes_for_a_few_seconds_write_the_curve_and_the_tables(tmp_path):
         with open(out / name / "run" / "metrics.jsonl") as f:
             records = [json.loads(line) for line in f]
         assert not any(r["event"] == "evaluation" for r in records)  # the budget went to training
+        records = [r for r in records if r["event"] == "iteration"]
         positions = sum(r["positions"] for r in records)
         moves = sum(r["episode_len"] * 2 for r in records)  # two games per iteration
         assert (abs(positions - moves) < 1e-6) == all_recorded

@@ -112,6 +112,11 @@ class TrainPipeline:
                                           weight_decay=config.weight_decay, threads=threads)
         # the boards an initial size-free model was trained on, still named in the files it becomes
         self._earlier_sizes = self.spec.trained_sizes if init_model is not None else ()
+        # How this process began the run, written to the metrics when run() starts: the model
+        # record lists every start, so restarts and changed settings stay on record.
+        self._start: dict = {"how": "new"}
+        if init_model is not None:
+            self._start["init_model"] = os.path.basename(init_model)
         self.buffer = SizedReplayBuffer(config.buffer_size, config.board_sizes())
         self.rng = np.random.default_rng(config.seed)
         self.iteration = 0
@@ -143,11 +148,16 @@ class TrainPipeline:
         config = TrainConfig.from_dict(state["config"])
         fixed = ("width", "height", "n_in_row", "arch", "res_blocks", "res_filters", "sizefree_blocks",
                  "sizefree_filters", "sizes", "size_schedule", "stage_iters")
+        changed = {}
         for key, value in overrides.items():
-            if key in fixed and value != getattr(config, key):
+            if value == getattr(config, key):
+                continue
+            if key in fixed:
                 raise ValueError(f"cannot change {key} of an existing run ({getattr(config, key)} -> {value})")
+            changed[key] = [getattr(config, key), value]
             setattr(config, key, value)
         pipeline = cls(config, run_dir, log)
+        pipeline._start = {"how": "resume", "changed": changed}
         pipeline.model.set_weights(state["weights"])
         pipeline.model.set_optimizer_state(state["optimizer"])
         pipeline.buffer.load_state(state["buffer"])
@@ -209,11 +219,17 @@ class TrainPipeline:
                                           address=cfg.ray_address or None, log=self.log)
                 if cfg.actors == "ray":
                     self.log(f"  {self.actors.slots} Ray actor(s) on the cluster")
+                self._append_metrics({"event": "start", "iteration": self.iteration, "games": self.games,
+                                      "time": _utc_now(), **self._start})
                 while self.iteration < end:
                     interrupt.check()
                     self.run_iteration()
+                self._append_metrics({"event": "stop", "iteration": self.iteration, "time": _utc_now(),
+                                      "why": "finished"})
                 self.log(self.closing_line())
             except KeyboardInterrupt:
+                self._append_metrics({"event": "stop", "iteration": self.iteration, "time": _utc_now(),
+                                      "why": "interrupted"})
                 if os.path.exists(os.path.join(self.run_dir, CHECKPOINT)):
                     self.log(f"interrupted: the checkpoint holds iteration {self.iteration}; "
                              f"resume with: python train.py --resume {self.run_dir}")
@@ -401,6 +417,10 @@ class TrainPipeline:
     def _append_metrics(self, record: dict) -> None:
         with open(os.path.join(self.run_dir, METRICS), "a") as f:
             f.write(json.dumps(record) + "\n")
+
+
+def _utc_now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
 def _format_iteration(r: dict) -> str:

@@ -21,7 +21,7 @@ import json
 import math
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
 import numpy as np
@@ -53,6 +53,8 @@ class Metrics:
     """lines that were not JSON objects (a line cut short when the trainer was killed)"""
     board: str = ""
     """the board, e.g. '8x8, 5 in a row', when the records say"""
+    sessions: list[dict] = field(default_factory=list)
+    """'start' and 'stop' records in the order written: every start and restart of the run"""
 
 
 def metrics_path(path: str) -> str:
@@ -73,6 +75,7 @@ def read_metrics(path: str) -> Metrics:
         raise MetricsError(f"no metrics file at {file}" + (
             "" if file.endswith(".jsonl") else f" (give a run directory or its {METRICS})"))
     by_event: dict[str, dict[int, dict]] = {"iteration": {}, "evaluation": {}}
+    sessions = []
     skipped = 0
     with open(file, encoding="utf-8", errors="replace") as f:
         for line in f:
@@ -88,9 +91,11 @@ def read_metrics(path: str) -> Metrics:
                 continue
             if record.get("event") in by_event:
                 by_event[record["event"]][record["iteration"]] = record
+            elif record.get("event") in ("start", "stop"):
+                sessions.append(record)
     iterations = [by_event["iteration"][k] for k in sorted(by_event["iteration"])]
     metrics = Metrics(iterations, [by_event["evaluation"][k] for k in sorted(by_event["evaluation"])],
-                      skipped, _run_board(os.path.dirname(file)))
+                      skipped, _run_board(os.path.dirname(file)), sessions)
     if not _series(metrics.iterations, "loss")[0] and not _series(metrics.evaluations, "win_ratio")[0]:
         raise MetricsError(f"{file} has nothing to plot yet: no iteration with a loss and no evaluation")
     return metrics
