@@ -254,7 +254,7 @@ def test_plays_the_centre_on_an_empty_board_and_answers_on_a_full_one():
     assert choose_move(board, 3) == 7 * 15 + 7
     with pytest.raises(ValueError, match="game is over"):
         choose_move(Board.from_moves(5, 5, 3, [0, 5, 1, 6, 2]), 1)
-    with pytest.raises(ValueError, match="unknown heuristic level"):
+    with pytest.raises(ValueError, match="heuristic level must be one of 1, 2, 3, 4, got 9"):
         choose_move(board, 9)
 
 

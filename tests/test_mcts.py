@@ -4,9 +4,8 @@ import numpy as np
 import pytest
 
 from gomoku.game.board import Board
-from gomoku.search.lockstep import run_games
 from gomoku.search.mcts import MCTS, MCTSPlayer, SearchStopped, TreeNode, search
-from gomoku.search.rollout import RolloutEvaluator, line_cells, pure_mcts_player, random_rollout_values
+from gomoku.search.rollout import line_cells, pure_mcts_player, random_rollout_values
 from gomoku.train.selfplay import self_play_games
 from tests.boards import load_board
 

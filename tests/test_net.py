@@ -118,8 +118,6 @@ def test_missing_and_corrupt_model_files(tmp_path):
 
 
 def test_optimizer_state_survives_a_new_process_layout(tmp_path):
-    import paddle
-
     a = PolicyValueModel(NetSpec(6, 6, 4), device="cpu")
     rng = np.random.default_rng(5)
     planes = random_planes(4, rng)

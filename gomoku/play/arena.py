@@ -44,7 +44,6 @@ import argparse
 import io
 import json
 import math
-import os
 import sys
 import time
 import warnings

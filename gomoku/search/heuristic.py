@@ -345,10 +345,13 @@ def _vct_defend(tb: ThreatBoard, a: int, depth: int, limit: int, memo: dict) -> 
 
 
 # ------------------------------------------------------------------- choice
-def check_level(level) -> None:
-    """Raises ValueError naming the levels there are, unless ``level`` is one of them."""
+def check_level(level, what: str = "the heuristic level") -> None:
+    """Raises ValueError naming the levels there are, unless ``level`` is one of them.
+
+    ``what`` names the value in the message, e.g. the flag it came from.
+    """
     if level not in LEVELS:
-        raise ValueError(f"unknown heuristic level {level!r}: use one of {', '.join(map(str, LEVELS))}")
+        raise ValueError(f"{what} must be one of {', '.join(map(str, LEVELS))}, got {level!r}")
 
 
 def choose_move(board: Board, level: int = DEFAULT_LEVEL,

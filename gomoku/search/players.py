@@ -23,7 +23,7 @@ from typing import Optional
 import numpy as np
 
 from gomoku.game.board import Board
-from gomoku.search.heuristic import DEFAULT_LEVEL, LEVELS, HeuristicPlayer
+from gomoku.search.heuristic import DEFAULT_LEVEL, HeuristicPlayer, check_level
 from gomoku.search.mcts import Leaf, MCTSPlayer
 from gomoku.search.rollout import RolloutEvaluator
 
@@ -134,13 +134,11 @@ class PlayerSpec:
 
 
 def _level(text: str, whole: str) -> int:
-    levels = ", ".join(map(str, LEVELS))
     try:
         value = int(text)
     except ValueError:
-        raise ValueError(f"the heuristic level in {whole!r} must be one of {levels}") from None
-    if value not in LEVELS:
-        raise ValueError(f"the heuristic level in {whole!r} must be one of {levels}")
+        value = text
+    check_level(value, f"the heuristic level in {whole!r}")
     return value
 
 

@@ -7,13 +7,14 @@ every field into a flag (``n_playout`` -> ``--n-playout``); library code takes a
 
 from __future__ import annotations
 
+import argparse
 import ast
 import inspect
 from dataclasses import asdict, dataclass, fields, replace
 
-from gomoku.search.heuristic import LEVELS
+from gomoku.search.heuristic import check_level
 from gomoku.net.spec import NetSpec
-from gomoku.util import usable_cpus
+from gomoku.util import board_size_arg, usable_cpus
 
 
 @dataclass
@@ -170,9 +171,7 @@ class TrainConfig:
             raise ValueError(f"stage_iters must be at least 1, got {self.stage_iters}")
         if self.eval_opponent not in ("pure", "heuristic"):
             raise ValueError(f"eval_opponent must be 'pure' or 'heuristic', got {self.eval_opponent!r}")
-        if self.heuristic_level_start not in LEVELS:
-            raise ValueError(f"heuristic_level_start must be one of {', '.join(map(str, LEVELS))}, "
-                             f"got {self.heuristic_level_start}")
+        check_level(self.heuristic_level_start, "heuristic_level_start")
         return self
 
     def board_sizes(self) -> list[tuple[int, int]]:
@@ -185,14 +184,11 @@ class TrainConfig:
             return [(self.width, self.height)]
         found = set()
         for part in self.sizes.replace(" ", "").split(","):
-            dims = part.lower().split("x")
             try:
-                width, height = (int(dims[0]), int(dims[0])) if len(dims) == 1 else (int(dims[0]), int(dims[1]))
-            except ValueError:
-                width = height = 0
-            if len(dims) > 2 or width < 1 or height < 1:
-                raise ValueError(f"cannot read {part!r} in --sizes {self.sizes!r}: use e.g. 9,11,15 or 9x9,15x15")
-            found.add((width, height))
+                found.add(board_size_arg(part))
+            except argparse.ArgumentTypeError:
+                raise ValueError(f"cannot read {part!r} in --sizes {self.sizes!r}: "
+                                 f"use e.g. 9,11,15 or 9x9,15x15") from None
         return sorted(found, key=size_order)
 
     def size_of_iteration(self, iteration: int) -> tuple[int, int]:
