@@ -14,6 +14,7 @@ from gomoku.search.players import PlayerSpec, make_player, spec_text
 from tests.boards import load_board
 
 ALL = pytest.mark.parametrize("level", LEVELS)
+SCORING = pytest.mark.parametrize("level", [level for level in LEVELS if level >= 1])  # the best score
 
 
 def cell(board: Board, label: str) -> int:
@@ -89,7 +90,7 @@ def test_blocks_one_end_of_an_open_four(level):
     assert labels(board, [choose_move(board, level)]) in (["b5"], ["g5"])
 
 
-@ALL
+@SCORING
 def test_makes_an_open_four_from_an_open_three(level):
     board = load_board("""
         .........
@@ -126,6 +127,32 @@ def test_stops_an_open_three(level):
     tb = ThreatBoard(board)
     tb.play(move, 2)
     assert find_vcf(tb, 1) is None
+
+
+def test_level_0_plays_one_of_the_best_scored_moves_at_random():
+    """Away from fives, level 0 draws among the LEVEL0_CHOICES best-scored cells: a seed
+    repeats its move, several seeds spread over those cells, and none lies outside them."""
+    from gomoku.search.heuristic import LEVEL0_CHOICES
+
+    board = load_board("""
+        .........
+        .........
+        .........
+        .........
+        ...XXX...
+        .........
+        .........
+        O...O..O.
+        .........
+    """, to_move=1)
+    scores = ThreatBoard(board).scores(1)
+    cutoff = np.sort(scores[np.isfinite(scores)])[::-1][LEVEL0_CHOICES - 1]
+    moves = {choose_move(board, 0, np.random.default_rng(seed)) for seed in range(40)}
+    assert all(scores[m] >= cutoff for m in moves) and len(moves) > 1
+    again = [choose_move(board, 0, np.random.default_rng(3)) for _ in range(2)]
+    assert again[0] == again[1]
+    player = HeuristicPlayer(0, seed=5)
+    assert str(player) == "heuristic 0" and scores[player.choose(board)[0]] >= cutoff
 
 
 # --------------------------------------------------------------- forced wins
@@ -212,7 +239,7 @@ def test_defends_against_the_opponents_vcf(level):
 def test_vcf_with_four_in_a_row_on_a_small_board():
     """6x6, 4 in a row, X to move. d4 makes b4-d4 (a4 is O, so its one five cell is e4)
     and the open d2-d4 (five cells d1 and d5): three five cells at once, so the VCF
-    is d4 alone and every level plays it."""
+    is d4 alone and every level from 1 plays it."""
     board = load_board("""
         .....O
         ......
@@ -223,7 +250,7 @@ def test_vcf_with_four_in_a_row_on_a_small_board():
     """, n_in_row=4, to_move=1)
     tb = ThreatBoard(board)
     assert labels(board, find_vcf(tb, 1)) == ["d4"]
-    for level in LEVELS:
+    for level in LEVELS[1:]:
         assert labels(board, [choose_move(board, level)]) == ["d4"]
     tb.play(cell(board, "d4"), 1)
     assert labels(board, tb.five_cells(1)) == ["d1", "e4", "d5"]
@@ -254,7 +281,7 @@ def test_plays_the_centre_on_an_empty_board_and_answers_on_a_full_one():
     assert choose_move(board, 3) == 7 * 15 + 7
     with pytest.raises(ValueError, match="game is over"):
         choose_move(Board.from_moves(5, 5, 3, [0, 5, 1, 6, 2]), 1)
-    with pytest.raises(ValueError, match="heuristic level must be one of 1, 2, 3, 4, got 9"):
+    with pytest.raises(ValueError, match="heuristic level must be one of 0, 1, 2, 3, 4, got 9"):
         choose_move(board, 9)
 
 
@@ -276,8 +303,8 @@ def test_spec_parsing_and_writing():
     spec = PlayerSpec.parse("Heuristic:1")
     assert spec.level == 1 and spec_text(spec) == "heuristic:1" and str(spec) == "heuristic 1"
     assert PlayerSpec.parse(spec_text(spec)) == spec
-    for bad in ("heuristic:0", "heuristic:5", "heuristic:x", "heuristic:"):
-        with pytest.raises(ValueError, match="level .* must be one of 1, 2, 3, 4"):
+    for bad in ("heuristic:-1", "heuristic:5", "heuristic:x", "heuristic:"):
+        with pytest.raises(ValueError, match="level .* must be one of 0, 1, 2, 3, 4"):
             PlayerSpec.parse(bad)
     with pytest.raises(ValueError, match="only a level"):
         PlayerSpec.parse("heuristic:1:2")
@@ -332,8 +359,8 @@ def test_training_evaluates_against_the_heuristic_ladder_and_resumes(tmp_path):
     pipeline.run(iterations=2)
     records = [__import__("json").loads(line) for line in open(os.path.join(run, "metrics.jsonl"))]
     evaluation = next(r for r in records if r["event"] == "evaluation")
-    assert evaluation["opponent"] == "heuristic:1"
-    assert evaluation["heuristic_level"] == 1 and "pure_playouts" not in evaluation
+    assert evaluation["opponent"] == "heuristic:0"  # the ladder starts at the bottom
+    assert evaluation["heuristic_level"] == 0 and "pure_playouts" not in evaluation
     assert evaluation["wins"] + evaluation["draws"] + evaluation["losses"] == 2
 
     # A perfect score climbs one level and starts the best win ratio again.
@@ -343,9 +370,9 @@ def test_training_evaluates_against_the_heuristic_ladder_and_resumes(tmp_path):
 
     pipeline.actors.match = all_won
     record = pipeline.evaluate()
-    assert record["opponent"] == "heuristic:1" and record["win_ratio"] == 1.0
-    assert pipeline.heuristic_level == 2 and pipeline.best_win_ratio == 0.0
-    for level in (3, 4):
+    assert record["opponent"] == "heuristic:0" and record["win_ratio"] == 1.0
+    assert pipeline.heuristic_level == 1 and pipeline.best_win_ratio == 0.0
+    for level in (2, 3, 4):
         pipeline.evaluate()
         assert pipeline.heuristic_level == level and pipeline.best_win_ratio == 0.0
     pipeline.evaluate()
@@ -361,7 +388,7 @@ def test_training_evaluates_against_the_heuristic_ladder_and_resumes(tmp_path):
         del state["config"][key]
     write_checkpoint(path, state)
     old = TrainPipeline.resume(run, log=lambda s: None)
-    assert old.config.eval_opponent == "pure" and old.heuristic_level == 1
+    assert old.config.eval_opponent == "pure" and old.heuristic_level == 0
     assert old.eval_opponent() == PlayerSpec("pure", playouts=old.pure_playouts)
 
 

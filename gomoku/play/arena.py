@@ -487,7 +487,7 @@ def parse_args(argv=None) -> argparse.Namespace:
         description="Play two players against each other and measure the difference in strength.",
         epilog="Player specs: az:MODEL[:PLAYOUTS] (AlphaZero, 400 playouts by default), "
                "pure[:PLAYOUTS] (pure MCTS), policy:MODEL (the policy net alone, no search), "
-               "heuristic[:LEVEL] (threat scoring with forced-win searches; levels 1 to 4, 4 by default; "
+               "heuristic[:LEVEL] (threat scoring with forced-win searches; levels 0 to 4, 4 by default; "
                "the yardstick on big boards).")
     parser.add_argument("--a", required=True, metavar="SPEC", help="player A, whose score is reported")
     parser.add_argument("--b", required=True, metavar="SPEC", help="player B, the opponent")

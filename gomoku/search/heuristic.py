@@ -30,6 +30,9 @@ in one, so the sum ranks shapes the way a player would.
 
 Strength levels, each adding to the one below:
 
+0. win at once, else block the opponent's five, else one of the ``LEVEL0_CHOICES``
+   best-scored moves at random: a rung for young models, which lose every game to
+   level 1 on 15x15 long before they lose none to pure MCTS;
 1. win at once, else block the opponent's five, else the best score;
 2. play a VCF; against the opponent's VCF play the best-scored move that
    leaves the opponent without one;
@@ -54,8 +57,9 @@ import numpy as np
 
 from gomoku.game.board import DIRECTIONS, Board
 
-LEVELS = (1, 2, 3, 4)
+LEVELS = (0, 1, 2, 3, 4)
 DEFAULT_LEVEL = 4
+LEVEL0_CHOICES = 5  # level 0 plays one of this many best-scored moves, uniformly
 
 # Budgets of the searches, in nodes (positions visited) per call; a defence
 # checks many candidate moves, each with the smaller budget.
@@ -361,7 +365,8 @@ def choose_move(board: Board, level: int = DEFAULT_LEVEL,
     Args:
         board: the position; the game must not be over.
         level: strength, one of ``LEVELS``.
-        rng: breaks ties between equal scores (the lowest cell wins without one).
+        rng: breaks ties between equal scores (the lowest cell wins without one), and
+            draws level 0's move (from a fresh, unseeded generator without one).
 
     Raises:
         ValueError: the game is over, or an unknown level.
@@ -379,6 +384,9 @@ def choose_move(board: Board, level: int = DEFAULT_LEVEL,
     if theirs:
         return theirs[0]
     ranked = tb.ranked(me, rng)
+    if level == 0:
+        rng = rng if rng is not None else np.random.default_rng()
+        return ranked[int(rng.integers(min(LEVEL0_CHOICES, len(ranked))))]
     if level == 1:
         return ranked[0]
     line = find_vcf(tb, me)

@@ -11,7 +11,7 @@ A player is described by a short string, used by flags and menus:
 * ``pure`` or ``pure:PLAYOUTS``: pure MCTS with random rollouts;
 * ``policy`` or ``policy:PATH``: the policy network's most probable move, no search;
 * ``heuristic`` or ``heuristic:LEVEL``: threat scoring and forced-win searches
-  (``heuristic.HeuristicPlayer``), levels 1 to 4 (4 by default);
+  (``heuristic.HeuristicPlayer``), levels 0 to 4 (4 by default);
 * ``human``: moves come from the user (``make_player`` returns None).
 """
 

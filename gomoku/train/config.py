@@ -59,7 +59,7 @@ class TrainConfig:
     """pure MCTS playouts stop growing here"""
     eval_opponent: str = "pure"
     """who the net plays in evaluations: 'pure' (pure MCTS, its playouts rising by pure_playout_step) or 'heuristic' (the threat-aware heuristic, its level rising by one)"""
-    heuristic_level_start: int = 1
+    heuristic_level_start: int = 0
     """the heuristic's level at the first evaluation, when eval_opponent is 'heuristic'"""
     dirichlet_alpha: float = 0.3
     """Dirichlet noise concentration for self-play moves"""
