@@ -391,6 +391,14 @@ def test_training_evaluates_against_the_heuristic_ladder_and_resumes(tmp_path):
     assert old.config.eval_opponent == "pure" and old.heuristic_level == 0
     assert old.eval_opponent() == PlayerSpec("pure", playouts=old.pure_playouts)
 
+    # A resume that changes the yardstick starts its ladder where the flags say, with no best yet.
+    old.best_win_ratio = 0.8
+    old.save_checkpoint()
+    switched = TrainPipeline.resume(run, log=lambda s: None, eval_opponent="heuristic", heuristic_level_start=2)
+    assert switched.eval_opponent() == PlayerSpec("heuristic", level=2) and switched.best_win_ratio == 0.0
+    kept = TrainPipeline.resume(run, log=lambda s: None, n_playout=16)
+    assert kept.best_win_ratio == 0.8
+
 
 def test_config_checks_the_evaluation_opponent_and_the_15x15_preset_uses_the_heuristic():
     from gomoku.train.config import TrainConfig, preset

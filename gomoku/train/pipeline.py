@@ -169,6 +169,10 @@ class TrainPipeline:
         pipeline._earlier_sizes = state.get("earlier_sizes", ())
         # Checkpoints from before the heuristic ladder lack its level.
         pipeline.heuristic_level = state.get("heuristic_level", config.heuristic_level_start)
+        if changed.keys() & {"eval_opponent", "heuristic_level_start"}:
+            # A new yardstick: its ladder starts where the flags say, and no score is yet the best on it.
+            pipeline.heuristic_level = config.heuristic_level_start
+            pipeline.best_win_ratio = 0.0
         return pipeline
 
     def checkpoint_state(self) -> dict:
