@@ -222,8 +222,8 @@ class MCTS:
         root = self.root
         visits = root.child_N
         best = root.best_index()
-        scale = self.c_puct * math.sqrt(root.N)
-        best_value = root.child_Q[best] + scale * root.child_P[best] / (1.0 + visits[best])
+        best_value = root.puct(self.c_puct)[best]
+        scale = self.c_puct * math.sqrt(root.N)  # of TreeNode.puct, solved for the count below
         forced = np.sqrt(k * root.child_P * visits.sum())
         gap = best_value - root.child_Q
         with np.errstate(divide="ignore", invalid="ignore"):
