@@ -121,6 +121,8 @@ class GumbelTree(MCTS):
         super().backup(leaf, board, priors, value)
 
     def advance(self, move: int) -> None:
+        """Starts the next move from a fresh root: its sequential halving plans the whole
+        budget of simulations over its own sampled moves, so the old subtree is not kept."""
         self.reset()
 
     def reset(self) -> None:
