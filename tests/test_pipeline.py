@@ -340,3 +340,21 @@ def test_a_stop_before_the_first_checkpoint_does_not_offer_a_resume(tmp_path):
     pipeline.run()
     assert "no checkpoint to resume" in lines[-1] and "--resume" not in lines[-1]
     assert not os.path.exists(os.path.join(str(tmp_path / "run"), "checkpoint.pkl"))
+
+
+def test_evaluation_searches_with_eval_playouts_or_else_the_self_play_playouts(tmp_path):
+    from gomoku.train.actors import MatchGame
+
+    for eval_playouts, expected in ((0, 12), (30, 30)):
+        pipeline = TrainPipeline(tiny_config(eval_playouts=eval_playouts), str(tmp_path / str(expected)),
+                                 log=lambda s: None)
+        seen = []
+
+        def match(a, b, geometry, openings, seed, **kwargs):
+            seen.append(a.playouts)
+            return [MatchGame(i, [], [], 1, 2) for i in range(len(openings))], None
+
+        pipeline.actors.match = match
+        assert pipeline.evaluate()["win_ratio"] == 0.0 and seen == [expected]
+    with pytest.raises(ValueError, match="eval_playouts must not be negative"):
+        tiny_config(eval_playouts=-1).validate()

@@ -51,6 +51,8 @@ class TrainConfig:
     """iterations in the whole run"""
     eval_games: int = 10
     """games per evaluation, colours alternating"""
+    eval_playouts: int = 0
+    """the net's PUCT playouts a move in evaluations; 0: n_playout (set it when self-play searches few, e.g. with --root-search gumbel)"""
     pure_playout_start: int = 1000
     """pure MCTS playouts at the first evaluation"""
     pure_playout_step: int = 1000
@@ -127,7 +129,7 @@ class TrainConfig:
         for name in positive:
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
-        for name in ("updates_per_iter", "explore_moves", "parallel_games", "workers",
+        for name in ("updates_per_iter", "explore_moves", "parallel_games", "workers", "eval_playouts",
                      "pure_playout_step", "res_blocks", "sizefree_blocks"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative, got {getattr(self, name)}")

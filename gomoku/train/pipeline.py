@@ -385,7 +385,7 @@ class TrainPipeline:
                 advance_to(bar, progress.games)
 
             games, _ = self.actors.match(
-                PlayerSpec("az", PUBLISHED, cfg.n_playout), opponent,
+                PlayerSpec("az", PUBLISHED, cfg.eval_playouts or cfg.n_playout), opponent,
                 (*self.largest_in_play(), cfg.n_in_row), [[] for _ in range(cfg.eval_games)], seed,
                 parallel=cfg.eval_games, c_puct=cfg.c_puct, device=self.model.device,
                 progress=on_progress if not bar.disable else None)
