@@ -404,12 +404,16 @@ def report(recipes: list[Recipe], results: dict, args) -> dict:
     }
 
 
+def _cores(n: int) -> str:
+    return f"{n} core" if n == 1 else f"{n} cores"
+
+
 def markdown(data: dict) -> str:
     board = data["board"]
     lines = [f"# Time to strength: {board['width']}x{board['height']}, {board['n_in_row']} in a row",
              "",
              f"{data['side_by_side']} recipes side by side for {data['budget_hours']:.3g} h of wall-clock on "
-             f"{data['cores']} core(s) of {data['machine']}; each snapshot plays {data['games_per_snapshot']} "
+             f"{_cores(data['cores'])} of {data['machine']}; each snapshot plays {data['games_per_snapshot']} "
              f"games against `{data['opponent']}` with {data['snapshot_playouts']} playouts (seed {data['seed']}).",
              "", "## Hours to first reach a score (wall-clock / CPU)", "",
              "| recipe | flags | " + " | ".join(f"score {t:g}" for t in data["targets"]) + " |",
@@ -451,7 +455,7 @@ def plot(data: dict, path: str) -> None:
     axes[1].legend(loc="center left", bbox_to_anchor=(1.02, 0.5))
     board = data["board"]
     fig.suptitle(f"{board['width']}x{board['height']}, {board['n_in_row']} in a row: {data['side_by_side']} recipes "
-                 f"side by side on {data['cores']} cores, {data['games_per_snapshot']} games per point, "
+                 f"side by side on {_cores(data['cores'])}, {data['games_per_snapshot']} games per point, "
                  f"95% Wilson intervals")
     fig.tight_layout()
     atomic_write(path, lambda f: fig.savefig(f, format="png", dpi=110, bbox_inches="tight"))
