@@ -162,3 +162,20 @@ def test_evaluations_against_the_heuristic_are_drawn_with_their_levels(tmp_path)
     assert "best 0.75 against heuristic 2" in plot._subtitle(metrics)
     plot.save_plot(str(path), str(tmp_path / "heuristic.png"))
     assert image_size(tmp_path / "heuristic.png") == (900, 600)
+
+
+def test_a_run_that_changed_its_yardstick_names_each_point_and_its_best_on_the_current_one(tmp_path):
+    path = tmp_path / "metrics.jsonl"
+    lines = [{"event": "iteration", "iteration": i, "loss": 3.0, "entropy": 2.0} for i in range(1, 9)]
+    lines += [{"event": "evaluation", "iteration": 2, "pure_playouts": 2000, "win_ratio": 1.0},
+              {"event": "evaluation", "iteration": 4, "heuristic_level": 0, "win_ratio": 0.3},
+              {"event": "evaluation", "iteration": 6, "heuristic_level": 0, "win_ratio": 0.5},
+              {"event": "evaluation", "iteration": 8, "heuristic_level": 0, "win_ratio": 0.2}]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    metrics = read_metrics(str(path))
+    assert "best 0.50 against heuristic 0" in plot._subtitle(metrics)  # not pure MCTS 2000's 1.00
+    figure = plot.render(metrics, (900, 600), None)
+    ax = figure.axes[1]  # the lower panel (the last is the entropy axis of the upper one)
+    assert [t.get_text() for t in ax.texts] == ["2000", "H0", "H0", "H0"]
+    assert "H and the heuristic's level" in ax.get_legend().get_texts()[0].get_text()
+    assert len(ax.lines) == 2  # the curve, and one line where the yardstick changed

@@ -226,19 +226,24 @@ def _draw_win_ratio(ax, evaluations: Sequence[dict], ratios) -> None:
     if not xs:
         ax.text(0.5, 0.5, "no evaluation yet", transform=ax.transAxes, ha="center", color="#777777")
         return
-    opponent = _opponent_name(evaluations)
-    rung = "its level" if opponent == "the heuristic" else "its playouts"
-    handles = ax.plot(xs, ys, color=WIN_RATIO, marker="o", linewidth=1.8, markersize=5,
-                      label=f"win ratio against {opponent} ({rung} above each point)")
+    mixed = len({_kind(r) for r in evaluations}) > 1  # a run that changed its yardstick
+    if mixed:
+        label = "win ratio (above each point: pure MCTS playouts, or H and the heuristic's level)"
+    else:
+        opponent = _opponent_name(evaluations)
+        rung = "its level" if opponent == "the heuristic" else "its playouts"
+        label = f"win ratio against {opponent} ({rung} above each point)"
+    handles = ax.plot(xs, ys, color=WIN_RATIO, marker="o", linewidth=1.8, markersize=5, label=label)
     previous = None
     for record in evaluations:
-        playouts = _rung(record)
-        if not isinstance(record.get("win_ratio"), (int, float)) or playouts is None:
+        rung = _rung(record)
+        if not isinstance(record.get("win_ratio"), (int, float)) or rung is None:
             continue
-        if previous is not None and playouts != previous:
+        if previous is not None and (_kind(record), rung) != previous:
             ax.axvline(record["iteration"], color=PURE, linestyle="--", linewidth=1)
-        previous = playouts
-        ax.annotate(f"{playouts}", (record["iteration"], record["win_ratio"]), textcoords="offset points",
+        previous = (_kind(record), rung)
+        text = f"H{rung}" if mixed and _kind(record) == "heuristic" else f"{rung}"
+        ax.annotate(text, (record["iteration"], record["win_ratio"]), textcoords="offset points",
                     xytext=(0, 6), ha="center", fontsize=7, color=PURE)
     ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0, 1.0), frameon=False, fontsize=9)
 
@@ -248,14 +253,15 @@ def _rung(record: dict):
     return record.get("pure_playouts", record.get("heuristic_level"))
 
 
+def _kind(record: dict) -> str:
+    """Which yardstick an evaluation record used: 'heuristic' or 'pure'."""
+    return "heuristic" if "heuristic_level" in record else "pure"
+
+
 def _opponent_name(evaluations: Sequence[dict]) -> str:
-    if evaluations and "heuristic_level" in evaluations[-1]:
+    if evaluations and _kind(evaluations[-1]) == "heuristic":
         return "the heuristic"
     return "pure MCTS"
-
-
-def _rung_name(opponent: str) -> str:
-    return "heuristic level" if opponent == "the heuristic" else "pure MCTS playouts"
 
 
 def _subtitle(metrics: Metrics) -> str:
@@ -268,9 +274,11 @@ def _subtitle(metrics: Metrics) -> str:
         if isinstance(last.get("wall_s"), (int, float)):
             parts.append(_duration(last["wall_s"]))
     if metrics.evaluations:
-        best = max(metrics.evaluations, key=lambda r: (_rung(r) or 0, r.get("win_ratio") or 0))
+        # the best on the yardstick the run uses now: rungs of two yardsticks do not compare
+        current = [r for r in metrics.evaluations if _kind(r) == _kind(metrics.evaluations[-1])]
+        best = max(current, key=lambda r: (_rung(r) or 0, r.get("win_ratio") or 0))
         count = len(metrics.evaluations)
-        opponent = "heuristic" if "heuristic_level" in best else "pure MCTS"
+        opponent = "heuristic" if _kind(best) == "heuristic" else "pure MCTS"
         parts.append(f"{count} evaluation{'s' if count > 1 else ''}, best {best.get('win_ratio', 0):.2f} "
                      f"against {opponent} {_rung(best)}")
     return ",  ".join(parts)
