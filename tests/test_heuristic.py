@@ -393,9 +393,11 @@ def test_training_evaluates_against_the_heuristic_ladder_and_resumes(tmp_path):
 
     # A resume that changes the yardstick starts its ladder where the flags say, with no best yet.
     old.best_win_ratio = 0.8
+    old.pure_playouts = old.config.pure_playout_start + 1000
     old.save_checkpoint()
     switched = TrainPipeline.resume(run, log=lambda s: None, eval_opponent="heuristic", heuristic_level_start=2)
     assert switched.eval_opponent() == PlayerSpec("heuristic", level=2) and switched.best_win_ratio == 0.0
+    assert switched.pure_playouts == switched.config.pure_playout_start  # both ladders start again
     kept = TrainPipeline.resume(run, log=lambda s: None, n_playout=16)
     assert kept.best_win_ratio == 0.8
 

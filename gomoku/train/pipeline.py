@@ -169,9 +169,10 @@ class TrainPipeline:
         pipeline._earlier_sizes = state.get("earlier_sizes", ())
         # Checkpoints from before the heuristic ladder lack its level.
         pipeline.heuristic_level = state.get("heuristic_level", config.heuristic_level_start)
-        if changed.keys() & {"eval_opponent", "heuristic_level_start"}:
+        if changed.keys() & {"eval_opponent", "heuristic_level_start", "pure_playout_start"}:
             # A new yardstick: its ladder starts where the flags say, and no score is yet the best on it.
             pipeline.heuristic_level = config.heuristic_level_start
+            pipeline.pure_playouts = config.pure_playout_start
             pipeline.best_win_ratio = 0.0
         return pipeline
 
@@ -208,6 +209,7 @@ class TrainPipeline:
         end = cfg.game_batch_num if iterations is None else min(cfg.game_batch_num, self.iteration + iterations)
         # Ctrl-C and `kill` both stop cleanly, at the next safe point (see gomoku/interrupt.py),
         # also when a shell started us with SIGINT ignored.
+        stop = None  # why the run stopped, once its start is on record
         with interrupt.deferred():
             try:
                 workers = "Ray actors" if cfg.actors == "ray" else f"{cfg.n_workers()} worker(s)"
@@ -225,15 +227,14 @@ class TrainPipeline:
                     self.log(f"  {self.actors.slots} Ray actor(s) on the cluster")
                 self._append_metrics({"event": "start", "iteration": self.iteration, "games": self.games,
                                       "time": _utc_now(), **self._start})
+                stop = "failed"
                 while self.iteration < end:
                     interrupt.check()
                     self.run_iteration()
-                self._append_metrics({"event": "stop", "iteration": self.iteration, "time": _utc_now(),
-                                      "why": "finished"})
+                stop = "finished"
                 self.log(self.closing_line())
             except KeyboardInterrupt:
-                self._append_metrics({"event": "stop", "iteration": self.iteration, "time": _utc_now(),
-                                      "why": "interrupted"})
+                stop = stop and "interrupted"
                 if os.path.exists(os.path.join(self.run_dir, CHECKPOINT)):
                     self.log(f"interrupted: the checkpoint holds iteration {self.iteration}; "
                              f"resume with: python train.py --resume {self.run_dir}")
@@ -241,6 +242,9 @@ class TrainPipeline:
                     self.log("interrupted before the first iteration finished: there is no "
                              "checkpoint to resume, so start the run afresh")
             finally:
+                if stop is not None:
+                    self._append_metrics({"event": "stop", "iteration": self.iteration, "time": _utc_now(),
+                                          "why": stop})
                 self.actors.close()
                 self.actors = InlineActors()
                 lock.close()
