@@ -83,8 +83,8 @@ def file_digest(spec: str) -> str:
 
 
 def row_key(row: dict) -> tuple:
-    return (row["a_spec"], row["b_spec"], row["a_sha256"], row["b_sha256"], row["games"], row["seed"],
-            row["size"])
+    size = tuple(row["size"]) if row["size"] else None  # a list in the JSON file
+    return row["a_spec"], row["b_spec"], row["a_sha256"], row["b_sha256"], row["games"], row["seed"], size
 
 
 def load_table(path: str) -> dict:
@@ -154,7 +154,7 @@ def main(argv=None) -> int:
         with interrupt.deferred():  # Ctrl-C stops between moves; the rows saved so far stay
             for a, b in plan_rows(args):
                 digests = {"a_sha256": file_digest(a), "b_sha256": file_digest(b)}
-                key = (a, b, digests["a_sha256"], digests["b_sha256"], args.games, args.seed, size)
+                key = (a, b, digests["a_sha256"], digests["b_sha256"], args.games, args.seed, args.size)
                 command = arena_command(a, b, args)
                 if key in done:
                     print(f"{format_row(done[key])}  (saved)\n  {command}", flush=True)

@@ -53,7 +53,7 @@ def test_bad_levels_are_refused(levels, capsys):
 def test_a_tiny_table_is_played_saved_and_resumed(models, tmp_path, capsys):
     out = str(tmp_path / "table.json")
     argv = [models[0], "--previous", models[1], "--playouts", "8", "--levels", "0", "--target-playouts", "16",
-            "--pure", "20", "--games", "2", "--workers", "1", "--json", out]
+            "--pure", "20", "--games", "2", "--workers", "1", "--size", "6x6", "--json", out]
     assert strength_table.main(argv) == 0
     printed = capsys.readouterr().out
     table = json.load(open(out))
@@ -64,7 +64,7 @@ def test_a_tiny_table_is_played_saved_and_resumed(models, tmp_path, capsys):
     for row in table["rows"]:
         total = row["total"]
         assert row["games"] == 2 == total["wins"] + total["draws"] + total["losses"]
-        assert row["board"] == {"width": 6, "height": 6, "n_in_row": 4}
+        assert row["board"] == {"width": 6, "height": 6, "n_in_row": 4} and row["size"] == [6, 6]
         assert row["command"].startswith(f"python -m gomoku.arena --a {row['a_spec']} --b {row['b_spec']}")
         assert row["command"] in printed
     # A second call plays nothing: every row is read back from the file.
