@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 
 from gomoku.play import arena
-from gomoku.play.arena import (ArenaError, ArenaSettings, Tally, elo_difference, format_elo, make_openings,
-                          opening_area, run_arena, wilson_interval)
+from gomoku.play.arena import (ArenaSettings, Tally, elo_difference, format_elo, run_arena,
+                               wilson_interval)
+from gomoku.game.openings import OpeningError, make_openings, opening_area
 from gomoku.game.board import Board
 from gomoku.game.gamefile import GameRecord
 
@@ -98,9 +99,9 @@ def test_openings_are_central_seeded_and_distinct_up_to_symmetry():
 
 
 def test_openings_that_cannot_work_are_refused():
-    with pytest.raises(ArenaError, match="enough to win"):
+    with pytest.raises(OpeningError, match="enough to win"):
         make_openings(1, 6, 6, 4, 7, np.random.default_rng(0))
-    with pytest.raises(ArenaError, match="does not fit"):
+    with pytest.raises(OpeningError, match="does not fit"):
         make_openings(1, 4, 4, 4, 4, np.random.default_rng(0))  # a 4x4 board has 4 central cells
     assert make_openings(3, 6, 6, 4, 0, np.random.default_rng(0)) == [[], [], []]
 

@@ -248,7 +248,7 @@ def test_config_rejects_bad_option_values(bad, message):
 # ------------------------------------------------------------ through the pipeline
 @pytest.mark.parametrize("options", [
     dict(p_full=0.5, n_fast=4, forced_k=2.0, value_mix=0.3),
-    dict(root_search="gumbel", n_playout=4, p_full=0.5, n_fast=2),
+    dict(root_search="gumbel", n_playout=4, p_full=0.5, n_fast=2, opening_stones=2),
 ])
 def test_pipeline_iterations_with_the_options(tmp_path, options):
     from gomoku.train.pipeline import TrainPipeline
@@ -261,3 +261,38 @@ def test_pipeline_iterations_with_the_options(tmp_path, options):
         assert 0 < record["positions"] < 2 * record["episode_len"]
     assert len(pipeline.buffer) == 8 * sum(r["positions"] for r in records)
     assert "loss" in records[-1]
+
+
+# ------------------------------------------------------------ opening stones
+@pytest.mark.parametrize("root_search", ["puct", "gumbel"])
+def test_opening_stones_start_games_from_central_stones_that_are_not_recorded(root_search):
+    from gomoku.game.openings import opening_area
+
+    games, _ = self_play_games(HashEvaluator(), (6, 6, 4), n_games=12, parallel=4, n_playout=8, c_puct=5.0,
+                               seed=3, root_search=root_search, opening_stones=2)
+    area = set(opening_area(6, 6))
+    counts = []
+    for g in games:
+        # the first recorded position holds the opening; every later move was searched and recorded
+        stones = g.planes[:, :2].sum(axis=(1, 2, 3)).astype(int)
+        k = int(stones[0])
+        counts.append(k)
+        assert len(g.to_move) == len(g.moves) - k and list(stones) == list(range(k, len(g.moves)))
+        assert set(g.moves[:k]) <= area and len(set(g.moves[:k])) == k
+        # the starting player (Black) placed the opening's first stone
+        assert g.to_move[0] == (g.start_player if k % 2 == 0 else 3 - g.start_player)
+    assert set(counts) == {0, 1, 2}  # 0 to 2 stones, the empty board included
+    assert len({tuple(g.moves[:2]) for g in games if len(g.moves) >= 2}) > 1
+    again, _ = self_play_games(HashEvaluator(), (6, 6, 4), n_games=12, parallel=3, n_playout=8, c_puct=5.0,
+                               seed=3, root_search=root_search, opening_stones=2)
+    # seeded, whatever the parallelism
+    openings = [g.moves[:k] for g, k in zip(games, counts)]
+    assert [g.moves[:int(g.planes[0, :2].sum())] for g in again] == openings
+
+
+def test_opening_stones_that_do_not_fit_every_board_of_the_run_are_refused():
+    TrainConfig(width=6, height=6, n_in_row=4, opening_stones=2).validate()
+    with pytest.raises(ValueError, match="enough to win"):
+        TrainConfig(width=6, height=6, n_in_row=4, opening_stones=7).validate()
+    with pytest.raises(ValueError, match="does not fit"):  # a 4x4 board has 4 central cells
+        TrainConfig(width=9, height=9, n_in_row=4, arch="sizefree", sizes="4,9", opening_stones=4).validate()

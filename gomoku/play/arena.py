@@ -56,14 +56,13 @@ from gomoku import interrupt
 from gomoku.progress import advance_to, progress_bar
 from gomoku.game.board import Board
 from gomoku.game.gamefile import COLOUR_NAMES, GameRecord
-from gomoku.game.symmetry import symmetries
+from gomoku.game.openings import make_openings
 from gomoku.search.players import PlayerSpec, spec_text
 from gomoku.train.actors import MatchGame, make_actors
 from gomoku.util import atomic_write, board_size_arg, positive_int_arg, usable_cpus
 
 SUMMARY_FORMAT = "gomoku-zero-arena/1"
 Z_95 = 1.959963984540054  # the two-sided 95% quantile of the normal distribution
-OPENING_TRIES = 200  # draws per opening before a repeat (up to symmetry) is accepted
 
 
 class ArenaError(ValueError):
@@ -146,60 +145,6 @@ class Tally:
 
 
 # ----------------------------------------------------------------- openings
-def opening_area(width: int, height: int) -> list[int]:
-    """The central cells openings are drawn from: the board less a quarter on each side."""
-    margin_col, margin_row = width // 4, height // 4
-    return [row * width + col
-            for row in range(margin_row, height - margin_row)
-            for col in range(margin_col, width - margin_col)]
-
-
-def check_opening_stones(stones: int, width: int, height: int, n_in_row: int) -> None:
-    """Raises ArenaError unless ``stones`` opening stones fit and cannot end the game."""
-    area = len(opening_area(width, height))
-    if stones < 0:
-        raise ArenaError(f"--opening-stones must be 0 or more, got {stones}")
-    if stones >= area:
-        raise ArenaError(f"--opening-stones {stones} does not fit the {area} central cells of a "
-                         f"{width}x{height} board: use fewer than {area}")
-    if (stones + 1) // 2 >= n_in_row:
-        raise ArenaError(f"--opening-stones {stones} would give Black {(stones + 1) // 2} stones, "
-                         f"enough to win at {n_in_row} in a row: use at most {2 * (n_in_row - 1)}")
-
-
-def make_openings(n_openings: int, width: int, height: int, n_in_row: int, stones: int,
-                  rng: np.random.Generator) -> list[list[int]]:
-    """Random openings: ``stones`` distinct central cells each, Black's stones first, alternating.
-
-    An opening that is a symmetric image of an earlier one (the same Black and
-    White stones after a rotation or mirror) is drawn again, up to
-    ``OPENING_TRIES`` times; after that repeats are allowed, for small areas
-    that have few distinct openings.
-
-    Raises:
-        ArenaError: the stones do not fit or could already win.
-    """
-    check_opening_stones(stones, width, height, n_in_row)
-    area = np.asarray(opening_area(width, height))
-    perms = [sym.move_permutation(width, height) for sym in symmetries(width, height)]
-
-    def canonical(moves: np.ndarray) -> tuple:
-        # Black's and White's stones as sets, smallest over the symmetries.
-        return min((tuple(sorted(p[moves[0::2]])), tuple(sorted(p[moves[1::2]]))) for p in perms)
-
-    seen: set = set()
-    openings = []
-    for _ in range(n_openings):
-        for _ in range(OPENING_TRIES):
-            moves = rng.choice(area, size=stones, replace=False)
-            key = canonical(moves)
-            if key not in seen:
-                break
-        seen.add(key)
-        openings.append([int(m) for m in moves])
-    return openings
-
-
 # -------------------------------------------------------------------- setup
 def parse_player(text: str) -> PlayerSpec:
     """Reads a player spec for the arena (any AI player; a model player needs its path).

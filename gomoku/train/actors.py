@@ -132,6 +132,8 @@ class SelfPlaySettings:
     gumbel_m: int = 16
     gumbel_c_visit: float = 50.0
     gumbel_c_scale: float = 0.1
+    opening_stones: int = 0
+    """each game starts from 0 to this many random central stones (0: the empty board)"""
 
     def player_kwargs(self) -> dict:
         """The keyword arguments of each self-play player."""
@@ -291,7 +293,8 @@ class TaskRunner:
             held = self.streams.get(shape)
             if held is None or held.settings != s:
                 stream = SelfPlayStream(evaluator, s.board_shape, s.parallel, s.n_playout, s.c_puct,
-                                        task.seed, root_search=s.root_search, **s.player_kwargs())
+                                        task.seed, root_search=s.root_search, opening_stones=s.opening_stones,
+                                        **s.player_kwargs())
                 held = self.streams[shape] = _Stream(stream, s, version)
             elif held.version != version or held.stream.evaluator is not evaluator:
                 held.stream.set_evaluator(evaluator)

@@ -12,6 +12,7 @@ import ast
 import inspect
 from dataclasses import asdict, dataclass, fields, replace
 
+from gomoku.game.openings import check_opening_stones
 from gomoku.search.heuristic import check_level
 from gomoku.net.spec import NetSpec
 from gomoku.util import board_size_arg, usable_cpus
@@ -88,6 +89,8 @@ class TrainConfig:
     """Gumbel root search: c_visit of sigma(q) = (c_visit + max N) c_scale q (paper and mctx: 50)"""
     gumbel_c_scale: float = 0.1
     """Gumbel root search: c_scale of sigma(q) (paper: 1.0; DeepMind's mctx: 0.1)"""
+    opening_stones: int = 0
+    """self-play games start from 0 to this many random stones near the centre (each count as often; drawn like the arena's openings; placed, not searched, so no training position comes from them): the opening variety the arena and people play; 0: every game from the empty board"""
     value_mix: float = 0.0
     """value target mixing: z' = (1 - value_mix) z + value_mix Q_root for recorded positions (0: z)"""
     arch: str = "sizefree"
@@ -164,6 +167,7 @@ class TrainConfig:
         for width, height in sizes:
             if width < self.n_in_row or height < self.n_in_row:
                 raise ValueError(f"a {width}x{height} board in --sizes cannot hold {self.n_in_row} in a row")
+            check_opening_stones(self.opening_stones, width, height, self.n_in_row)
         if len(sizes) > 1 and self.arch != "sizefree":
             raise ValueError(f"--sizes {self.sizes} trains on {len(sizes)} board sizes: only a size-free "
                              f"net can (add --arch sizefree); arch {self.arch!r} is sized to one board")

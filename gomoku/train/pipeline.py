@@ -332,7 +332,7 @@ class TrainPipeline:
         settings = SelfPlaySettings((width, height, cfg.n_in_row), cfg.games_in_lockstep(self.model.device),
                                     cfg.n_playout, cfg.c_puct, cfg.dirichlet_alpha, cfg.noise_frac,
                                     cfg.explore_moves, cfg.p_full, cfg.n_fast, cfg.forced_k, cfg.root_search,
-                                    cfg.gumbel_m, cfg.gumbel_c_visit, cfg.gumbel_c_scale)
+                                    cfg.gumbel_m, cfg.gumbel_c_visit, cfg.gumbel_c_scale, cfg.opening_stones)
         self.actors.publish(self.model)
         return self.actors.start_self_play(cfg.games_per_iter, settings, seed, progress).result
 

@@ -8,6 +8,7 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 
 from gomoku.game.board import Board
+from gomoku.game.openings import make_openings
 from gomoku.search.gumbel import GumbelPlayer
 from gomoku.search.lockstep import FinishedGame, Lockstep, RunStats, _distinct, run_games
 from gomoku.search.mcts import MCTSPlayer
@@ -35,12 +36,17 @@ class SelfPlayStream:
         n_playout, c_puct: search settings.
         seed: base seed.
         root_search: 'puct' (``MCTSPlayer``, AlphaZero) or 'gumbel' (``GumbelPlayer``).
+        opening_stones: each game starts from 0 to this many random central stones,
+            as many of each count (drawn like the arena's openings, from game ``i``'s
+            own seed); they are placed, not searched, so no training position comes
+            from them. Games from the empty board keep teaching the first move.
         player_kwargs: passed to each player (noise, playout cap, forced playouts,
             Gumbel constants; ``c_puct`` goes to PUCT players only).
     """
 
     def __init__(self, evaluator, board_shape: Sequence[int], parallel: int, n_playout: int,
-                 c_puct: float, seed: int, root_search: str = "puct", **player_kwargs):
+                 c_puct: float, seed: int, root_search: str = "puct", opening_stones: int = 0,
+                 **player_kwargs):
         if root_search not in ROOT_SEARCHES:
             raise ValueError(f"root_search must be one of {', '.join(ROOT_SEARCHES)}, got {root_search!r}")
         self.evaluator = evaluator
@@ -54,7 +60,13 @@ class SelfPlayStream:
             else:
                 player = MCTSPlayer(self.evaluator, c_puct=c_puct, n_playout=n_playout, self_play=True,
                                     seed=seed + i, name="self-play", **player_kwargs)
-            return Board(width, height, n_in_row, start_player=1 + i % 2), {1: player, 2: player}
+            board = Board(width, height, n_in_row, start_player=1 + i % 2)
+            if opening_stones:
+                rng = np.random.default_rng([seed, i])  # apart from the players' seed + i streams
+                stones = int(rng.integers(opening_stones + 1))
+                for move in make_openings(1, width, height, n_in_row, stones, rng)[0]:
+                    board.do_move(move)
+            return board, {1: player, 2: player}
 
         self.lockstep = Lockstep(new_game, record=True)
         self._finished: dict[int, FinishedGame] = {}  # by index, until handed out
