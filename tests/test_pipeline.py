@@ -358,3 +358,41 @@ def test_evaluation_searches_with_eval_playouts_or_else_the_self_play_playouts(t
         assert pipeline.evaluate()["win_ratio"] == 0.0 and seen == [expected]
     with pytest.raises(ValueError, match="eval_playouts must not be negative"):
         tiny_config(eval_playouts=-1).validate()
+
+
+def test_evaluation_from_paired_openings_and_a_resume_that_changes_them(tmp_path):
+    from gomoku.game.openings import opening_area
+    from gomoku.train.actors import MatchGame
+
+    run = str(tmp_path / "run")
+    pipeline = TrainPipeline(tiny_config(eval_games=6, eval_opening_stones=2), run, log=lambda s: None)
+    seen = []
+
+    def match(a, b, geometry, openings, seed, **kwargs):
+        seen.append(openings)
+        return [MatchGame(i, o, [], 1, 1 if i % 2 == 0 else 2) for i, o in enumerate(openings)], None
+
+    pipeline.actors.match = match
+    record = pipeline.evaluate()
+    openings = seen[0]
+    # each opening twice in a row (A as Black, then as White), three different ones, central stones
+    assert len(openings) == 6 and all(openings[i] == openings[i + 1] for i in (0, 2, 4))
+    assert len({tuple(o) for o in openings}) == 3
+    assert all(len(o) == 2 and set(o) <= set(opening_area(6, 6)) for o in openings)
+    assert record["opening_stones"] == 2 and record["win_ratio"] == 0.5
+    pipeline.evaluate()
+    assert seen[1] != openings  # each evaluation draws its own
+
+    # From the empty board (the default) every game starts from no stones, as before.
+    plain = TrainPipeline(tiny_config(eval_games=3), str(tmp_path / "plain"), log=lambda s: None)
+    plain.actors.match = match
+    assert "opening_stones" not in plain.evaluate() and seen[-1] == [[], [], []]
+
+    # A resume that changes the openings keeps the ladder's rung but no best score.
+    pipeline.best_win_ratio = 0.5
+    pipeline.save_checkpoint()
+    assert TrainPipeline.resume(run, log=lambda s: None).best_win_ratio == 0.5
+    changed = TrainPipeline.resume(run, log=lambda s: None, eval_opening_stones=0)
+    assert changed.best_win_ratio == 0.0 and changed.pure_playouts == pipeline.pure_playouts
+    with pytest.raises(ValueError, match="enough to win"):
+        tiny_config(eval_opening_stones=7).validate()

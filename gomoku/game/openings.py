@@ -53,6 +53,8 @@ def make_openings(n_openings: int, width: int, height: int, n_in_row: int, stone
         OpeningError: the stones do not fit or could already win.
     """
     check_opening_stones(stones, width, height, n_in_row)
+    if stones == 0:
+        return [[] for _ in range(n_openings)]
     area = np.asarray(opening_area(width, height))
     perms = [sym.move_permutation(width, height) for sym in symmetries(width, height)]
 

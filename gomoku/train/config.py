@@ -54,6 +54,8 @@ class TrainConfig:
     """games per evaluation, colours alternating"""
     eval_playouts: int = 0
     """the net's PUCT playouts a move in evaluations; 0: n_playout (set it when self-play searches few, e.g. with --root-search gumbel)"""
+    eval_opening_stones: int = 0
+    """evaluation games start from openings of this many random central stones, each opening played twice with colours swapped, as in the arena: more distinct games against a deterministic opponent (0: every game from the empty board)"""
     pure_playout_start: int = 1000
     """pure MCTS playouts at the first evaluation"""
     pure_playout_step: int = 1000
@@ -167,7 +169,8 @@ class TrainConfig:
         for width, height in sizes:
             if width < self.n_in_row or height < self.n_in_row:
                 raise ValueError(f"a {width}x{height} board in --sizes cannot hold {self.n_in_row} in a row")
-            check_opening_stones(self.opening_stones, width, height, self.n_in_row)
+            for stones in (self.opening_stones, self.eval_opening_stones):
+                check_opening_stones(stones, width, height, self.n_in_row)
         if len(sizes) > 1 and self.arch != "sizefree":
             raise ValueError(f"--sizes {self.sizes} trains on {len(sizes)} board sizes: only a size-free "
                              f"net can (add --arch sizefree); arch {self.arch!r} is sized to one board")

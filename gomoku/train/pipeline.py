@@ -49,6 +49,7 @@ import numpy as np
 
 from gomoku import interrupt
 from gomoku.progress import advance_to, progress_bar
+from gomoku.game.openings import make_openings
 from gomoku.game.symmetry import augment
 from gomoku.net.device import device_report
 from gomoku.net.modelfile import BEST_MODEL, CURRENT_MODEL, find_model
@@ -174,6 +175,8 @@ class TrainPipeline:
             pipeline.heuristic_level = config.heuristic_level_start
             pipeline.pure_playouts = config.pure_playout_start
             pipeline.best_win_ratio = 0.0
+        if "eval_opening_stones" in changed:
+            pipeline.best_win_ratio = 0.0  # the same rung, measured from other openings
         return pipeline
 
     def checkpoint_state(self) -> dict:
@@ -381,6 +384,10 @@ class TrainPipeline:
         start = time.perf_counter()
         seed = int(self.rng.integers(2**31))
         opponent = self.eval_opponent()
+        geometry = (*self.largest_in_play(), cfg.n_in_row)
+        # Game i starts from opening i // 2, A as Black in even games: each opening with colours swapped.
+        openings = make_openings((cfg.eval_games + 1) // 2, *geometry, cfg.eval_opening_stones,
+                                 np.random.default_rng(seed))
         self.actors.publish(self.model)
         with progress_bar(cfg.eval_games, f"evaluation against {opponent}",
                           stream=self.progress_stream) as bar:
@@ -390,7 +397,7 @@ class TrainPipeline:
 
             games, _ = self.actors.match(
                 PlayerSpec("az", PUBLISHED, cfg.eval_playouts or cfg.n_playout), opponent,
-                (*self.largest_in_play(), cfg.n_in_row), [[] for _ in range(cfg.eval_games)], seed,
+                geometry, [openings[i // 2] for i in range(cfg.eval_games)], seed,
                 parallel=cfg.eval_games, c_puct=cfg.c_puct, device=self.model.device,
                 progress=on_progress if not bar.disable else None)
         points = [g.a_points for g in games]
@@ -403,6 +410,8 @@ class TrainPipeline:
             if self.best_win_ratio == 1.0:
                 self._climb_ladder()
         record = {"event": "evaluation", "iteration": self.iteration, "opponent": spec_text(opponent)}
+        if cfg.eval_opening_stones:
+            record["opening_stones"] = cfg.eval_opening_stones
         if opponent.kind == "pure":
             record["pure_playouts"] = opponent.playouts
         else:
