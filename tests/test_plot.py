@@ -179,3 +179,16 @@ def test_a_run_that_changed_its_yardstick_names_each_point_and_its_best_on_the_c
     assert [t.get_text() for t in ax.texts] == ["2000", "H0", "H0", "H0"]
     assert "H and the heuristic's level" in ax.get_legend().get_texts()[0].get_text()
     assert len(ax.lines) == 2  # the curve, and one line where the yardstick changed
+
+
+def test_evaluations_from_other_openings_are_another_yardstick(tmp_path):
+    path = tmp_path / "metrics.jsonl"
+    lines = [{"event": "iteration", "iteration": i, "loss": 3.0, "entropy": 2.0} for i in range(1, 7)]
+    lines += [{"event": "evaluation", "iteration": 2, "heuristic_level": 1, "win_ratio": 0.6},
+              {"event": "evaluation", "iteration": 4, "heuristic_level": 1, "win_ratio": 0.2, "opening_stones": 2},
+              {"event": "evaluation", "iteration": 6, "heuristic_level": 1, "win_ratio": 0.4, "opening_stones": 2}]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    metrics = read_metrics(str(path))
+    assert "best 0.40 against heuristic 1" in plot._subtitle(metrics)  # not the empty board's 0.60
+    ax = plot.render(metrics, (900, 600), None).axes[1]
+    assert len(ax.lines) == 2  # the curve, and one line where the openings changed

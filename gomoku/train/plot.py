@@ -239,9 +239,9 @@ def _draw_win_ratio(ax, evaluations: Sequence[dict], ratios) -> None:
         rung = _rung(record)
         if not isinstance(record.get("win_ratio"), (int, float)) or rung is None:
             continue
-        if previous is not None and (_kind(record), rung) != previous:
+        if previous is not None and _yardstick(record) + (rung,) != previous:
             ax.axvline(record["iteration"], color=PURE, linestyle="--", linewidth=1)
-        previous = (_kind(record), rung)
+        previous = _yardstick(record) + (rung,)
         text = f"H{rung}" if mixed and _kind(record) == "heuristic" else f"{rung}"
         ax.annotate(text, (record["iteration"], record["win_ratio"]), textcoords="offset points",
                     xytext=(0, 6), ha="center", fontsize=7, color=PURE)
@@ -256,6 +256,11 @@ def _rung(record: dict):
 def _kind(record: dict) -> str:
     """Which yardstick an evaluation record used: 'heuristic' or 'pure'."""
     return "heuristic" if "heuristic_level" in record else "pure"
+
+
+def _yardstick(record: dict) -> tuple:
+    """The opponent's kind and the evaluation's opening stones: scores compare only within one."""
+    return _kind(record), record.get("opening_stones", 0)
 
 
 def _opponent_name(evaluations: Sequence[dict]) -> str:
@@ -274,8 +279,8 @@ def _subtitle(metrics: Metrics) -> str:
         if isinstance(last.get("wall_s"), (int, float)):
             parts.append(_duration(last["wall_s"]))
     if metrics.evaluations:
-        # the best on the yardstick the run uses now: rungs of two yardsticks do not compare
-        current = [r for r in metrics.evaluations if _kind(r) == _kind(metrics.evaluations[-1])]
+        # the best on the yardstick the run uses now (opponent and openings): others do not compare
+        current = [r for r in metrics.evaluations if _yardstick(r) == _yardstick(metrics.evaluations[-1])]
         best = max(current, key=lambda r: (_rung(r) or 0, r.get("win_ratio") or 0))
         count = len(metrics.evaluations)
         opponent = "heuristic" if _kind(best) == "heuristic" else "pure MCTS"
