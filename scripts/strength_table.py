@@ -30,8 +30,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 warnings.filterwarnings("ignore")
 
 from gomoku import interrupt  # noqa: E402
-from gomoku.play.arena import ArenaSettings, run_arena  # noqa: E402
-from gomoku.search.heuristic import LEVELS  # noqa: E402
+from gomoku.play.arena import ArenaSettings, parse_player, run_arena  # noqa: E402
+from gomoku.search.heuristic import LEVELS, check_level  # noqa: E402
 from gomoku.util import atomic_write, board_size_arg, positive_int_arg, usable_cpus  # noqa: E402
 
 TABLE_FORMAT = "gomoku-strength-table/1"
@@ -42,10 +42,14 @@ def level_list(text: str) -> list[int]:
     try:
         levels = [int(part) for part in text.split(",") if part.strip()]
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected levels like 0,1,2, got {text!r}") from None
-    bad = [level for level in levels if level not in LEVELS]
-    if bad or not levels:
-        raise argparse.ArgumentTypeError(f"levels are {LEVELS[0]} to {LEVELS[-1]}, got {text!r}")
+        levels = []
+    if not levels:
+        raise argparse.ArgumentTypeError(f"expected levels like 0,1,2, got {text!r}")
+    for level in levels:
+        try:
+            check_level(level, "--levels")
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
     return levels
 
 
@@ -72,11 +76,11 @@ def arena_command(a: str, b: str, args: argparse.Namespace) -> str:
 def file_digest(spec: str) -> str:
     """The SHA-256 of an ``az:MODEL[:PLAYOUTS]`` spec's model file ('' for other players), so a
     saved row is not taken for a new model shipped under the same name."""
-    if not spec.startswith("az:"):
+    player = parse_player(spec)
+    if player.kind != "az":
         return ""
-    path = spec[3:].rsplit(":", 1)[0]
     try:
-        with open(path, "rb") as f:
+        with open(player.model, "rb") as f:
             return hashlib.sha256(f.read()).hexdigest()
     except OSError:
         return ""  # the arena reports the missing file
@@ -153,15 +157,16 @@ def main(argv=None) -> int:
     try:
         with interrupt.deferred():  # Ctrl-C stops between moves; the rows saved so far stay
             for a, b in plan_rows(args):
-                digests = {"a_sha256": file_digest(a), "b_sha256": file_digest(b)}
-                key = (a, b, digests["a_sha256"], digests["b_sha256"], args.games, args.seed, args.size)
                 command = arena_command(a, b, args)
+                planned = dict(a_spec=a, b_spec=b, a_sha256=file_digest(a), b_sha256=file_digest(b),
+                               games=args.games, seed=args.seed, size=size, command=command)
+                key = row_key(planned)
                 if key in done:
                     print(f"{format_row(done[key])}  (saved)\n  {command}", flush=True)
                     continue
                 settings = ArenaSettings(a, b, args.games, args.size, None, seed=args.seed, workers=args.workers)
                 result = run_arena(settings, progress_stream=io.StringIO())
-                row = dict(result.summary(), a_spec=a, b_spec=b, size=size, command=command, **digests)
+                row = {**result.summary(), **planned}
                 table["rows"].append(row)
                 done[key] = row
                 if args.json:

@@ -73,3 +73,11 @@ def make_openings(n_openings: int, width: int, height: int, n_in_row: int, stone
         seen.add(key)
         openings.append([int(m) for m in moves])
     return openings
+
+
+def paired_openings(n_games: int, width: int, height: int, n_in_row: int, stones: int,
+                    rng: np.random.Generator) -> list[list[int]]:
+    """The opening of each of ``n_games`` games: game ``i`` starts from opening ``i // 2``,
+    so that each opening is played twice (the players swap colours between the two)."""
+    openings = make_openings((n_games + 1) // 2, width, height, n_in_row, stones, rng)
+    return [openings[i // 2] for i in range(n_games)]

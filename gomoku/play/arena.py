@@ -56,7 +56,7 @@ from gomoku import interrupt
 from gomoku.progress import advance_to, progress_bar
 from gomoku.game.board import Board
 from gomoku.game.gamefile import COLOUR_NAMES, GameRecord
-from gomoku.game.openings import make_openings
+from gomoku.game.openings import paired_openings
 from gomoku.search.players import PlayerSpec, spec_text
 from gomoku.train.actors import MatchGame, make_actors
 from gomoku.util import atomic_write, board_size_arg, positive_int_arg, usable_cpus
@@ -353,8 +353,7 @@ def run_arena(settings: ArenaSettings, log: Optional[Callable[[str], None]] = No
     spec_a, spec_b = parse_player(settings.a), parse_player(settings.b)
     geometry = resolve_geometry([spec_a, spec_b], settings.size, settings.n_in_row)
     rng = np.random.default_rng(settings.seed)
-    openings = make_openings((settings.games + 1) // 2, *geometry, settings.opening_stones, rng)
-    per_game = [openings[i // 2] for i in range(settings.games)]
+    per_game = paired_openings(settings.games, *geometry, settings.opening_stones, rng)
 
     workers = min(settings.workers, settings.games)
     if log is not None:

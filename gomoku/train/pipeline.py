@@ -49,7 +49,7 @@ import numpy as np
 
 from gomoku import interrupt
 from gomoku.progress import advance_to, progress_bar
-from gomoku.game.openings import make_openings
+from gomoku.game.openings import paired_openings
 from gomoku.game.symmetry import augment
 from gomoku.net.device import device_report
 from gomoku.net.modelfile import BEST_MODEL, CURRENT_MODEL, find_model
@@ -385,9 +385,8 @@ class TrainPipeline:
         seed = int(self.rng.integers(2**31))
         opponent = self.eval_opponent()
         geometry = (*self.largest_in_play(), cfg.n_in_row)
-        # Game i starts from opening i // 2, A as Black in even games: each opening with colours swapped.
-        openings = make_openings((cfg.eval_games + 1) // 2, *geometry, cfg.eval_opening_stones,
-                                 np.random.default_rng(seed))
+        # A plays Black in even games, so each opening is played with colours swapped.
+        openings = paired_openings(cfg.eval_games, *geometry, cfg.eval_opening_stones, np.random.default_rng(seed))
         self.actors.publish(self.model)
         with progress_bar(cfg.eval_games, f"evaluation against {opponent}",
                           stream=self.progress_stream) as bar:
@@ -397,7 +396,7 @@ class TrainPipeline:
 
             games, _ = self.actors.match(
                 PlayerSpec("az", PUBLISHED, cfg.eval_playouts or cfg.n_playout), opponent,
-                geometry, [openings[i // 2] for i in range(cfg.eval_games)], seed,
+                geometry, openings, seed,
                 parallel=cfg.eval_games, c_puct=cfg.c_puct, device=self.model.device,
                 progress=on_progress if not bar.disable else None)
         points = [g.a_points for g in games]

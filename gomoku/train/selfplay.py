@@ -39,7 +39,7 @@ class SelfPlayStream:
         opening_stones: each game starts from 0 to this many random central stones,
             as many of each count (drawn like the arena's openings, from game ``i``'s
             own seed); they are placed, not searched, so no training position comes
-            from them. Games from the empty board keep teaching the first move.
+            from them. Games from the empty board keep the first move in the data.
         player_kwargs: passed to each player (noise, playout cap, forced playouts,
             Gumbel constants; ``c_puct`` goes to PUCT players only).
     """
