@@ -239,6 +239,7 @@ def test_root_value_is_the_visit_weighted_mean():
     (dict(p_full=0.0), "p_full"), (dict(value_mix=-0.1), "value_mix"), (dict(n_fast=0), "n_fast"),
     (dict(root_search="alpha"), "root_search"), (dict(root_search="gumbel", forced_k=2.0), "forced_k"),
     (dict(gumbel_c_scale=0.0), "gumbel_c_scale"), (dict(p_full=0.5, n_playout=50, n_fast=100), "n_fast"),
+    (dict(win_check=2), "win_check"),
 ])
 def test_config_rejects_bad_option_values(bad, message):
     with pytest.raises(ValueError, match=message):
@@ -248,13 +249,14 @@ def test_config_rejects_bad_option_values(bad, message):
 # ------------------------------------------------------------ through the pipeline
 @pytest.mark.parametrize("options", [
     dict(p_full=0.5, n_fast=4, forced_k=2.0, value_mix=0.3),
-    dict(root_search="gumbel", n_playout=4, p_full=0.5, n_fast=2, opening_stones=2),
+    dict(root_search="gumbel", n_playout=4, p_full=0.5, n_fast=2, opening_stones=2, win_check=1),
+    dict(p_full=0.5, n_fast=4, win_check=1, check_freq=3),  # and an evaluation with it
 ])
 def test_pipeline_iterations_with_the_options(tmp_path, options):
     from gomoku.train.pipeline import TrainPipeline
     from tests.test_pipeline import tiny_config
 
-    pipeline = TrainPipeline(tiny_config(batch_size=16, check_freq=100, **options), str(tmp_path))
+    pipeline = TrainPipeline(tiny_config(**{"batch_size": 16, "check_freq": 100, **options}), str(tmp_path))
     records = [pipeline.run_iteration() for _ in range(3)]
     for record in records:
         # the episode length counts every move; only the full searches' positions are recorded

@@ -59,6 +59,19 @@ def _rays(width: int, height: int, n_in_row: int) -> tuple:
     return tuple(rays)
 
 
+@lru_cache(maxsize=None)
+def _windows(width: int, height: int, n_in_row: int) -> np.ndarray:
+    """Every run of ``n_in_row`` cells in a line, as rows of cell indices ``(count, n_in_row)``."""
+    windows = []
+    for row in range(height):
+        for col in range(width):
+            for d_row, d_col in DIRECTIONS:
+                end_row, end_col = row + (n_in_row - 1) * d_row, col + (n_in_row - 1) * d_col
+                if 0 <= end_row < height and 0 <= end_col < width:
+                    windows.append([(row + k * d_row) * width + col + k * d_col for k in range(n_in_row)])
+    return np.array(windows, dtype=np.intp).reshape(-1, n_in_row)
+
+
 class Board:
     """A Gomoku position and its history.
 
@@ -136,6 +149,20 @@ class Board:
         """The legal moves that give the player to move ``n_in_row`` at once, in increasing order."""
         player = self.current_player
         return [m for m in self.legal_moves() if self._line_length(m, player) >= self.n_in_row]
+
+    def can_win_now(self) -> bool:
+        """Whether the player to move has a move that wins at once (``winning_moves`` is not empty).
+
+        One vectorised pass over every line of ``n_in_row`` cells: some line holds
+        ``n_in_row - 1`` of the player's stones and one empty cell. Cheap enough to
+        ask at every new node of a search.
+        """
+        if self.winner is not None or len(self.history) < 2 * self.n_in_row - 3:
+            return False
+        windows = self.stones()[_windows(self.width, self.height, self.n_in_row)]
+        own = (windows == self.current_player).sum(axis=1)
+        empty = (windows == 0).sum(axis=1)
+        return bool(np.any((own == self.n_in_row - 1) & (empty == 1)))
 
     def legal_mask(self) -> np.ndarray:
         """Boolean mask over all ``size`` moves, True where a move is legal."""

@@ -47,7 +47,7 @@ import math
 import sys
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import IO, Callable, Optional, Sequence
 
 import numpy as np
@@ -57,6 +57,7 @@ from gomoku.progress import advance_to, progress_bar
 from gomoku.game.board import Board
 from gomoku.game.gamefile import COLOUR_NAMES, GameRecord
 from gomoku.game.openings import paired_openings
+from gomoku.search.mcts import check_search_options
 from gomoku.search.players import PlayerSpec, spec_text
 from gomoku.train.actors import MatchGame, make_actors
 from gomoku.util import atomic_write, board_size_arg, positive_int_arg, usable_cpus
@@ -146,6 +147,11 @@ class Tally:
 
 # ----------------------------------------------------------------- openings
 # -------------------------------------------------------------------- setup
+def with_search(spec: PlayerSpec, fpu: Optional[float], win_check: bool) -> PlayerSpec:
+    """An az spec with these search options; any other spec as it is (they have no PUCT search)."""
+    return replace(spec, fpu=fpu, win_check=win_check) if spec.kind == "az" else spec
+
+
 def parse_player(text: str) -> PlayerSpec:
     """Reads a player spec for the arena (any AI player; a model player needs its path).
 
@@ -236,6 +242,10 @@ class ArenaSettings:
     """exploration constant of the searches"""
     device: str = "auto"
     """where models run: cpu, gpu or auto"""
+    fpu: Optional[float] = None
+    """first-play urgency of the az players' searches (see ``mcts.MCTS``; None: the reference 0)"""
+    win_check: bool = False
+    """the az players' searches know a node whose player to move can complete a line is won"""
 
 
 @dataclass
@@ -282,6 +292,8 @@ class ArenaResult:
             "board": {"width": width, "height": height, "n_in_row": n_in_row},
             "games": total.games,
             "opening_stones": self.settings.opening_stones,
+            "fpu": self.settings.fpu,
+            "win_check": self.settings.win_check,
             "seed": self.settings.seed,
             "workers": self.workers,
             "a_as_black": self.as_black.to_json(),
@@ -350,7 +362,12 @@ def run_arena(settings: ArenaSettings, log: Optional[Callable[[str], None]] = No
         raise ArenaError(f"--games must be at least 1, got {settings.games}")
     if settings.workers < 1 or settings.parallel < 1:
         raise ArenaError("--workers and --parallel must be at least 1")
-    spec_a, spec_b = parse_player(settings.a), parse_player(settings.b)
+    try:
+        check_search_options(settings.fpu, settings.win_check)
+    except ValueError as exc:
+        raise ArenaError(str(exc)) from None
+    spec_a, spec_b = (with_search(parse_player(text), settings.fpu, settings.win_check)
+                      for text in (settings.a, settings.b))
     geometry = resolve_geometry([spec_a, spec_b], settings.size, settings.n_in_row)
     rng = np.random.default_rng(settings.seed)
     per_game = paired_openings(settings.games, *geometry, settings.opening_stones, rng)
@@ -449,6 +466,13 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--n-in-row", type=positive_int_arg, metavar="N",
                         help="stones in a row that win, when no model plays (default: 5)")
     parser.add_argument("--c-puct", type=float, default=5.0, help="exploration constant (default: 5)")
+    parser.add_argument("--fpu", type=float, metavar="R",
+                        help="first-play urgency of the az players' searches: an unvisited move counts "
+                             "as its position's mean value less R * sqrt(prior of the visited moves) "
+                             "(Leela Zero, KataGo; 0.25 is usual) instead of 0 (default: 0, the reference)")
+    parser.add_argument("--win-check", action="store_true",
+                        help="the az players' searches treat a position whose player to move can "
+                             "complete a line as won, without asking the net")
     parser.add_argument("--device", choices=("cpu", "gpu", "auto"), default="auto",
                         help="where models run (default: the GPU if Paddle has one)")
     parser.add_argument("--out", metavar="PATH", help="write the games here, one JSON object a line")
@@ -461,7 +485,8 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     warnings.filterwarnings("ignore", module="paddle")  # build-tool noise on import
     settings = ArenaSettings(args.a, args.b, args.games, args.size, args.n_in_row, args.opening_stones,
-                             args.seed, args.workers, args.parallel, args.c_puct, args.device)
+                             args.seed, args.workers, args.parallel, args.c_puct, args.device,
+                             args.fpu, args.win_check)
 
     def log(line: str) -> None:
         if not args.quiet:

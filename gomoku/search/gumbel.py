@@ -100,10 +100,11 @@ class GumbelTree(MCTS):
 
     Args:
         c_visit, c_scale: the constants of ``sigma``.
+        win_check: see ``mcts.MCTS``.
     """
 
-    def __init__(self, c_visit: float = C_VISIT, c_scale: float = C_SCALE):
-        super().__init__()
+    def __init__(self, c_visit: float = C_VISIT, c_scale: float = C_SCALE, win_check: bool = False):
+        super().__init__(win_check=win_check)
         self.c_visit = float(c_visit)
         self.c_scale = float(c_scale)
         self.root_choice: Optional[int] = None  # the root child the next descent takes
@@ -147,13 +148,15 @@ class GumbelPlayer:
         m_max: at most this many root moves are sampled (paper: 16).
         c_visit, c_scale: the constants of ``sigma`` (paper: 50 and 1; mctx: 50 and 0.1).
         p_full, n_fast: playout cap randomisation.
+        win_check: a new node whose player to move can complete a line is a known win (see ``mcts.MCTS``).
         seed: seeds the Gumbel draws.
         name: shown in logs.
     """
 
     def __init__(self, evaluator: Evaluator, n_playout: int = 16, m_max: int = M_MAX,
                  c_visit: float = C_VISIT, c_scale: float = C_SCALE, p_full: float = 1.0,
-                 n_fast: int = 4, seed: Optional[int] = None, name: str = "Gumbel"):
+                 n_fast: int = 4, win_check: bool = False, seed: Optional[int] = None,
+                 name: str = "Gumbel"):
         if n_playout < 1 or n_fast < 1 or m_max < 1:
             raise ValueError(f"n_playout, n_fast and m_max must be at least 1, got "
                              f"{n_playout}, {n_fast} and {m_max}")
@@ -167,7 +170,7 @@ class GumbelPlayer:
         self.n_fast = int(n_fast)
         self.m_max = int(m_max)
         self.p_full = float(p_full)
-        self.tree = GumbelTree(c_visit, c_scale)
+        self.tree = GumbelTree(c_visit, c_scale, win_check)
         self.rng = np.random.default_rng(seed)
         self.name = name
         self.playouts_run = 0

@@ -51,7 +51,7 @@ class TreeNode:
     when the node was expanded); child nodes are created on their first visit.
     """
 
-    __slots__ = ("moves", "child_P", "child_N", "child_Q", "children", "N")
+    __slots__ = ("moves", "child_P", "child_N", "child_Q", "children", "N", "value")
 
     def __init__(self):
         self.moves: Optional[np.ndarray] = None
@@ -60,13 +60,15 @@ class TreeNode:
         self.child_Q: Optional[np.ndarray] = None
         self.children: dict[int, TreeNode] = {}
         self.N = 0
+        self.value = 0.0  # the evaluator's value for the player to move here, set on expansion
 
     @property
     def expanded(self) -> bool:
         return self.moves is not None
 
-    def expand(self, moves: np.ndarray, priors: np.ndarray) -> None:
-        """Creates the edges for ``moves`` with priors renormalised over them."""
+    def expand(self, moves: np.ndarray, priors: np.ndarray, value: float = 0.0) -> None:
+        """Creates the edges for ``moves`` with priors renormalised over them; keeps ``value``."""
+        self.value = float(value)
         p = priors[moves].astype(np.float64)
         total = p.sum()
         self.child_P = p / total if total > 0 else np.full(len(moves), 1.0 / len(moves))
@@ -74,14 +76,21 @@ class TreeNode:
         self.child_N = np.zeros(len(moves))
         self.child_Q = np.zeros(len(moves))
 
-    def select(self, c_puct: float) -> int:
+    def select(self, c_puct: float, fpu: Optional[float] = None) -> int:
         """Index of the child maximising Q + U."""
-        return int(self.puct(c_puct).argmax())
+        return int(self.puct(c_puct, fpu).argmax())
 
-    def puct(self, c_puct: float) -> np.ndarray:
-        """``Q + U`` of every child."""
+    def puct(self, c_puct: float, fpu: Optional[float] = None) -> np.ndarray:
+        """``Q + U`` of every child; unvisited ones count as 0, or as ``MCTS`` says with ``fpu``."""
         scale = c_puct * math.sqrt(self.N)
-        return self.child_Q + scale * self.child_P / (1.0 + self.child_N)
+        q = self.child_Q
+        if fpu is not None:
+            unvisited = self.child_N == 0
+            if unvisited.any():
+                visited_p = float(self.child_P[~unvisited].sum())
+                mean = (self.value + float(self.child_N @ q)) / (1.0 + float(self.child_N.sum()))
+                q = np.where(unvisited, mean - fpu * math.sqrt(visited_p), q)
+        return q + scale * self.child_P / (1.0 + self.child_N)
 
     def best_index(self) -> int:
         """Index of the most visited child; among equally visited ones, the highest Q.
@@ -109,6 +118,15 @@ class Leaf:
     value: Optional[float]  # for the player to move at the leaf; None if it needs evaluating
 
 
+def check_search_options(fpu: Optional[float], win_check: bool) -> None:
+    """Raises ValueError unless ``fpu`` is None or a finite number >= 0 and ``win_check`` a bool."""
+    if fpu is not None and (isinstance(fpu, bool) or not isinstance(fpu, (int, float))
+                            or not math.isfinite(fpu) or fpu < 0):
+        raise ValueError(f"fpu must be a number of at least 0 (or None for the reference 0 value), got {fpu!r}")
+    if not isinstance(win_check, bool):
+        raise ValueError(f"win_check must be True or False, got {win_check!r}")
+
+
 class MCTS:
     """One search tree over one game.
 
@@ -119,14 +137,34 @@ class MCTS:
     first ones looked bad. ``pruned_counts`` takes those visits back out of the
     policy target. ``forced_k = 0`` is the plain AlphaZero search.
 
+    Two options sharpen the search where the prior is wrong; both off is the
+    reference search of the SPEC:
+
+    * ``fpu`` (first-play urgency, as in Leela Zero and KataGo): an unvisited
+      child counts with its node's mean value (its own evaluation and its
+      children's backed-up values) less ``fpu * sqrt(P of the visited
+      children)``, instead of 0. With 0, a side that is behind tries every
+      legal move once, however small its prior, before it looks again at the
+      moves that matter.
+    * ``win_check``: a new node whose player to move can complete a line at once
+      is a known win, like a finished game one move later (the evaluator is not
+      asked). Any move that leaves the opponent such a line then gets the value
+      -1 on its first visit, however the net judged it.
+
     Args:
         c_puct: exploration constant.
         forced_k: the forced-playout constant ``k`` (KataGo: 2); 0 turns them off.
+        fpu: the first-play-urgency reduction; None: unvisited children count as 0.
+        win_check: treat a node whose player to move can win at once as won.
     """
 
-    def __init__(self, c_puct: float = 5.0, forced_k: float = 0.0):
+    def __init__(self, c_puct: float = 5.0, forced_k: float = 0.0, fpu: Optional[float] = None,
+                 win_check: bool = False):
+        check_search_options(fpu, win_check)
         self.c_puct = float(c_puct)
         self.forced_k = float(forced_k)
+        self.fpu = None if fpu is None else float(fpu)
+        self.win_check = bool(win_check)
         self.root = TreeNode()
 
     def playout(self, board: Board, evaluator: Evaluator) -> None:
@@ -147,6 +185,9 @@ class MCTS:
                 # The last mover made the game end: a win for them, so a loss for the player to move.
                 return Leaf(node, path, 0.0 if board.winner == 0 else -1.0)
             if node.moves is None:
+                if self.win_check and path and (node.N > 0 or board.can_win_now()):
+                    # The player to move completes a line next move: a known win, no net needed.
+                    return Leaf(node, path, 1.0)
                 return Leaf(node, path, None)
             index = self.select_index(node)
             board.play(int(node.moves[index]))
@@ -158,8 +199,8 @@ class MCTS:
         if self.forced_k > 0 and node is self.root:
             forced = node.child_N < np.sqrt(self.forced_k * node.child_P * node.child_N.sum())
             if forced.any():
-                return int(np.where(forced, node.puct(self.c_puct), -np.inf).argmax())
-        return node.select(self.c_puct)
+                return int(np.where(forced, node.puct(self.c_puct, self.fpu), -np.inf).argmax())
+        return node.select(self.c_puct, self.fpu)
 
     def backup(self, leaf: Leaf, board: Board, priors: Optional[np.ndarray], value: float) -> None:
         """Expands the leaf (if ``priors`` is given), backs ``value`` up, and restores the board.
@@ -172,7 +213,7 @@ class MCTS:
         """
         node = leaf.node
         if priors is not None and not node.expanded:
-            node.expand(np.flatnonzero(board.stones() == 0), priors)
+            node.expand(np.flatnonzero(board.stones() == 0), priors, value)
         node.N += 1
         value = -float(value)  # for the player who moved into the leaf
         for parent, index in reversed(leaf.path):
@@ -222,7 +263,7 @@ class MCTS:
         root = self.root
         visits = root.child_N
         best = root.best_index()
-        best_value = root.puct(self.c_puct)[best]
+        best_value = root.puct(self.c_puct, self.fpu)[best]
         scale = self.c_puct * math.sqrt(root.N)  # of TreeNode.puct, solved for the count below
         forced = np.sqrt(k * root.child_P * visits.sum())
         gap = best_value - root.child_Q
@@ -314,6 +355,7 @@ class MCTSPlayer:
         p_full: playout cap randomisation: the chance of a full search (1: every move).
         n_fast: playouts of a fast search.
         forced_k: forced playouts and pruning of the policy target in full searches (0: off).
+        fpu, win_check: see ``MCTS`` (None and False: the reference search).
         seed: seeds the player's own random generator.
         name: shown in UIs and logs.
     """
@@ -322,6 +364,7 @@ class MCTSPlayer:
                  self_play: bool = False, temperature: float = 1.0, dirichlet_alpha: float = 0.3,
                  noise_frac: float = 0.25, explore_moves: int = 0, reuse_tree: Optional[bool] = None,
                  p_full: float = 1.0, n_fast: int = 100, forced_k: float = 0.0,
+                 fpu: Optional[float] = None, win_check: bool = False,
                  seed: Optional[int] = None, name: str = "MCTS"):
         if n_playout < 1 or n_fast < 1:
             raise ValueError(f"n_playout and n_fast must be at least 1, got {n_playout} and {n_fast}")
@@ -331,7 +374,7 @@ class MCTSPlayer:
             raise ValueError(f"forced_k must not be negative, got {forced_k}")
         self.evaluator = evaluator
         self.n_playout = int(n_playout)
-        self.mcts = MCTS(c_puct)
+        self.mcts = MCTS(c_puct, fpu=fpu, win_check=win_check)
         self.self_play = self_play
         self.temperature = temperature if self_play else 1e-3
         self.dirichlet_alpha = dirichlet_alpha

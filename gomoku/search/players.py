@@ -86,6 +86,9 @@ class PlayerSpec:
     model: Optional[str] = None
     playouts: Optional[int] = None
     level: Optional[int] = None  # the heuristic's strength
+    # Search options of an 'az' player (see mcts.MCTS); not part of the text form, set by flags.
+    fpu: Optional[float] = None
+    win_check: bool = False
 
     @classmethod
     def parse(cls, text: str, default_model: Optional[str] = None,
@@ -125,7 +128,8 @@ class PlayerSpec:
         if self.kind == "pure":
             return f"pure MCTS {self.playouts}"
         if self.kind == "az":
-            return f"AlphaZero {self.playouts}"
+            options = ([] if self.fpu is None else [f"fpu {self.fpu:g}"]) + (["win check"] if self.win_check else [])
+            return f"AlphaZero {self.playouts}" + (f" ({', '.join(options)})" if options else "")
         if self.kind == "policy":
             return "policy net"
         if self.kind == "heuristic":
@@ -187,7 +191,8 @@ def make_player(spec: PlayerSpec, board: Board, c_puct: float = 5.0, seed: Optio
     evaluator = models[spec.model]
     if spec.kind == "policy":
         return PolicyPlayer(evaluator, name=str(spec))
-    return MCTSPlayer(evaluator, c_puct=c_puct, n_playout=spec.playouts, seed=seed, name=str(spec))
+    return MCTSPlayer(evaluator, c_puct=c_puct, n_playout=spec.playouts, fpu=spec.fpu,
+                      win_check=spec.win_check, seed=seed, name=str(spec))
 
 
 def spec_text(spec: PlayerSpec) -> str:

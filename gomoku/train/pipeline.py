@@ -335,7 +335,8 @@ class TrainPipeline:
         settings = SelfPlaySettings((width, height, cfg.n_in_row), cfg.games_in_lockstep(self.model.device),
                                     cfg.n_playout, cfg.c_puct, cfg.dirichlet_alpha, cfg.noise_frac,
                                     cfg.explore_moves, cfg.p_full, cfg.n_fast, cfg.forced_k, cfg.root_search,
-                                    cfg.gumbel_m, cfg.gumbel_c_visit, cfg.gumbel_c_scale, cfg.opening_stones)
+                                    cfg.gumbel_m, cfg.gumbel_c_visit, cfg.gumbel_c_scale, cfg.opening_stones,
+                                    bool(cfg.win_check))
         self.actors.publish(self.model)
         return self.actors.start_self_play(cfg.games_per_iter, settings, seed, progress).result
 
@@ -395,7 +396,8 @@ class TrainPipeline:
                 advance_to(bar, progress.games)
 
             games, _ = self.actors.match(
-                PlayerSpec("az", PUBLISHED, cfg.eval_playouts or cfg.n_playout), opponent,
+                PlayerSpec("az", PUBLISHED, cfg.eval_playouts or cfg.n_playout, win_check=bool(cfg.win_check)),
+                opponent,
                 geometry, openings, seed,
                 parallel=cfg.eval_games, c_puct=cfg.c_puct, device=self.model.device,
                 progress=on_progress if not bar.disable else None)

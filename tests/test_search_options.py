@@ -1,0 +1,143 @@
+"""Search options beyond the reference PUCT search: first-play urgency and the win check."""
+
+import numpy as np
+import pytest
+
+from gomoku.game.board import Board
+from gomoku.search.gumbel import GumbelPlayer
+from gomoku.search.mcts import MCTS, MCTSPlayer, check_search_options
+from tests.boards import load_board
+
+
+@pytest.mark.parametrize("width, height, n_in_row", [(9, 9, 5), (6, 6, 4), (7, 5, 3)])
+def test_can_win_now_agrees_with_winning_moves(width, height, n_in_row):
+    rng = np.random.default_rng(width * height + n_in_row)
+    seen = {True: 0, False: 0}
+    for _ in range(60):
+        board = Board(width, height, n_in_row)
+        while not board.game_over:
+            expected = bool(board.winning_moves())
+            assert board.can_win_now() == expected
+            seen[expected] += 1
+            board.play(int(rng.choice(board.legal_moves())))
+        assert not board.can_win_now()  # nobody moves once the game is over
+    assert seen[True] > 20 and seen[False] > 20
+
+
+# Black (X) has four on the fifth row, blocked on the left: only g5 stops five. White (O) to move.
+FOUR = """
+    ........O
+    .........
+    .........
+    .........
+    .OXXXX...
+    .........
+    .........
+    .........
+    O........
+"""
+BLOCK, DECOY = "g5", "a9"
+
+
+class DecoyEvaluator:
+    """A net that likes one far-away move and sees nothing: value 0 everywhere.
+
+    It counts the positions it was asked about in which the player to move could
+    complete a line at once.
+    """
+
+    def __init__(self, decoy: int):
+        self.decoy = decoy
+        self.asked_about_wins = 0
+
+    def evaluate(self, boards):
+        priors = np.full((len(boards), boards[0].size), 0.1 / boards[0].size)
+        priors[:, self.decoy] += 0.9
+        self.asked_about_wins += sum(b.can_win_now() for b in boards)
+        return priors, np.zeros(len(boards))
+
+
+class FavouriteTwo:
+    """Priors 0.45 on each of ``moves``, the rest spread evenly; the player to move is always +0.5 ahead."""
+
+    def __init__(self, moves):
+        self.moves = moves
+
+    def evaluate(self, boards):
+        priors = np.full((len(boards), boards[0].size), 0.1 / boards[0].size)
+        priors[:, self.moves] += 0.45
+        return priors, np.full(len(boards), 0.5)
+
+
+def four_to_block():
+    board = load_board(FOUR)
+    assert board.current_player == 2 and board.winning_moves() == []
+    return board
+
+
+def test_win_check_values_a_won_position_without_the_net_and_finds_the_block():
+    board = four_to_block()
+    decoy = board.parse_move(DECOY)
+    # The reference search asks the net about the decoy's reply position, where Black has five.
+    evaluator = DecoyEvaluator(decoy)
+    MCTSPlayer(evaluator, n_playout=200, seed=0).get_action(board.copy())
+    assert evaluator.asked_about_wins > 0
+    evaluator = DecoyEvaluator(decoy)
+    player = MCTSPlayer(evaluator, n_playout=400, seed=0, win_check=True)
+    move = player.get_action(board.copy())
+    assert evaluator.asked_about_wins == 0
+    assert board.move_to_label(move) == BLOCK
+    root = player.mcts.root
+    decoy_index = int(np.flatnonzero(root.moves == decoy)[0])
+    assert root.child_Q[decoy_index] == -1.0  # every visit met Black's known win
+
+
+def test_gumbel_search_with_the_win_check_blocks():
+    board = four_to_block()
+    evaluator = DecoyEvaluator(board.parse_move(DECOY))
+    player = GumbelPlayer(evaluator, n_playout=256, m_max=128, seed=0, win_check=True)
+    move, pi = player.get_action(board.copy(), return_probs=True)
+    assert board.move_to_label(move) == BLOCK
+    assert evaluator.asked_about_wins == 0
+    assert pi.argmax() == move
+
+
+def test_the_root_itself_is_searched_when_its_player_can_win():
+    board = load_board(FOUR, to_move=1)  # now Black moves and has five at g5
+    player = MCTSPlayer(FavouriteTwo([]), n_playout=200, seed=0, win_check=True)
+    assert board.move_to_label(player.get_action(board.copy())) == BLOCK
+    assert player.mcts.root.expanded
+
+
+
+
+def test_fpu_keeps_a_side_that_is_behind_on_the_moves_its_prior_likes():
+    board = Board(9, 9, 5)
+    favourites = [board.move_at(4, 4), board.move_at(4, 5)]
+    visited = {}
+    for fpu in (None, 0.25):
+        tree = MCTS(fpu=fpu)
+        for _ in range(100):
+            tree.playout(board, FavouriteTwo(favourites))
+        root = tree.root
+        visited[fpu] = set(int(m) for m in root.moves[root.child_N > 0])
+    # Every child of the root is worth -0.5 to its mover: with 0 for the unvisited, the reference
+    # search tries move after move the prior rules out; with the reduction only the two it likes.
+    assert len(visited[None]) > 10
+    assert visited[0.25] == set(favourites)
+
+
+@pytest.mark.parametrize("fpu, win_check", [(-0.1, False), (float("nan"), False), (True, False),
+                                            ("0.2", False), (None, 1)])
+def test_bad_search_options_are_refused(fpu, win_check):
+    with pytest.raises(ValueError, match="fpu|win_check"):
+        check_search_options(fpu, win_check)
+    with pytest.raises(ValueError):
+        MCTS(fpu=fpu, win_check=win_check)
+
+
+def test_arena_refuses_a_bad_fpu_before_it_plays():
+    from gomoku.play.arena import ArenaError, ArenaSettings, run_arena
+
+    with pytest.raises(ArenaError, match="fpu"):
+        run_arena(ArenaSettings("pure:10", "pure:10", games=2, size=(6, 6), n_in_row=4, fpu=-1.0))
