@@ -83,13 +83,16 @@ def test_win_check_values_a_won_position_without_the_net_and_finds_the_block():
     MCTSPlayer(evaluator, n_playout=200, seed=0).get_action(board.copy())
     assert evaluator.asked_about_wins > 0
     evaluator = DecoyEvaluator(decoy)
-    player = MCTSPlayer(evaluator, n_playout=400, seed=0, win_check=True)
+    player = MCTSPlayer(evaluator, n_playout=200, seed=0, win_check=True)
     move = player.get_action(board.copy())
     assert evaluator.asked_about_wins == 0
     assert board.move_to_label(move) == BLOCK
     root = player.mcts.root
     decoy_index = int(np.flatnonzero(root.moves == decoy)[0])
-    assert root.child_Q[decoy_index] == -1.0  # every visit met Black's known win
+    assert root.child_Q[decoy_index] == -1.0  # Black's known win
+    # Once known to lose, a move gets no more visits while another is left
+    assert root.child_N[decoy_index] == 1
+    assert root.lost.sum() == len(root.moves) - 1 and not root.lost[root.moves == board.parse_move(BLOCK)].any()
 
 
 def test_gumbel_search_with_the_win_check_blocks():

@@ -51,7 +51,7 @@ class TreeNode:
     when the node was expanded); child nodes are created on their first visit.
     """
 
-    __slots__ = ("moves", "child_P", "child_N", "child_Q", "children", "N", "value")
+    __slots__ = ("moves", "child_P", "child_N", "child_Q", "children", "N", "value", "lost")
 
     def __init__(self):
         self.moves: Optional[np.ndarray] = None
@@ -61,6 +61,7 @@ class TreeNode:
         self.children: dict[int, TreeNode] = {}
         self.N = 0
         self.value = 0.0  # the evaluator's value for the player to move here, set on expansion
+        self.lost: Optional[np.ndarray] = None  # children known to lose (the win check), once one is
 
     @property
     def expanded(self) -> bool:
@@ -77,8 +78,17 @@ class TreeNode:
         self.child_Q = np.zeros(len(moves))
 
     def select(self, c_puct: float, fpu: Optional[float] = None) -> int:
-        """Index of the child maximising Q + U."""
-        return int(self.puct(c_puct, fpu).argmax())
+        """Index of the child maximising Q + U, passing over children known to lose while others remain."""
+        scores = self.puct(c_puct, fpu)
+        if self.lost is not None and not self.lost.all():
+            scores = np.where(self.lost, -np.inf, scores)
+        return int(scores.argmax())
+
+    def mark_lost(self, index: int) -> None:
+        """Child ``index`` leaves the opponent a line to complete: a known loss for the mover here."""
+        if self.lost is None:
+            self.lost = np.zeros(len(self.moves), dtype=bool)
+        self.lost[index] = True
 
     def puct(self, c_puct: float, fpu: Optional[float] = None) -> np.ndarray:
         """``Q + U`` of every child; unvisited ones count as 0, or as ``MCTS`` says with ``fpu``."""
@@ -149,7 +159,9 @@ class MCTS:
     * ``win_check``: a new node whose player to move can complete a line at once
       is a known win, like a finished game one move later (the evaluator is not
       asked). Any move that leaves the opponent such a line then gets the value
-      -1 on its first visit, however the net judged it.
+      -1 on its first visit, however the net judged it, and PUCT passes over it
+      from then on while any other move is left (the first step of an MCTS
+      solver, Winands et al. 2008).
 
     Args:
         c_puct: exploration constant.
@@ -214,6 +226,10 @@ class MCTS:
         node = leaf.node
         if priors is not None and not node.expanded:
             node.expand(np.flatnonzero(board.stones() == 0), priors, value)
+        elif priors is None and value == 1.0 and leaf.path:
+            # Only the win check gives an unexpanded node a won value: the move into it loses.
+            parent, index = leaf.path[-1]
+            parent.mark_lost(index)
         node.N += 1
         value = -float(value)  # for the player who moved into the leaf
         for parent, index in reversed(leaf.path):
