@@ -118,6 +118,13 @@ def test_setup_reads_the_board_from_the_model(tmp_path, monkeypatch):
     watched = setup_match(model=model, black="pure:20", white="human", device="cpu")
     assert watched.board.width == 6  # the model sets the board even before anyone plays it
     assert [c.kind for c in watched.choices] == ["human", "az", "pure", "policy", "heuristic"]
+    sharp = setup_match(model=model, playouts=20, device="cpu", fpu=0.25, win_check=True)
+    assert str(sharp.specs[2]) == "AlphaZero 20 (fpu 0.25, win check)"
+    assert sharp.choices[1].win_check and sharp.choices[1].fpu == 0.25  # a side switched to az gets them too
+    search = sharp.players[2].mcts
+    assert search.win_check and search.fpu == 0.25
+    with pytest.raises(ValueError, match="fpu"):
+        setup_match(model=model, device="cpu", fpu=-1.0)
     path = str(tmp_path / "big.json")
     save_game(path, GameRecord.from_board(Board(8, 8, 5), {1: "human", 2: f"az:{model}:20"}))
     with pytest.raises(ModelFileError, match="this board is 8x8"):

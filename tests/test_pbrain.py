@@ -408,3 +408,13 @@ def test_unsupported_rules_and_field_three_are_reported():
     assert swap2 == ["UNKNOWN SWAP2BOARD: swap2 openings are not supported"]
     over = converse(engine, out, "RESTART", "BOARD", "0,0,2", "1,0,2", "2,0,2", "3,0,2", "0,1,1", "DONE")
     assert over == ["OK", "ERROR the game is over: the opponent has 4 in a row"]
+
+
+def test_search_options_reach_the_engines_tree_and_bad_ones_are_refused(capsys):
+    from gomoku.play.pbrain import main
+
+    engine = PbrainEngine(EngineOptions(n_in_row=4, seed=0, fpu=0.25, win_check=True), io.StringIO(), FakeClock(0.001))
+    assert engine.mcts.win_check and engine.mcts.fpu == 0.25
+    with pytest.raises(SystemExit):
+        main(["--pure", "--fpu", "-0.5"])
+    assert "fpu" in capsys.readouterr().err

@@ -47,7 +47,7 @@ import math
 import sys
 import time
 import warnings
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import IO, Callable, Optional, Sequence
 
 import numpy as np
@@ -147,11 +147,6 @@ class Tally:
 
 # ----------------------------------------------------------------- openings
 # -------------------------------------------------------------------- setup
-def with_search(spec: PlayerSpec, fpu: Optional[float], win_check: bool) -> PlayerSpec:
-    """An az spec with these search options; any other spec as it is (they have no PUCT search)."""
-    return replace(spec, fpu=fpu, win_check=win_check) if spec.kind == "az" else spec
-
-
 def parse_player(text: str) -> PlayerSpec:
     """Reads a player spec for the arena (any AI player; a model player needs its path).
 
@@ -366,7 +361,7 @@ def run_arena(settings: ArenaSettings, log: Optional[Callable[[str], None]] = No
         check_search_options(settings.fpu, settings.win_check)
     except ValueError as exc:
         raise ArenaError(str(exc)) from None
-    spec_a, spec_b = (with_search(parse_player(text), settings.fpu, settings.win_check)
+    spec_a, spec_b = (parse_player(text).with_search(settings.fpu, settings.win_check)
                       for text in (settings.a, settings.b))
     geometry = resolve_geometry([spec_a, spec_b], settings.size, settings.n_in_row)
     rng = np.random.default_rng(settings.seed)

@@ -17,7 +17,7 @@ A player is described by a short string, used by flags and menus:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
 import numpy as np
@@ -123,6 +123,10 @@ class PlayerSpec:
         if len(rest) > (2 if kind == "az" else 1):
             raise ValueError(f"too many ':' parts in {text!r}")
         return cls(kind, model, playouts)
+
+    def with_search(self, fpu: Optional[float] = None, win_check: bool = False) -> "PlayerSpec":
+        """This spec with the search options of ``mcts.MCTS`` if it is an az player; others have no PUCT search."""
+        return replace(self, fpu=fpu, win_check=win_check) if self.kind == "az" else self
 
     def __str__(self) -> str:
         if self.kind == "pure":
