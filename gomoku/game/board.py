@@ -60,16 +60,22 @@ def _rays(width: int, height: int, n_in_row: int) -> tuple:
 
 
 @lru_cache(maxsize=None)
-def _windows(width: int, height: int, n_in_row: int) -> np.ndarray:
-    """Every run of ``n_in_row`` cells in a line, as rows of cell indices ``(count, n_in_row)``."""
-    windows = []
+def line_cells(width: int, height: int, n_in_row: int) -> np.ndarray:
+    """Every straight segment of ``n_in_row`` cells: ``(n_lines, n_in_row)`` move indices.
+
+    Shared by the win check, the random rollouts and the heuristic's line scores.
+    Cached per geometry; callers must not write to it.
+    """
+    lines = []
     for row in range(height):
         for col in range(width):
             for d_row, d_col in DIRECTIONS:
                 end_row, end_col = row + (n_in_row - 1) * d_row, col + (n_in_row - 1) * d_col
                 if 0 <= end_row < height and 0 <= end_col < width:
-                    windows.append([(row + k * d_row) * width + col + k * d_col for k in range(n_in_row)])
-    return np.array(windows, dtype=np.intp).reshape(-1, n_in_row)
+                    lines.append([(row + k * d_row) * width + col + k * d_col for k in range(n_in_row)])
+    table = np.asarray(lines, dtype=np.int64).reshape(-1, n_in_row)
+    table.setflags(write=False)
+    return table
 
 
 class Board:
@@ -159,7 +165,7 @@ class Board:
         """
         if self.winner is not None or len(self.history) < 2 * self.n_in_row - 3:
             return False
-        windows = self.stones()[_windows(self.width, self.height, self.n_in_row)]
+        windows = self.stones()[line_cells(self.width, self.height, self.n_in_row)]
         own = (windows == self.current_player).sum(axis=1)
         empty = (windows == 0).sum(axis=1)
         return bool(np.any((own == self.n_in_row - 1) & (empty == 1)))

@@ -55,7 +55,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from gomoku.game.board import DIRECTIONS, Board
+from gomoku.game.board import Board, line_cells
 
 LEVELS = (0, 1, 2, 3, 4)
 DEFAULT_LEVEL = 4
@@ -81,14 +81,7 @@ WIN = 1e9
 @lru_cache(maxsize=None)
 def _geometry(width: int, height: int, n: int) -> tuple[np.ndarray, tuple]:
     """All windows as an ``(n_windows, n)`` array of cells, and the windows through each cell."""
-    windows = []
-    for row in range(height):
-        for col in range(width):
-            for d_row, d_col in DIRECTIONS:
-                end_row, end_col = row + (n - 1) * d_row, col + (n - 1) * d_col
-                if 0 <= end_row < height and 0 <= end_col < width:
-                    windows.append([(row + i * d_row) * width + col + i * d_col for i in range(n)])
-    table = np.asarray(windows, dtype=np.int64).reshape(-1, n)
+    table = line_cells(width, height, n)
     through = [[] for _ in range(width * height)]
     for index, cells in enumerate(table):
         for cell in cells:

@@ -18,22 +18,9 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from gomoku.game.board import DIRECTIONS, Board
+from gomoku.game.board import Board, line_cells
 
 _NEVER = np.iinfo(np.int32).max
-
-
-@lru_cache(maxsize=None)
-def line_cells(width: int, height: int, n_in_row: int) -> np.ndarray:
-    """Every straight segment of ``n_in_row`` cells: ``(n_lines, n_in_row)`` move indices."""
-    lines = []
-    for row in range(height):
-        for col in range(width):
-            for d_row, d_col in DIRECTIONS:
-                end_r, end_c = row + d_row * (n_in_row - 1), col + d_col * (n_in_row - 1)
-                if 0 <= end_r < height and 0 <= end_c < width:
-                    lines.append([(row + d_row * k) * width + col + d_col * k for k in range(n_in_row)])
-    return np.asarray(lines, dtype=np.int64)
 
 
 def random_rollout_values(boards: Sequence[Board], rng: np.random.Generator) -> np.ndarray:
