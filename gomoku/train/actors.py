@@ -60,7 +60,7 @@ import time
 import traceback
 import weakref
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
@@ -134,17 +134,23 @@ class SelfPlaySettings:
     gumbel_c_scale: float = 0.1
     opening_stones: int = 0
     """each game starts from 0 to this many random central stones (0: the empty board)"""
-    win_check: bool = False
-    """a new node whose player to move can complete a line is a known win (see ``mcts.MCTS``)"""
+    win_check: int = 0
+    """1: a new node whose player to move can complete a line is a known win (see ``mcts.MCTS``)"""
+
+    @classmethod
+    def from_config(cls, config, board_shape: tuple, parallel: int) -> "SelfPlaySettings":
+        """The settings a ``TrainConfig`` gives for games on ``board_shape``: its fields of the same names."""
+        names = [f.name for f in fields(cls) if f.name not in ("board_shape", "parallel")]
+        return cls(tuple(board_shape), parallel, **{name: getattr(config, name) for name in names})
 
     def player_kwargs(self) -> dict:
         """The keyword arguments of each self-play player."""
         if self.root_search == "gumbel":
             return dict(m_max=self.gumbel_m, c_visit=self.gumbel_c_visit, c_scale=self.gumbel_c_scale,
-                        p_full=self.p_full, n_fast=self.n_fast, win_check=self.win_check)
+                        p_full=self.p_full, n_fast=self.n_fast, win_check=bool(self.win_check))
         return dict(dirichlet_alpha=self.dirichlet_alpha, noise_frac=self.noise_frac,
                     explore_moves=self.explore_moves, p_full=self.p_full, n_fast=self.n_fast,
-                    forced_k=self.forced_k, win_check=self.win_check)
+                    forced_k=self.forced_k, win_check=bool(self.win_check))
 
 
 @dataclass

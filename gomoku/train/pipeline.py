@@ -332,11 +332,8 @@ class TrainPipeline:
         cfg = self.config
         seed = int(self.rng.integers(2**31))
         width, height = cfg.size_of_iteration(self.iteration)
-        settings = SelfPlaySettings((width, height, cfg.n_in_row), cfg.games_in_lockstep(self.model.device),
-                                    cfg.n_playout, cfg.c_puct, cfg.dirichlet_alpha, cfg.noise_frac,
-                                    cfg.explore_moves, cfg.p_full, cfg.n_fast, cfg.forced_k, cfg.root_search,
-                                    cfg.gumbel_m, cfg.gumbel_c_visit, cfg.gumbel_c_scale, cfg.opening_stones,
-                                    bool(cfg.win_check))
+        settings = SelfPlaySettings.from_config(cfg, (width, height, cfg.n_in_row),
+                                                cfg.games_in_lockstep(self.model.device))
         self.actors.publish(self.model)
         return self.actors.start_self_play(cfg.games_per_iter, settings, seed, progress).result
 
