@@ -10,7 +10,9 @@ plays one arena match per row (paired openings, colours swapped), in this order:
   target: 800 playouts against level 4);
 - against pure MCTS at ``--pure`` playouts.
 
-Each row prints as it ends, with the arena command that reproduces it alone. With ``--json`` the
+``--fpu R`` and ``--win-check`` give the model's searches the arena's options of the same names
+(saved rows with other options are not reused). Each row prints as it ends, with the arena
+command that reproduces it alone. With ``--json`` the
 rows are saved after every match (atomically), and a second call with the same file skips the
 rows it already holds (same players, same model files by content, same games), so an
 interrupted table goes on where it stopped.
@@ -69,8 +71,9 @@ def plan_rows(args: argparse.Namespace) -> list[tuple[str, str]]:
 
 def arena_command(a: str, b: str, args: argparse.Namespace) -> str:
     size = f" --size {args.size[0]}x{args.size[1]}" if args.size else ""
+    search = (f" --fpu {args.fpu:g}" if args.fpu is not None else "") + (" --win-check" if args.win_check else "")
     return (f"python -m gomoku.arena --a {a} --b {b}{size} --games {args.games} --seed {args.seed} "
-            f"--workers {args.workers}")
+            f"--workers {args.workers}{search}")
 
 
 def file_digest(spec: str) -> str:
@@ -88,7 +91,8 @@ def file_digest(spec: str) -> str:
 
 def row_key(row: dict) -> tuple:
     size = tuple(row["size"]) if row["size"] else None  # a list in the JSON file
-    return row["a_spec"], row["b_spec"], row["a_sha256"], row["b_sha256"], row["games"], row["seed"], size
+    return (row["a_spec"], row["b_spec"], row["a_sha256"], row["b_sha256"], row["games"], row["seed"], size,
+            row.get("fpu"), row.get("win_check", False))  # rows saved before the search options: the reference
 
 
 def load_table(path: str) -> dict:
@@ -136,6 +140,10 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=0, help="seeds openings and players (default: 0)")
     parser.add_argument("--workers", type=positive_int_arg, default=usable_cpus(),
                         help="arena processes (default: one per core)")
+    parser.add_argument("--fpu", type=float, metavar="R",
+                        help="first-play urgency of the az players' searches, as in the arena (default: the reference 0)")
+    parser.add_argument("--win-check", action="store_true",
+                        help="the az players' searches know a position whose player to move can complete a line is won")
     parser.add_argument("--json", metavar="PATH",
                         help="save the rows here after each match; rows already in it are not played again")
     args = parser.parse_args(argv)
@@ -159,12 +167,14 @@ def main(argv=None) -> int:
             for a, b in plan_rows(args):
                 command = arena_command(a, b, args)
                 planned = dict(a_spec=a, b_spec=b, a_sha256=file_digest(a), b_sha256=file_digest(b),
-                               games=args.games, seed=args.seed, size=size, command=command)
+                               games=args.games, seed=args.seed, size=size, fpu=args.fpu,
+                               win_check=args.win_check, command=command)
                 key = row_key(planned)
                 if key in done:
                     print(f"{format_row(done[key])}  (saved)\n  {command}", flush=True)
                     continue
-                settings = ArenaSettings(a, b, args.games, args.size, None, seed=args.seed, workers=args.workers)
+                settings = ArenaSettings(a, b, args.games, args.size, None, seed=args.seed, workers=args.workers,
+                                         fpu=args.fpu, win_check=args.win_check)
                 result = run_arena(settings, progress_stream=io.StringIO())
                 row = {**result.summary(), **planned}
                 table["rows"].append(row)

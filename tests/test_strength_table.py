@@ -93,6 +93,21 @@ def test_a_tiny_table_is_played_saved_and_resumed(models, tmp_path, capsys):
     assert len(json.load(open(out))["rows"]) == 6 + 4 + 4
 
 
+def test_search_options_are_rows_of_their_own(models, tmp_path, capsys):
+    out = str(tmp_path / "table.json")
+    argv = [models[0], "--playouts", "8", "--levels", "0", "--target-playouts", "0", "--pure", "0",
+            "--games", "2", "--workers", "1", "--json", out]
+    assert strength_table.main(argv) == 0
+    assert strength_table.main(argv + ["--fpu", "0.25", "--win-check"]) == 0
+    printed = capsys.readouterr().out
+    assert "(saved)" not in printed
+    rows = json.load(open(out))["rows"]
+    assert [(row["fpu"], row["win_check"]) for row in rows] == [(None, False), (0.25, True)]
+    assert rows[1]["command"].endswith("--workers 1 --fpu 0.25 --win-check") and rows[1]["command"] in printed
+    assert strength_table.main(argv + ["--fpu", "-1"]) == 2
+    assert "fpu" in capsys.readouterr().err
+
+
 def test_a_file_of_something_else_is_refused_and_left_alone(tmp_path):
     out = tmp_path / "other.json"
     out.write_text('{"format": "something-else"}\n')
