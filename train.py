@@ -11,7 +11,7 @@ from dataclasses import fields
 warnings.filterwarnings("ignore", message=".*ccache.*")
 
 from gomoku.train.config import DEFAULT_PRESET, PRESETS, TrainConfig, field_docs, preset  # noqa: E402
-from gomoku.util import DefaultsHelpFormatter  # noqa: E402
+from gomoku.util import DefaultsHelpFormatter, switch_arg  # noqa: E402
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -33,12 +33,17 @@ def build_parser() -> argparse.ArgumentParser:
     docs = field_docs()
     group = parser.add_argument_group("training settings (default: the preset's)")
     for field in fields(TrainConfig):
-        kind = {"int": int, "float": float, "str": str}[field.type if isinstance(field.type, str)
-                                                        else field.type.__name__]
+        kind = {"int": int, "float": float, "str": str, "bool": switch_arg}[
+            field.type if isinstance(field.type, str) else field.type.__name__]
         extra = {"device": {"choices": ["cpu", "gpu", "auto"]},
                  "root_search": {"choices": ["puct", "gumbel"]}}.get(field.name, {})
+        if kind is switch_arg:
+            extra = {"metavar": "on|off"}
+            default = "on" if field.default else "off"
+        else:
+            default = field.default
         group.add_argument("--" + field.name.replace("_", "-"), dest=field.name, type=kind,
-                           default=None, help=f"{docs.get(field.name, '')} (default: {field.default})",
+                           default=None, help=f"{docs.get(field.name, '')} (default: {default})",
                            **extra)
     return parser
 

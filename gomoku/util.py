@@ -74,6 +74,18 @@ def positive_int_arg(text: str) -> int:
     return value
 
 
+SWITCH_WORDS = {"1": True, "on": True, "true": True, "yes": True,
+                "0": False, "off": False, "false": False, "no": False}
+
+
+def switch_arg(text: str) -> bool:
+    """Flag parser for an on/off setting: 1, on, true or yes; 0, off, false or no."""
+    try:
+        return SWITCH_WORDS[text.strip().lower()]
+    except KeyError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not on or off (1/0, on/off, true/false, yes/no)") from None
+
+
 class DefaultsHelpFormatter(argparse.HelpFormatter):
     """Help that ends each flag's text with its default, unless there is nothing to show.
 

@@ -249,8 +249,8 @@ def test_config_rejects_bad_option_values(bad, message):
 # ------------------------------------------------------------ through the pipeline
 @pytest.mark.parametrize("options", [
     dict(p_full=0.5, n_fast=4, forced_k=2.0, value_mix=0.3),
-    dict(root_search="gumbel", n_playout=4, p_full=0.5, n_fast=2, opening_stones=2, win_check=1),
-    dict(p_full=0.5, n_fast=4, win_check=1, check_freq=3),  # and an evaluation with it
+    dict(root_search="gumbel", n_playout=4, p_full=0.5, n_fast=2, opening_stones=2, win_check=True),
+    dict(p_full=0.5, n_fast=4, win_check=True, check_freq=3),  # and an evaluation with it
 ])
 def test_pipeline_iterations_with_the_options(tmp_path, options):
     from gomoku.train.pipeline import TrainPipeline
@@ -303,12 +303,30 @@ def test_opening_stones_that_do_not_fit_every_board_of_the_run_are_refused():
 def test_self_play_settings_carry_every_option_of_the_config():
     from gomoku.train.actors import SelfPlaySettings
 
-    config = TrainConfig(root_search="gumbel", n_playout=32, gumbel_m=8, opening_stones=2, win_check=1, p_full=0.5,
+    config = TrainConfig(root_search="gumbel", n_playout=32, gumbel_m=8, opening_stones=2, win_check=True, p_full=0.5,
                          n_fast=4)
     settings = SelfPlaySettings.from_config(config, (9, 9, 5), parallel=3)
     assert settings.board_shape == (9, 9, 5) and settings.parallel == 3
     assert (settings.n_playout, settings.gumbel_m, settings.opening_stones) == (32, 8, 2)
     assert settings.player_kwargs() == dict(m_max=8, c_visit=50.0, c_scale=0.1, p_full=0.5, n_fast=4,
                                             win_check=True)
-    puct = SelfPlaySettings.from_config(TrainConfig(win_check=1, forced_k=2.0), (8, 8, 5), parallel=1)
+    puct = SelfPlaySettings.from_config(TrainConfig(win_check=True, forced_k=2.0), (8, 8, 5), parallel=1)
     assert puct.player_kwargs()["win_check"] is True and puct.player_kwargs()["forced_k"] == 2.0
+
+
+def test_win_check_is_an_on_off_flag_and_old_checkpoints_holding_1_still_load():
+    import train
+
+    parser = train.build_parser()
+    for words, value in ((["--win-check", "on"], True), (["--win-check", "1"], True),
+                         (["--win-check", "OFF"], False), (["--win-check", "no"], False), ([], None)):
+        assert parser.parse_args(words).win_check is value
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--win-check", "2"])
+    assert "(default: off)" in " ".join(parser.format_help().split())
+    # a checkpoint's config from before the switch was a bool held 0 or 1
+    old = {**TrainConfig().to_dict(), "win_check": 1}
+    assert TrainConfig.from_dict(old).validate().win_check is True
+    assert TrainConfig.from_dict({**old, "win_check": 0}).win_check is False
+    with pytest.raises(ValueError, match="win_check must be True or False"):
+        TrainConfig(win_check=1).validate()

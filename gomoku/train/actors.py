@@ -134,8 +134,8 @@ class SelfPlaySettings:
     gumbel_c_scale: float = 0.1
     opening_stones: int = 0
     """each game starts from 0 to this many random central stones (0: the empty board)"""
-    win_check: int = 0
-    """1: a new node whose player to move can complete a line is a known win (see ``mcts.MCTS``)"""
+    win_check: bool = False
+    """a new node whose player to move can complete a line is a known win (see ``mcts.MCTS``)"""
 
     @classmethod
     def from_config(cls, config, board_shape: tuple, parallel: int) -> "SelfPlaySettings":
@@ -147,10 +147,10 @@ class SelfPlaySettings:
         """The keyword arguments of each self-play player."""
         if self.root_search == "gumbel":
             return dict(m_max=self.gumbel_m, c_visit=self.gumbel_c_visit, c_scale=self.gumbel_c_scale,
-                        p_full=self.p_full, n_fast=self.n_fast, win_check=bool(self.win_check))
+                        p_full=self.p_full, n_fast=self.n_fast, win_check=self.win_check)
         return dict(dirichlet_alpha=self.dirichlet_alpha, noise_frac=self.noise_frac,
                     explore_moves=self.explore_moves, p_full=self.p_full, n_fast=self.n_fast,
-                    forced_k=self.forced_k, win_check=bool(self.win_check))
+                    forced_k=self.forced_k, win_check=self.win_check)
 
 
 @dataclass

@@ -93,8 +93,8 @@ class TrainConfig:
     """Gumbel root search: c_scale of sigma(q) (paper: 1.0; DeepMind's mctx: 0.1)"""
     opening_stones: int = 0
     """self-play games start from 0 to this many random stones near the centre (each count as often; drawn like the arena's openings; placed, not searched, so no training position comes from them): the opening variety the arena and people play; 0: every game from the empty board"""
-    win_check: int = 0
-    """1: the self-play and evaluation searches treat a new node whose player to move can complete a line as won, without asking the net, so a move that leaves the opponent a winning line is valued -1 on its first visit (0: the reference search, which learns that from the net)"""
+    win_check: bool = False
+    """on: the self-play and evaluation searches treat a new node whose player to move can complete a line as won, without asking the net, so a move that leaves the opponent a winning line is valued -1 on its first visit (off: the reference search, which learns that from the net)"""
     value_mix: float = 0.0
     """value target mixing: z' = (1 - value_mix) z + value_mix Q_root for recorded positions (0: z)"""
     arch: str = "sizefree"
@@ -163,8 +163,9 @@ class TrainConfig:
             raise ValueError(f"root_search must be 'puct' or 'gumbel', got {self.root_search!r}")
         if self.root_search == "gumbel" and self.forced_k > 0:
             raise ValueError("forced_k is a PUCT option: Gumbel root search has no forced playouts")
-        if self.win_check not in (0, 1):
-            raise ValueError(f"win_check must be 0 or 1, got {self.win_check!r}")
+        for field in fields(self):
+            if field.type in (bool, "bool") and not isinstance(getattr(self, field.name), bool):
+                raise ValueError(f"{field.name} must be True or False, got {getattr(self, field.name)!r}")
         if self.sizefree_filters < 1:
             raise ValueError(f"sizefree_filters must be at least 1, got {self.sizefree_filters}")
         if self.arch not in ("reference", "resnet", "sizefree"):
@@ -251,6 +252,9 @@ class TrainConfig:
     def from_dict(cls, data: dict) -> "TrainConfig":
         known = {f.name for f in fields(cls)}
         data = {"arch": "reference", **data}  # configs written before the field existed were reference nets
+        switches = {f.name for f in fields(cls) if f.type in (bool, "bool")}
+        # Checkpoints of runs started before switches were bools hold them as 0 and 1.
+        data = {k: (bool(v) if k in switches and v in (0, 1) else v) for k, v in data.items()}
         return cls(**{k: v for k, v in data.items() if k in known})
 
 

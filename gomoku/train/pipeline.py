@@ -393,7 +393,7 @@ class TrainPipeline:
                 advance_to(bar, progress.games)
 
             games, _ = self.actors.match(
-                PlayerSpec("az", PUBLISHED, cfg.eval_playouts or cfg.n_playout, win_check=bool(cfg.win_check)),
+                PlayerSpec("az", PUBLISHED, cfg.eval_playouts or cfg.n_playout, win_check=cfg.win_check),
                 opponent,
                 geometry, openings, seed,
                 parallel=cfg.eval_games, c_puct=cfg.c_puct, device=self.model.device,
