@@ -170,6 +170,25 @@ class Board:
         empty = (windows == 0).sum(axis=1)
         return bool(np.any((own == self.n_in_row - 1) & (empty == 1)))
 
+    def completing_cells(self) -> tuple[np.ndarray, np.ndarray]:
+        """The empty cells that would complete a line: ``(for the player to move, for the opponent)``.
+
+        Each is a sorted array of move indices. The same one pass over every line
+        as ``can_win_now``: a line holding ``n_in_row - 1`` of a player's stones
+        and one empty cell is completed by that cell.
+        """
+        none = np.zeros(0, dtype=np.int64)
+        if self.winner is not None or len(self.history) < 2 * self.n_in_row - 3:
+            return none, none
+        lines = line_cells(self.width, self.height, self.n_in_row)
+        windows = self.stones()[lines]
+        open_one = (windows == 0).sum(axis=1) == 1
+        found = []
+        for player in (self.current_player, 3 - self.current_player):
+            hit = open_one & ((windows == player).sum(axis=1) == self.n_in_row - 1)
+            found.append(np.unique(lines[hit][windows[hit] == 0]) if hit.any() else none)
+        return found[0], found[1]
+
     def legal_mask(self) -> np.ndarray:
         """Boolean mask over all ``size`` moves, True where a move is legal."""
         if self.winner is not None:

@@ -241,6 +241,8 @@ class ArenaSettings:
     """first-play urgency of the az players' searches (see ``mcts.MCTS``; None: the reference 0)"""
     win_check: bool = False
     """the az players' searches know a node whose player to move can complete a line is won"""
+    solve: bool = False
+    """the az players' searches block forced fours and back proven results up (see ``mcts.MCTS``)"""
 
 
 @dataclass
@@ -289,6 +291,7 @@ class ArenaResult:
             "opening_stones": self.settings.opening_stones,
             "fpu": self.settings.fpu,
             "win_check": self.settings.win_check,
+            "solve": self.settings.solve,
             "seed": self.settings.seed,
             "workers": self.workers,
             "a_as_black": self.as_black.to_json(),
@@ -358,10 +361,10 @@ def run_arena(settings: ArenaSettings, log: Optional[Callable[[str], None]] = No
     if settings.workers < 1 or settings.parallel < 1:
         raise ArenaError("--workers and --parallel must be at least 1")
     try:
-        check_search_options(settings.fpu, settings.win_check)
+        check_search_options(settings.fpu, settings.win_check, settings.solve)
     except ValueError as exc:
         raise ArenaError(str(exc)) from None
-    spec_a, spec_b = (parse_player(text).with_search(settings.fpu, settings.win_check)
+    spec_a, spec_b = (parse_player(text).with_search(settings.fpu, settings.win_check, settings.solve)
                       for text in (settings.a, settings.b))
     geometry = resolve_geometry([spec_a, spec_b], settings.size, settings.n_in_row)
     rng = np.random.default_rng(settings.seed)
@@ -468,6 +471,10 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--win-check", action="store_true",
                         help="the az players' searches treat a position whose player to move can "
                              "complete a line as won, without asking the net")
+    parser.add_argument("--solve", action="store_true",
+                        help="the az players' searches also keep only the blocks where the opponent "
+                             "threatens to complete a line, count two such threats as lost, and back "
+                             "results known for certain up the tree (an MCTS solver; implies --win-check)")
     parser.add_argument("--device", choices=("cpu", "gpu", "auto"), default="auto",
                         help="where models run (default: the GPU if Paddle has one)")
     parser.add_argument("--out", metavar="PATH", help="write the games here, one JSON object a line")
@@ -481,7 +488,7 @@ def main(argv=None) -> int:
     warnings.filterwarnings("ignore", module="paddle")  # build-tool noise on import
     settings = ArenaSettings(args.a, args.b, args.games, args.size, args.n_in_row, args.opening_stones,
                              args.seed, args.workers, args.parallel, args.c_puct, args.device,
-                             args.fpu, args.win_check)
+                             args.fpu, args.win_check, args.solve)
 
     def log(line: str) -> None:
         if not args.quiet:

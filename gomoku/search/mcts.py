@@ -51,7 +51,7 @@ class TreeNode:
     when the node was expanded); child nodes are created on their first visit.
     """
 
-    __slots__ = ("moves", "child_P", "child_N", "child_Q", "children", "N", "value", "lost")
+    __slots__ = ("moves", "child_P", "child_N", "child_Q", "children", "N", "value", "lost", "proven", "win")
 
     def __init__(self):
         self.moves: Optional[np.ndarray] = None
@@ -62,6 +62,8 @@ class TreeNode:
         self.N = 0
         self.value = 0.0  # the evaluator's value for the player to move here, set on expansion
         self.lost: Optional[np.ndarray] = None  # children known to lose (the win check), once one is
+        self.proven = 0  # the solver's result for the player to move here: 1 won, -1 lost, 0 not known
+        self.win = -1  # the index of a child known to win for the player to move here (the solver)
 
     @property
     def expanded(self) -> bool:
@@ -78,7 +80,10 @@ class TreeNode:
         self.child_Q = np.zeros(len(moves))
 
     def select(self, c_puct: float, fpu: Optional[float] = None) -> int:
-        """Index of the child maximising Q + U, passing over children known to lose while others remain."""
+        """Index of the child maximising Q + U, passing over children known to lose while others
+        remain; a child known to win is taken at once."""
+        if self.win >= 0:
+            return self.win
         scores = self.puct(c_puct, fpu)
         if self.lost is not None and not self.lost.all():
             scores = np.where(self.lost, -np.inf, scores)
@@ -106,9 +111,14 @@ class TreeNode:
         """Index of the most visited child; among equally visited ones, the highest Q.
 
         Ties are common at a few hundred playouts when two moves look alike to the
-        prior, and the first index would be an arbitrary pick between them.
+        prior, and the first index would be an arbitrary pick between them. A child
+        known to win comes first; children known to lose come last.
         """
+        if self.win >= 0:
+            return self.win
         visits = self.child_N
+        if self.lost is not None and not self.lost.all():
+            visits = np.where(self.lost, -1.0, visits)
         tied = np.flatnonzero(visits == visits.max())
         return int(tied[np.argmax(self.child_Q[tied])])
 
@@ -126,15 +136,18 @@ class Leaf:
     node: TreeNode
     path: list  # [(node, child index)] from the root
     value: Optional[float]  # for the player to move at the leaf; None if it needs evaluating
+    moves: Optional[np.ndarray] = None  # the moves to expand it with; None: every empty cell
 
 
-def check_search_options(fpu: Optional[float], win_check: bool) -> None:
-    """Raises ValueError unless ``fpu`` is None or a finite number >= 0 and ``win_check`` a bool."""
+def check_search_options(fpu: Optional[float], win_check: bool, solve: bool = False) -> None:
+    """Raises ValueError unless ``fpu`` is None or a finite number >= 0 and ``win_check`` and ``solve`` bools."""
     if fpu is not None and (isinstance(fpu, bool) or not isinstance(fpu, (int, float))
                             or not math.isfinite(fpu) or fpu < 0):
         raise ValueError(f"fpu must be a number of at least 0 (or None for the reference 0 value), got {fpu!r}")
     if not isinstance(win_check, bool):
         raise ValueError(f"win_check must be True or False, got {win_check!r}")
+    if not isinstance(solve, bool):
+        raise ValueError(f"solve must be True or False, got {solve!r}")
 
 
 class MCTS:
@@ -162,21 +175,33 @@ class MCTS:
       -1 on its first visit, however the net judged it, and PUCT passes over it
       from then on while any other move is left (the first step of an MCTS
       solver, Winands et al. 2008).
+    * ``solve`` (the win check and more, from the rules alone): a new node
+      where the opponent threatens to complete a line gets only the blocking
+      moves as children (any other move loses at once), and is lost without a
+      net call if there are two such cells to block; at the root the player's
+      own winning moves are the only children. Results known for certain are
+      backed up as in an MCTS solver (Winands et al. 2008): a node with a
+      child lost for its mover is won, and is then always entered through that
+      child; a node whose children are all won for their movers is lost. A
+      forcing line of fours is then followed one reply deep at each step and
+      proved in a few playouts.
 
     Args:
         c_puct: exploration constant.
         forced_k: the forced-playout constant ``k`` (KataGo: 2); 0 turns them off.
         fpu: the first-play-urgency reduction; None: unvisited children count as 0.
         win_check: treat a node whose player to move can win at once as won.
+        solve: the win check, forced blocks and proven results backed up.
     """
 
     def __init__(self, c_puct: float = 5.0, forced_k: float = 0.0, fpu: Optional[float] = None,
-                 win_check: bool = False):
-        check_search_options(fpu, win_check)
+                 win_check: bool = False, solve: bool = False):
+        check_search_options(fpu, win_check, solve)
         self.c_puct = float(c_puct)
         self.forced_k = float(forced_k)
         self.fpu = None if fpu is None else float(fpu)
-        self.win_check = bool(win_check)
+        self.win_check = win_check or solve
+        self.solve = solve
         self.root = TreeNode()
 
     def playout(self, board: Board, evaluator: Evaluator) -> None:
@@ -196,7 +221,11 @@ class MCTS:
             if board.winner is not None:
                 # The last mover made the game end: a win for them, so a loss for the player to move.
                 return Leaf(node, path, 0.0 if board.winner == 0 else -1.0)
+            if node.proven and path:
+                return Leaf(node, path, float(node.proven))
             if node.moves is None:
+                if self.solve:
+                    return self.solver_leaf(node, path, board)
                 if self.win_check and path and (node.N > 0 or board.can_win_now()):
                     # The player to move completes a line next move: a known win, no net needed.
                     return Leaf(node, path, 1.0)
@@ -205,6 +234,17 @@ class MCTS:
             board.play(int(node.moves[index]))
             path.append((node, index))
             node = node.child(index)
+
+    @staticmethod
+    def solver_leaf(node: TreeNode, path: list, board: Board) -> Leaf:
+        """The leaf at a new node under ``solve``: a known result, or the moves worth expanding."""
+        mine, theirs = board.completing_cells()
+        if len(mine):
+            # Won at once. The root (which must pick a move) keeps only the winning moves.
+            return Leaf(node, path, 1.0) if path else Leaf(node, path, None, mine)
+        if len(theirs) > 1 and path:
+            return Leaf(node, path, -1.0)  # one block leaves another cell that completes a line
+        return Leaf(node, path, None, theirs if len(theirs) else None)
 
     def select_index(self, node: TreeNode) -> int:
         """The child a descent takes at ``node`` (an expanded node)."""
@@ -225,7 +265,11 @@ class MCTS:
         """
         node = leaf.node
         if priors is not None and not node.expanded:
-            node.expand(np.flatnonzero(board.stones() == 0), priors, value)
+            moves = np.flatnonzero(board.stones() == 0) if leaf.moves is None else leaf.moves
+            node.expand(moves, priors, value)
+        elif self.solve:
+            if priors is None and value != 0.0 and leaf.path:
+                self.prove(leaf, int(value))
         elif priors is None and value == 1.0 and leaf.path:
             # Only the win check gives an unexpanded node a won value: the move into it loses.
             parent, index = leaf.path[-1]
@@ -240,6 +284,20 @@ class MCTS:
             value = -value
         for _ in leaf.path:
             board.undo()
+
+    @staticmethod
+    def prove(leaf: Leaf, result: int) -> None:
+        """Records ``result`` (1 won, -1 lost, for the player to move) at the leaf and up its path."""
+        leaf.node.proven = result
+        for parent, index in reversed(leaf.path):
+            if result == -1:
+                parent.win = index  # the move into a lost node wins
+                parent.proven = result = 1
+            else:
+                parent.mark_lost(index)
+                if not parent.lost.all():
+                    return
+                parent.proven = result = -1
 
     def advance(self, move: int) -> None:
         """Keeps the subtree under ``move`` as the new root (tree reuse), or starts afresh."""
@@ -371,7 +429,7 @@ class MCTSPlayer:
         p_full: playout cap randomisation: the chance of a full search (1: every move).
         n_fast: playouts of a fast search.
         forced_k: forced playouts and pruning of the policy target in full searches (0: off).
-        fpu, win_check: see ``MCTS`` (None and False: the reference search).
+        fpu, win_check, solve: see ``MCTS`` (None, False and False: the reference search).
         seed: seeds the player's own random generator.
         name: shown in UIs and logs.
     """
@@ -380,7 +438,7 @@ class MCTSPlayer:
                  self_play: bool = False, temperature: float = 1.0, dirichlet_alpha: float = 0.3,
                  noise_frac: float = 0.25, explore_moves: int = 0, reuse_tree: Optional[bool] = None,
                  p_full: float = 1.0, n_fast: int = 100, forced_k: float = 0.0,
-                 fpu: Optional[float] = None, win_check: bool = False,
+                 fpu: Optional[float] = None, win_check: bool = False, solve: bool = False,
                  seed: Optional[int] = None, name: str = "MCTS"):
         if n_playout < 1 or n_fast < 1:
             raise ValueError(f"n_playout and n_fast must be at least 1, got {n_playout} and {n_fast}")
@@ -390,7 +448,7 @@ class MCTSPlayer:
             raise ValueError(f"forced_k must not be negative, got {forced_k}")
         self.evaluator = evaluator
         self.n_playout = int(n_playout)
-        self.mcts = MCTS(c_puct, fpu=fpu, win_check=win_check)
+        self.mcts = MCTS(c_puct, fpu=fpu, win_check=win_check, solve=solve)
         self.self_play = self_play
         self.temperature = temperature if self_play else 1e-3
         self.dirichlet_alpha = dirichlet_alpha

@@ -89,6 +89,7 @@ class PlayerSpec:
     # Search options of an 'az' player (see mcts.MCTS); not part of the text form, set by flags.
     fpu: Optional[float] = None
     win_check: bool = False
+    solve: bool = False
 
     @classmethod
     def parse(cls, text: str, default_model: Optional[str] = None,
@@ -124,15 +125,17 @@ class PlayerSpec:
             raise ValueError(f"too many ':' parts in {text!r}")
         return cls(kind, model, playouts)
 
-    def with_search(self, fpu: Optional[float] = None, win_check: bool = False) -> "PlayerSpec":
+    def with_search(self, fpu: Optional[float] = None, win_check: bool = False,
+                    solve: bool = False) -> "PlayerSpec":
         """This spec with the search options of ``mcts.MCTS`` if it is an az player; others have no PUCT search."""
-        return replace(self, fpu=fpu, win_check=win_check) if self.kind == "az" else self
+        return replace(self, fpu=fpu, win_check=win_check, solve=solve) if self.kind == "az" else self
 
     def __str__(self) -> str:
         if self.kind == "pure":
             return f"pure MCTS {self.playouts}"
         if self.kind == "az":
-            options = ([] if self.fpu is None else [f"fpu {self.fpu:g}"]) + (["win check"] if self.win_check else [])
+            options = (([] if self.fpu is None else [f"fpu {self.fpu:g}"])
+                       + (["solver"] if self.solve else ["win check"] if self.win_check else []))
             return f"AlphaZero {self.playouts}" + (f" ({', '.join(options)})" if options else "")
         if self.kind == "policy":
             return "policy net"
@@ -196,7 +199,7 @@ def make_player(spec: PlayerSpec, board: Board, c_puct: float = 5.0, seed: Optio
     if spec.kind == "policy":
         return PolicyPlayer(evaluator, name=str(spec))
     return MCTSPlayer(evaluator, c_puct=c_puct, n_playout=spec.playouts, fpu=spec.fpu,
-                      win_check=spec.win_check, seed=seed, name=str(spec))
+                      win_check=spec.win_check, solve=spec.solve, seed=seed, name=str(spec))
 
 
 def spec_text(spec: PlayerSpec) -> str:

@@ -1,0 +1,158 @@
+"""The search's solver (``MCTS(solve=True)``): forced blocks and proven results, on positions checked by hand."""
+
+import numpy as np
+import pytest
+
+from gomoku.game.board import Board
+from gomoku.search.mcts import MCTS, MCTSPlayer
+from tests.boards import load_board
+
+
+class FlatEvaluator:
+    """Uniform priors and value 0 everywhere: the net knows nothing, so whatever is found, the solver found."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def evaluate(self, boards):
+        self.calls += len(boards)
+        return np.full((len(boards), boards[0].size), 1.0 / boards[0].size), np.zeros(len(boards))
+
+
+@pytest.mark.parametrize("width, height, n_in_row", [(9, 9, 5), (6, 6, 4), (7, 5, 3)])
+def test_completing_cells_agree_with_winning_moves_for_both_players(width, height, n_in_row):
+    rng = np.random.default_rng(width + height + n_in_row)
+    seen = 0
+    for _ in range(40):
+        board = Board(width, height, n_in_row)
+        while not board.game_over:
+            mine, theirs = board.completing_cells()
+            assert list(mine) == board.winning_moves()
+            board.current_player = 3 - board.current_player  # ask the rules about the opponent
+            assert list(theirs) == board.winning_moves()
+            board.current_player = 3 - board.current_player
+            seen += len(theirs) > 0
+            board.play(int(rng.choice(board.legal_moves())))
+        assert board.completing_cells()[0].size == board.completing_cells()[1].size == 0
+    assert seen > 20
+
+
+# Black (X) to move with an open three on the fifth row: c5 or g5 makes an open four, which White
+# cannot block at both ends.
+OPEN_THREE = """
+    O.......O
+    .........
+    .........
+    .........
+    ...XXX...
+    .........
+    .........
+    .........
+    O........
+"""
+
+
+def test_an_open_four_is_proved_a_win_and_played():
+    board = load_board(OPEN_THREE)
+    assert board.current_player == 1
+    player = MCTSPlayer(FlatEvaluator(), n_playout=300, seed=0, solve=True)
+    move = player.get_action(board.copy())
+    assert board.move_to_label(move) in ("c5", "g5")
+    root = player.mcts.root
+    assert root.proven == 1 and root.moves[root.win] == move
+    # the reply position was valued without the net: White has two cells to block, so it is lost
+    assert root.children[root.win].proven == -1 and not root.children[root.win].expanded
+
+
+# White (O) to move. Black has a four on the third row (blocked at a3: only f3 stops it) and an
+# open three on the g file (g6-g8): after the forced f3, g5 makes an open four.
+FOUR_AND_THREE = """
+    O.......O
+    ......X..
+    ......X..
+    ......X..
+    .........
+    .........
+    OXXXX....
+    .........
+    O.......O
+"""
+
+
+def test_a_four_leaves_one_reply_and_a_loss_is_proved_through_it():
+    board = load_board(FOUR_AND_THREE, to_move=2)
+    tree = MCTS(solve=True)
+    for _ in range(200):
+        tree.playout(board, FlatEvaluator())
+        if tree.root.proven:
+            break
+    root = tree.root
+    assert [board.move_to_label(int(m)) for m in root.moves] == ["f3"]  # every other move loses at once
+    assert root.proven == -1 and root.lost.all()
+    black = root.children[0]
+    assert black.proven == 1 and board.move_to_label(int(black.moves[black.win])) == "g5"
+
+
+def test_two_fours_to_block_are_a_loss_without_expanding_the_moves_that_do_not_block():
+    board = load_board(OPEN_THREE)
+    board.play(board.parse_move("c5"))  # Black's open four: b5 and g5 both win
+    evaluator = FlatEvaluator()
+    tree = MCTS(solve=True)
+    for _ in range(10):
+        tree.playout(board, evaluator)
+    root = tree.root
+    assert sorted(board.move_to_label(int(m)) for m in root.moves) == ["b5", "g5"]
+    assert root.proven == -1 and evaluator.calls == 1  # the root alone; each reply is a finished game
+    assert np.all(root.child_Q == -1.0)
+
+
+def test_the_root_with_a_win_keeps_only_the_winning_moves():
+    board = load_board(OPEN_THREE)
+    board.play(board.parse_move("c5"))
+    board.play(board.parse_move("a2"))  # White does not block: Black completes at b5 or g5
+    player = MCTSPlayer(FlatEvaluator(), n_playout=20, seed=0, solve=True)
+    move = player.get_action(board.copy())
+    assert sorted(board.move_to_label(int(m)) for m in player.mcts.root.moves) == ["b5", "g5"]
+    assert board.move_to_label(move) in ("b5", "g5") and player.mcts.root.proven == 1
+
+
+def test_a_proved_win_is_chosen_over_a_move_with_more_visits():
+    board = load_board(OPEN_THREE)
+    tree = MCTS(solve=True)
+    tree.playout(board, FlatEvaluator())  # expands the root
+    root = tree.root
+    win = int(np.flatnonzero(root.moves == board.parse_move("g5"))[0])
+    root.child_N[:] = 5.0
+    root.child_N[win] = 1.0
+    root.win = win
+    assert root.best_index() == win and root.select(5.0) == win
+
+
+def test_the_solver_off_leaves_the_search_as_it_was():
+    board = load_board(FOUR_AND_THREE, to_move=2)
+    plain = MCTS()
+    for _ in range(50):
+        plain.playout(board, FlatEvaluator())
+    assert len(plain.root.moves) == int((board.stones() == 0).sum())
+    assert plain.root.proven == 0 and plain.root.win == -1 and plain.root.lost is None
+
+
+def test_solver_searches_restore_the_board_and_stay_consistent_in_random_games():
+    rng = np.random.default_rng(5)
+    for game in range(6):
+        board = Board(7, 7, 4)
+        player = MCTSPlayer(FlatEvaluator(), n_playout=60, seed=game, solve=True, reuse_tree=True)
+        while not board.game_over:
+            before = (bytes(board.cells), list(board.history), board.current_player)
+            move = player.get_action(board)
+            assert (bytes(board.cells), list(board.history), board.current_player) == before
+            root = player.mcts.root
+            if root.proven == 1:
+                # a proved win is a real one: the chosen move wins at once or leaves the opponent lost
+                copy = board.copy()
+                copy.play(move)
+                assert copy.winner == board.current_player or root.children[root.win].proven == -1
+            if rng.random() < 0.3:
+                move = int(rng.choice(board.legal_moves()))
+            board.play(move)
+            player.notify_move(move)
