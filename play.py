@@ -24,6 +24,7 @@ import warnings
 from gomoku.game.gamefile import GameFileError
 from gomoku.net.modelfile import find_model
 from gomoku.play.match import DEFAULT_MODEL, MissingModelError, setup_match
+from gomoku.search.options import SearchOptions, add_search_flags
 from gomoku.util import board_size_arg, positive_int_arg
 
 # Paddle warns about build tools (ccache) on import: noise to someone who wants to play.
@@ -60,12 +61,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--device", choices=("cpu", "gpu", "auto"), default="auto",
                         help="where the model runs (default: the GPU if Paddle has one)")
     parser.add_argument("--seed", type=int, help="seed for the AI players' randomness")
-    parser.add_argument("--win-check", action="store_true",
-                        help="the AlphaZero players' search knows that a position whose player to move "
-                             "can complete a line is won (see the README)")
-    parser.add_argument("--fpu", type=float, metavar="R",
-                        help="first-play urgency of the AlphaZero players' search (0.25 is usual; "
-                             "default: the reference search's 0 for unvisited moves)")
+    add_search_flags(parser)
     return parser.parse_args(argv)
 
 
@@ -79,7 +75,7 @@ def main(argv=None) -> int:
             args.model = model
         match = setup_match(model=args.model, playouts=args.playouts, first=args.first, black=args.black,
                             white=args.white, size=args.size, n_in_row=args.n_in_row, load=args.load,
-                            seed=args.seed, device=args.device, fpu=args.fpu, win_check=args.win_check)
+                            seed=args.seed, device=args.device, search=SearchOptions.from_args(args))
     except MissingModelError as exc:
         print(f"play.py: {exc}", file=sys.stderr)
         return 2

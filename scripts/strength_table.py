@@ -10,7 +10,7 @@ plays one arena match per row (paired openings, colours swapped), in this order:
   target: 800 playouts against level 4);
 - against pure MCTS at ``--pure`` playouts.
 
-``--fpu R`` and ``--win-check`` give the model's searches the arena's options of the same names
+``--fpu R``, ``--win-check`` and ``--solve`` give the model's searches the arena's options of the same names
 (saved rows with other options are not reused). Each row prints as it ends, with the arena
 command that reproduces it alone. With ``--json`` the
 rows are saved after every match (atomically), and a second call with the same file skips the
@@ -34,6 +34,7 @@ warnings.filterwarnings("ignore")
 from gomoku import interrupt  # noqa: E402
 from gomoku.play.arena import ArenaSettings, parse_player, run_arena  # noqa: E402
 from gomoku.search.heuristic import LEVELS, check_level  # noqa: E402
+from gomoku.search.options import SearchOptions, add_search_flags  # noqa: E402
 from gomoku.util import atomic_write, board_size_arg, positive_int_arg, usable_cpus  # noqa: E402
 
 TABLE_FORMAT = "gomoku-strength-table/1"
@@ -71,9 +72,8 @@ def plan_rows(args: argparse.Namespace) -> list[tuple[str, str]]:
 
 def arena_command(a: str, b: str, args: argparse.Namespace) -> str:
     size = f" --size {args.size[0]}x{args.size[1]}" if args.size else ""
-    search = (f" --fpu {args.fpu:g}" if args.fpu is not None else "") + (" --win-check" if args.win_check else "")
     return (f"python -m gomoku.arena --a {a} --b {b}{size} --games {args.games} --seed {args.seed} "
-            f"--workers {args.workers}{search}")
+            f"--workers {args.workers}{SearchOptions.from_args(args).flags()}")
 
 
 def file_digest(spec: str) -> str:
@@ -92,7 +92,8 @@ def file_digest(spec: str) -> str:
 def row_key(row: dict) -> tuple:
     size = tuple(row["size"]) if row["size"] else None  # a list in the JSON file
     return (row["a_spec"], row["b_spec"], row["a_sha256"], row["b_sha256"], row["games"], row["seed"], size,
-            row.get("fpu"), row.get("win_check", False))  # rows saved before the search options: the reference
+            # rows saved before a search option existed were played without it
+            row.get("fpu"), row.get("win_check", False), row.get("solve", False))
 
 
 def load_table(path: str) -> dict:
@@ -140,10 +141,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=0, help="seeds openings and players (default: 0)")
     parser.add_argument("--workers", type=positive_int_arg, default=usable_cpus(),
                         help="arena processes (default: one per core)")
-    parser.add_argument("--fpu", type=float, metavar="R",
-                        help="first-play urgency of the az players' searches, as in the arena (default: the reference 0)")
-    parser.add_argument("--win-check", action="store_true",
-                        help="the az players' searches know a position whose player to move can complete a line is won")
+    add_search_flags(parser, "the model's searches")
     parser.add_argument("--json", metavar="PATH",
                         help="save the rows here after each match; rows already in it are not played again")
     args = parser.parse_args(argv)
@@ -162,19 +160,19 @@ def main(argv=None) -> int:
     table["model"] = args.model
     done = {row_key(row): row for row in table["rows"]}
     size = list(args.size) if args.size else None
+    search = SearchOptions.from_args(args)
     try:
         with interrupt.deferred():  # Ctrl-C stops between moves; the rows saved so far stay
             for a, b in plan_rows(args):
                 command = arena_command(a, b, args)
                 planned = dict(a_spec=a, b_spec=b, a_sha256=file_digest(a), b_sha256=file_digest(b),
-                               games=args.games, seed=args.seed, size=size, fpu=args.fpu,
-                               win_check=args.win_check, command=command)
+                               games=args.games, seed=args.seed, size=size, **search.kwargs(), command=command)
                 key = row_key(planned)
                 if key in done:
                     print(f"{format_row(done[key])}  (saved)\n  {command}", flush=True)
                     continue
                 settings = ArenaSettings(a, b, args.games, args.size, None, seed=args.seed, workers=args.workers,
-                                         fpu=args.fpu, win_check=args.win_check)
+                                         search=search)
                 result = run_arena(settings, progress_stream=io.StringIO())
                 row = {**result.summary(), **planned}
                 table["rows"].append(row)

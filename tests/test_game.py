@@ -9,6 +9,7 @@ import pytest
 from gomoku.game.board import Board, IllegalMoveError
 from gomoku.play.match import Match, MissingModelError, setup_match
 from gomoku.game.gamefile import GameRecord, save_game
+from gomoku.search.options import SearchOptions
 from gomoku.search.players import PlayerSpec
 from tests.boards import BLACK_WINS, board_after
 
@@ -118,13 +119,14 @@ def test_setup_reads_the_board_from_the_model(tmp_path, monkeypatch):
     watched = setup_match(model=model, black="pure:20", white="human", device="cpu")
     assert watched.board.width == 6  # the model sets the board even before anyone plays it
     assert [c.kind for c in watched.choices] == ["human", "az", "pure", "policy", "heuristic"]
-    sharp = setup_match(model=model, playouts=20, device="cpu", fpu=0.25, win_check=True)
+    options = SearchOptions(fpu=0.25, win_check=True)
+    sharp = setup_match(model=model, playouts=20, device="cpu", search=options)
     assert str(sharp.specs[2]) == "AlphaZero 20 (fpu 0.25, win check)"
-    assert sharp.choices[1].win_check and sharp.choices[1].fpu == 0.25  # a side switched to az gets them too
+    assert sharp.choices[1].search == options  # a side switched to az gets them too
     search = sharp.players[2].mcts
-    assert search.win_check and search.fpu == 0.25
-    with pytest.raises(ValueError, match="fpu"):
-        setup_match(model=model, device="cpu", fpu=-1.0)
+    assert search.win_check and search.fpu == 0.25 and not search.solve
+    solver = setup_match(model=model, playouts=20, device="cpu", search=SearchOptions(solve=True))
+    assert str(solver.specs[2]) == "AlphaZero 20 (solver)" and solver.players[2].mcts.solve
     path = str(tmp_path / "big.json")
     save_game(path, GameRecord.from_board(Board(8, 8, 5), {1: "human", 2: f"az:{model}:20"}))
     with pytest.raises(ModelFileError, match="this board is 8x8"):

@@ -26,6 +26,7 @@ import pytest
 from gomoku.game.board import Board
 from gomoku.play.pbrain import (OPPONENT, OWN, UNLIMITED_MS, EngineOptions, PbrainEngine, Position,
                            ProtocolError, TimeControl, run_match)
+from gomoku.search.options import SearchOptions
 
 ROOT = Path(__file__).resolve().parents[1]
 MOVE = re.compile(r"(\d+),(\d+)")
@@ -413,8 +414,9 @@ def test_unsupported_rules_and_field_three_are_reported():
 def test_search_options_reach_the_engines_tree_and_bad_ones_are_refused(capsys):
     from gomoku.play.pbrain import main
 
-    engine = PbrainEngine(EngineOptions(n_in_row=4, seed=0, fpu=0.25, win_check=True), io.StringIO(), FakeClock(0.001))
-    assert engine.mcts.win_check and engine.mcts.fpu == 0.25
+    options = EngineOptions(n_in_row=4, seed=0, search=SearchOptions(fpu=0.25, solve=True))
+    engine = PbrainEngine(options, io.StringIO(), FakeClock(0.001))
+    assert engine.mcts.win_check and engine.mcts.solve and engine.mcts.fpu == 0.25
     with pytest.raises(SystemExit):
         main(["--pure", "--fpu", "-0.5"])
     assert "fpu" in capsys.readouterr().err

@@ -5,7 +5,8 @@ import pytest
 
 from gomoku.game.board import Board
 from gomoku.search.gumbel import GumbelPlayer
-from gomoku.search.mcts import MCTS, MCTSPlayer, check_search_options
+from gomoku.search.mcts import MCTS, MCTSPlayer
+from gomoku.search.options import SearchOptions, check_search_options
 from tests.boards import load_board
 
 
@@ -130,17 +131,42 @@ def test_fpu_keeps_a_side_that_is_behind_on_the_moves_its_prior_likes():
     assert visited[0.25] == set(favourites)
 
 
-@pytest.mark.parametrize("fpu, win_check", [(-0.1, False), (float("nan"), False), (True, False),
-                                            ("0.2", False), (None, 1)])
-def test_bad_search_options_are_refused(fpu, win_check):
-    with pytest.raises(ValueError, match="fpu|win_check"):
-        check_search_options(fpu, win_check)
+@pytest.mark.parametrize("fpu, win_check, solve", [(-0.1, False, False), (float("nan"), False, False),
+                                                   (True, False, False), ("0.2", False, False), (None, 1, False),
+                                                   (None, False, "yes")])
+def test_bad_search_options_are_refused(fpu, win_check, solve):
+    with pytest.raises(ValueError, match="fpu|win_check|solve"):
+        check_search_options(fpu, win_check, solve)
     with pytest.raises(ValueError):
-        MCTS(fpu=fpu, win_check=win_check)
+        MCTS(fpu=fpu, win_check=win_check, solve=solve)
+    with pytest.raises(ValueError):
+        SearchOptions(fpu, win_check, solve)
 
 
-def test_arena_refuses_a_bad_fpu_before_it_plays():
-    from gomoku.play.arena import ArenaError, ArenaSettings, run_arena
+@pytest.mark.parametrize("argv", [["--fpu", "-1"], ["--fpu", "nan"], ["--fpu", "x"]])
+def test_every_entry_point_refuses_a_bad_fpu_flag(argv, capsys):
+    import play
+    from gomoku.play import arena, pbrain
 
-    with pytest.raises(ArenaError, match="fpu"):
-        run_arena(ArenaSettings("pure:10", "pure:10", games=2, size=(6, 6), n_in_row=4, fpu=-1.0))
+    for main in (arena.main, pbrain.main, play.main):
+        with pytest.raises(SystemExit):
+            main(["--a", "pure:10", "--b", "pure:10"] + argv if main is arena.main else argv)
+        assert "is not a number of at least 0" in capsys.readouterr().err
+
+
+def test_search_flags_are_read_alike_everywhere():
+    import argparse
+
+    from gomoku.search.options import add_search_flags
+
+    parser = argparse.ArgumentParser()
+    add_search_flags(parser)
+    for argv, options, flags in (([], SearchOptions(), ""),
+                                 (["--fpu", "0.25", "--win-check"], SearchOptions(0.25, True), " --fpu 0.25 --win-check"),
+                                 (["--solve"], SearchOptions(solve=True), " --solve"),
+                                 (["--solve", "--win-check"], SearchOptions(win_check=True, solve=True), " --solve")):
+        read = SearchOptions.from_args(parser.parse_args(argv))
+        assert read == options and read.flags() == flags
+        assert SearchOptions.from_args(parser.parse_args(flags.split())) == read  # a shown command gives it back
+    assert SearchOptions(0.25, solve=True).words() == ["fpu 0.25", "solver"]
+    assert SearchOptions(solve=True).win_check  # the solver includes the win check

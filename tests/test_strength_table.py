@@ -99,12 +99,16 @@ def test_search_options_are_rows_of_their_own(models, tmp_path, capsys):
             "--games", "2", "--workers", "1", "--json", out]
     assert strength_table.main(argv) == 0
     assert strength_table.main(argv + ["--fpu", "0.25", "--win-check"]) == 0
+    assert strength_table.main(argv + ["--fpu", "0.25", "--solve"]) == 0
     printed = capsys.readouterr().out
     assert "(saved)" not in printed
     rows = json.load(open(out))["rows"]
-    assert [(row["fpu"], row["win_check"]) for row in rows] == [(None, False), (0.25, True)]
+    assert ([(row["fpu"], row["win_check"], row["solve"]) for row in rows]
+            == [(None, False, False), (0.25, True, False), (0.25, True, True)])
     assert rows[1]["command"].endswith("--workers 1 --fpu 0.25 --win-check") and rows[1]["command"] in printed
-    assert strength_table.main(argv + ["--fpu", "-1"]) == 2
+    assert rows[2]["command"].endswith("--workers 1 --fpu 0.25 --solve") and rows[2]["command"] in printed
+    with pytest.raises(SystemExit):
+        strength_table.main(argv + ["--fpu", "-1"])
     assert "fpu" in capsys.readouterr().err
 
 

@@ -57,7 +57,7 @@ from gomoku.progress import advance_to, progress_bar
 from gomoku.game.board import Board
 from gomoku.game.gamefile import COLOUR_NAMES, GameRecord
 from gomoku.game.openings import paired_openings
-from gomoku.search.mcts import check_search_options
+from gomoku.search.options import SearchOptions, add_search_flags
 from gomoku.search.players import PlayerSpec, spec_text
 from gomoku.train.actors import MatchGame, make_actors
 from gomoku.util import atomic_write, board_size_arg, positive_int_arg, usable_cpus
@@ -237,12 +237,8 @@ class ArenaSettings:
     """exploration constant of the searches"""
     device: str = "auto"
     """where models run: cpu, gpu or auto"""
-    fpu: Optional[float] = None
-    """first-play urgency of the az players' searches (see ``mcts.MCTS``; None: the reference 0)"""
-    win_check: bool = False
-    """the az players' searches know a node whose player to move can complete a line is won"""
-    solve: bool = False
-    """the az players' searches block forced fours and back proven results up (see ``mcts.MCTS``)"""
+    search: SearchOptions = SearchOptions()
+    """how the az players search (default: the reference search)"""
 
 
 @dataclass
@@ -289,9 +285,9 @@ class ArenaResult:
             "board": {"width": width, "height": height, "n_in_row": n_in_row},
             "games": total.games,
             "opening_stones": self.settings.opening_stones,
-            "fpu": self.settings.fpu,
-            "win_check": self.settings.win_check,
-            "solve": self.settings.solve,
+            "fpu": self.settings.search.fpu,
+            "win_check": self.settings.search.win_check,
+            "solve": self.settings.search.solve,
             "seed": self.settings.seed,
             "workers": self.workers,
             "a_as_black": self.as_black.to_json(),
@@ -360,11 +356,7 @@ def run_arena(settings: ArenaSettings, log: Optional[Callable[[str], None]] = No
         raise ArenaError(f"--games must be at least 1, got {settings.games}")
     if settings.workers < 1 or settings.parallel < 1:
         raise ArenaError("--workers and --parallel must be at least 1")
-    try:
-        check_search_options(settings.fpu, settings.win_check, settings.solve)
-    except ValueError as exc:
-        raise ArenaError(str(exc)) from None
-    spec_a, spec_b = (parse_player(text).with_search(settings.fpu, settings.win_check, settings.solve)
+    spec_a, spec_b = (parse_player(text).with_search(settings.search)
                       for text in (settings.a, settings.b))
     geometry = resolve_geometry([spec_a, spec_b], settings.size, settings.n_in_row)
     rng = np.random.default_rng(settings.seed)
@@ -464,17 +456,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--n-in-row", type=positive_int_arg, metavar="N",
                         help="stones in a row that win, when no model plays (default: 5)")
     parser.add_argument("--c-puct", type=float, default=5.0, help="exploration constant (default: 5)")
-    parser.add_argument("--fpu", type=float, metavar="R",
-                        help="first-play urgency of the az players' searches: an unvisited move counts "
-                             "as its position's mean value less R * sqrt(prior of the visited moves) "
-                             "(Leela Zero, KataGo; 0.25 is usual) instead of 0 (default: 0, the reference)")
-    parser.add_argument("--win-check", action="store_true",
-                        help="the az players' searches treat a position whose player to move can "
-                             "complete a line as won, without asking the net")
-    parser.add_argument("--solve", action="store_true",
-                        help="the az players' searches also keep only the blocks where the opponent "
-                             "threatens to complete a line, count two such threats as lost, and back "
-                             "results known for certain up the tree (an MCTS solver; implies --win-check)")
+    add_search_flags(parser, "the az players' searches")
     parser.add_argument("--device", choices=("cpu", "gpu", "auto"), default="auto",
                         help="where models run (default: the GPU if Paddle has one)")
     parser.add_argument("--out", metavar="PATH", help="write the games here, one JSON object a line")
@@ -488,7 +470,7 @@ def main(argv=None) -> int:
     warnings.filterwarnings("ignore", module="paddle")  # build-tool noise on import
     settings = ArenaSettings(args.a, args.b, args.games, args.size, args.n_in_row, args.opening_stones,
                              args.seed, args.workers, args.parallel, args.c_puct, args.device,
-                             args.fpu, args.win_check, args.solve)
+                             SearchOptions.from_args(args))
 
     def log(line: str) -> None:
         if not args.quiet:

@@ -20,7 +20,7 @@ from typing import Optional
 
 from gomoku.game.board import Board, IllegalMoveError
 from gomoku.game.gamefile import COLOUR_NAMES, GameRecord, load_game
-from gomoku.search.mcts import check_search_options
+from gomoku.search.options import SearchOptions
 from gomoku.search.players import PLAYER_KINDS, PlayerSpec, make_player, spec_text
 
 PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -186,7 +186,7 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
                 black: Optional[str] = None, white: Optional[str] = None,
                 size: Optional[tuple[int, int]] = None, n_in_row: Optional[int] = None,
                 load: Optional[str] = None, seed: Optional[int] = None,
-                device: str = "auto", fpu: Optional[float] = None, win_check: bool = False) -> Match:
+                device: str = "auto", search: SearchOptions = SearchOptions()) -> Match:
     """Builds the match that ``play.py``'s flags describe.
 
     By default a human plays Black against AlphaZero with ``model`` (the shipped
@@ -208,7 +208,7 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
         load: a game record to continue.
         seed: seeds the AI players.
         device: where models run.
-        fpu, win_check: search options of the AlphaZero players (see ``mcts.MCTS``).
+        search: how the AlphaZero players search.
 
     Raises:
         MissingModelError: the default model is needed but not there yet.
@@ -220,7 +220,6 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
         raise ValueError(f"--playouts must be at least 1, got {playouts}")
     if first not in (None, "human", "ai"):
         raise ValueError(f"--first must be 'human' or 'ai', got {first!r}")
-    check_search_options(fpu, win_check)
     from gomoku.net.modelfile import find_model
 
     record = load_game(load) if load else None
@@ -239,7 +238,7 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
         seats[1] = black
     if white:
         seats[2] = white
-    specs = {p: PlayerSpec.parse(text, default_model=model_path, default_playouts=playouts).with_search(fpu, win_check)
+    specs = {p: PlayerSpec.parse(text, default_model=model_path, default_playouts=playouts).with_search(search)
              for p, text in seats.items()}
     for p, spec in specs.items():
         if spec.kind in ("az", "policy"):
@@ -278,7 +277,7 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
     choices = [PlayerSpec("human"), PlayerSpec("pure", playouts=playouts), PlayerSpec.parse("heuristic")]
     offered = model_files[0] if model_files else model_path
     if model_files or (os.path.isfile(offered) and _fits(offered, geometry)):
-        choices[1:1] = [PlayerSpec("az", offered, playouts, fpu=fpu, win_check=win_check)]
+        choices[1:1] = [PlayerSpec("az", offered, playouts, search=search)]
         choices.insert(-1, PlayerSpec("policy", offered))
     return Match(board, specs, choices, seed=seed, device=device)
 

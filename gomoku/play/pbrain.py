@@ -68,7 +68,8 @@ from typing import Callable, Iterable, Optional, TextIO
 from gomoku import __version__
 from gomoku.game.board import DRAW, Board, IllegalMoveError
 from gomoku.search.heuristic import DEFAULT_LEVEL, LEVELS, HeuristicPlayer
-from gomoku.search.mcts import MCTS, check_search_options, search
+from gomoku.search.mcts import MCTS, search
+from gomoku.search.options import SearchOptions, add_search_flags
 from gomoku.search.rollout import RolloutEvaluator
 from gomoku.util import DefaultsHelpFormatter
 
@@ -260,10 +261,8 @@ class EngineOptions:
     """seeds the random rollouts of pure MCTS and the heuristic's tie-breaks"""
     messages: bool = True
     """send a MESSAGE line with the search's statistics before every move"""
-    fpu: Optional[float] = None
-    """first-play urgency of the search (see ``mcts.MCTS``); None: the reference 0"""
-    win_check: bool = False
-    """the search knows that a position whose player to move can complete a line is won"""
+    search: SearchOptions = SearchOptions()
+    """how the search goes beyond the reference PUCT search"""
 
 
 @dataclass
@@ -301,7 +300,7 @@ class PbrainEngine:
         self._evaluator = None
         self._heuristic = None if options.heuristic is None else HeuristicPlayer(options.heuristic, options.seed)
         self._model_spec = None  # the loaded model's NetSpec
-        self.mcts = MCTS(options.c_puct, fpu=options.fpu, win_check=options.win_check)
+        self.mcts = MCTS(options.c_puct, **options.search.kwargs())
         self._tree_stones: Optional[tuple] = None  # the stones at the tree's root, to know when to keep it
         self._pending: list[str] = []  # notes waiting for the next reply
         self._block: Optional[_Block] = None
@@ -767,11 +766,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="where the model runs")
     parser.add_argument("--threads", type=int, default=1, help="CPU threads for the model")
     parser.add_argument("--c-puct", type=float, default=5.0, help="PUCT exploration constant")
-    parser.add_argument("--win-check", action="store_true",
-                        help="the search knows that a position whose player to move can complete a line is won")
-    parser.add_argument("--fpu", type=float, metavar="R",
-                        help="first-play urgency: an unvisited move counts as its position's mean value "
-                             "less R * sqrt(prior of the visited moves), not 0 (0.25 is usual)")
+    add_search_flags(parser, "the search")
     parser.add_argument("--max-playouts", type=int,
                         help="at most this many playouts per move, however much time is left")
     parser.add_argument("--turn-ms", type=int, default=5000,
@@ -818,14 +813,10 @@ def main(argv: Optional[list[str]] = None) -> int:
         value = getattr(args, name)
         if value is not None and value < 1:
             build_parser().error(f"--{name.replace('_', '-')} must be at least 1")
-    try:
-        check_search_options(args.fpu, args.win_check)
-    except ValueError as exc:
-        build_parser().error(str(exc))
     options = EngineOptions(model=args.model, heuristic=args.heuristic, n_in_row=args.n_in_row, device=args.device,
                             threads=args.threads, c_puct=args.c_puct, max_playouts=args.max_playouts,
                             turn_ms=args.turn_ms, margin_ms=args.margin_ms, seed=args.seed,
-                            messages=not args.quiet, fpu=args.fpu, win_check=args.win_check)
+                            messages=not args.quiet, search=SearchOptions.from_args(args))
     warnings.filterwarnings("ignore", message=".*ccache.*")
     # Only protocol lines may reach the manager: replies get a private copy of
     # stdout, and whatever Paddle or anything else prints goes to stderr.

@@ -37,6 +37,7 @@ import numpy as np
 
 from gomoku import interrupt
 from gomoku.game.board import Board
+from gomoku.search.options import check_search_options
 
 
 class Evaluator(Protocol):
@@ -137,17 +138,6 @@ class Leaf:
     path: list  # [(node, child index)] from the root
     value: Optional[float]  # for the player to move at the leaf; None if it needs evaluating
     moves: Optional[np.ndarray] = None  # the moves to expand it with; None: every empty cell
-
-
-def check_search_options(fpu: Optional[float], win_check: bool, solve: bool = False) -> None:
-    """Raises ValueError unless ``fpu`` is None or a finite number >= 0 and ``win_check`` and ``solve`` bools."""
-    if fpu is not None and (isinstance(fpu, bool) or not isinstance(fpu, (int, float))
-                            or not math.isfinite(fpu) or fpu < 0):
-        raise ValueError(f"fpu must be a number of at least 0 (or None for the reference 0 value), got {fpu!r}")
-    if not isinstance(win_check, bool):
-        raise ValueError(f"win_check must be True or False, got {win_check!r}")
-    if not isinstance(solve, bool):
-        raise ValueError(f"solve must be True or False, got {solve!r}")
 
 
 class MCTS:

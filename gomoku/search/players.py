@@ -25,6 +25,7 @@ import numpy as np
 from gomoku.game.board import Board
 from gomoku.search.heuristic import DEFAULT_LEVEL, HeuristicPlayer, check_level
 from gomoku.search.mcts import Leaf, MCTSPlayer
+from gomoku.search.options import SearchOptions
 from gomoku.search.rollout import RolloutEvaluator
 
 PLAYER_KINDS = ("human", "az", "pure", "policy", "heuristic")
@@ -86,10 +87,8 @@ class PlayerSpec:
     model: Optional[str] = None
     playouts: Optional[int] = None
     level: Optional[int] = None  # the heuristic's strength
-    # Search options of an 'az' player (see mcts.MCTS); not part of the text form, set by flags.
-    fpu: Optional[float] = None
-    win_check: bool = False
-    solve: bool = False
+    # Search options of an 'az' player; not part of the text form, set by flags.
+    search: SearchOptions = SearchOptions()
 
     @classmethod
     def parse(cls, text: str, default_model: Optional[str] = None,
@@ -125,17 +124,15 @@ class PlayerSpec:
             raise ValueError(f"too many ':' parts in {text!r}")
         return cls(kind, model, playouts)
 
-    def with_search(self, fpu: Optional[float] = None, win_check: bool = False,
-                    solve: bool = False) -> "PlayerSpec":
-        """This spec with the search options of ``mcts.MCTS`` if it is an az player; others have no PUCT search."""
-        return replace(self, fpu=fpu, win_check=win_check, solve=solve) if self.kind == "az" else self
+    def with_search(self, search: SearchOptions) -> "PlayerSpec":
+        """This spec with ``search`` if it is an az player; the others have no PUCT search."""
+        return replace(self, search=search) if self.kind == "az" else self
 
     def __str__(self) -> str:
         if self.kind == "pure":
             return f"pure MCTS {self.playouts}"
         if self.kind == "az":
-            options = (([] if self.fpu is None else [f"fpu {self.fpu:g}"])
-                       + (["solver"] if self.solve else ["win check"] if self.win_check else []))
+            options = self.search.words()
             return f"AlphaZero {self.playouts}" + (f" ({', '.join(options)})" if options else "")
         if self.kind == "policy":
             return "policy net"
@@ -198,8 +195,8 @@ def make_player(spec: PlayerSpec, board: Board, c_puct: float = 5.0, seed: Optio
     evaluator = models[spec.model]
     if spec.kind == "policy":
         return PolicyPlayer(evaluator, name=str(spec))
-    return MCTSPlayer(evaluator, c_puct=c_puct, n_playout=spec.playouts, fpu=spec.fpu,
-                      win_check=spec.win_check, solve=spec.solve, seed=seed, name=str(spec))
+    return MCTSPlayer(evaluator, c_puct=c_puct, n_playout=spec.playouts, seed=seed, name=str(spec),
+                      **spec.search.kwargs())
 
 
 def spec_text(spec: PlayerSpec) -> str:

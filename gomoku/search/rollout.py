@@ -13,7 +13,6 @@ batch of rollouts is a handful of NumPy operations.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Optional, Sequence
 
 import numpy as np
