@@ -56,6 +56,7 @@ from gomoku.net.modelfile import BEST_MODEL, CURRENT_MODEL, find_model
 from gomoku.net.policy_value import PolicyValueModel
 from gomoku.net.spec import NetSpec
 from gomoku.search.heuristic import LEVELS
+from gomoku.search.options import SearchOptions
 from gomoku.search.players import PlayerSpec, spec_text
 from gomoku.train.actors import PUBLISHED, WORKER_NICE, Actors, InlineActors, SelfPlaySettings, make_actors
 from gomoku.train.checkpoint import CHECKPOINT, lock_run_dir, read_checkpoint, write_checkpoint
@@ -393,7 +394,8 @@ class TrainPipeline:
                 advance_to(bar, progress.games)
 
             games, _ = self.actors.match(
-                PlayerSpec("az", PUBLISHED, cfg.eval_playouts or cfg.n_playout, win_check=cfg.win_check),
+                PlayerSpec("az", PUBLISHED, cfg.eval_playouts or cfg.n_playout,
+                           search=SearchOptions(win_check=cfg.win_check)),
                 opponent,
                 geometry, openings, seed,
                 parallel=cfg.eval_games, c_puct=cfg.c_puct, device=self.model.device,
