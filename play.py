@@ -61,7 +61,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--device", choices=("cpu", "gpu", "auto"), default="auto",
                         help="where the model runs (default: the GPU if Paddle has one)")
     parser.add_argument("--seed", type=int, help="seed for the AI players' randomness")
-    add_search_flags(parser)
+    add_search_flags(parser, "the AlphaZero player's search", default="sharp")
     return parser.parse_args(argv)
 
 

@@ -151,7 +151,7 @@ def test_every_entry_point_refuses_a_bad_fpu_flag(argv, capsys):
     for main in (arena.main, pbrain.main, play.main):
         with pytest.raises(SystemExit):
             main(["--a", "pure:10", "--b", "pure:10"] + argv if main is arena.main else argv)
-        assert "is not a number of at least 0" in capsys.readouterr().err
+        assert "is neither a number of at least 0 nor off" in capsys.readouterr().err
 
 
 def test_search_flags_are_read_alike_everywhere():
@@ -170,3 +170,28 @@ def test_search_flags_are_read_alike_everywhere():
         assert SearchOptions.from_args(parser.parse_args(flags.split())) == read  # a shown command gives it back
     assert SearchOptions(0.25, solve=True).words() == ["fpu 0.25", "solver"]
     assert SearchOptions(solve=True).win_check  # the solver includes the win check
+
+
+def test_play_and_the_engine_search_sharp_unless_told_and_the_arena_as_the_spec(capsys):
+    import play
+    from gomoku.play import arena, pbrain
+    from gomoku.search.options import SEARCH_PRESETS
+
+    sharp = SearchOptions(fpu=0.25, solve=True)
+    assert SEARCH_PRESETS["sharp"] == sharp
+    assert SearchOptions.from_args(play.parse_args([])) == sharp
+    assert SearchOptions.from_args(pbrain.build_parser().parse_args([])) == sharp
+    assert SearchOptions.from_args(arena.parse_args(["--a", "pure:1", "--b", "pure:1"])) == SearchOptions()
+    # Each flag changes one option of the preset; turning the win check off takes the solver with it.
+    for argv, options in ((["--search", "reference"], SearchOptions()),
+                          (["--fpu", "off"], SearchOptions(None, True, True)),
+                          (["--fpu", "0.5"], SearchOptions(0.5, True, True)),
+                          (["--solve", "off"], SearchOptions(0.25, True, False)),
+                          (["--win-check", "off"], SearchOptions(0.25, False, False)),
+                          (["--search", "reference", "--solve"], SearchOptions(None, True, True)),
+                          (["--search", "reference", "--fpu", "0.25", "--win-check", "on"], SearchOptions(0.25, True))):
+        assert SearchOptions.from_args(play.parse_args(argv)) == options, argv
+    for argv in (["--solve", "maybe"], ["--search", "fast"], ["--fpu", "-1"]):
+        with pytest.raises(SystemExit):
+            play.parse_args(argv)
+    assert "is not on or off" in capsys.readouterr().err

@@ -766,7 +766,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="where the model runs")
     parser.add_argument("--threads", type=int, default=1, help="CPU threads for the model")
     parser.add_argument("--c-puct", type=float, default=5.0, help="PUCT exploration constant")
-    add_search_flags(parser, "the search")
+    add_search_flags(parser, "the search", default="sharp")
     parser.add_argument("--max-playouts", type=int,
                         help="at most this many playouts per move, however much time is left")
     parser.add_argument("--turn-ms", type=int, default=5000,

@@ -12,6 +12,8 @@ import math
 from dataclasses import dataclass
 from typing import Optional
 
+from gomoku.util import switch_arg
+
 
 def check_search_options(fpu: Optional[float], win_check: bool, solve: bool = False) -> None:
     """Raises ValueError unless ``fpu`` is None or a finite number >= 0 and ``win_check`` and ``solve`` bools."""
@@ -54,37 +56,62 @@ class SearchOptions:
                 + (["solver"] if self.solve else ["win check"] if self.win_check else []))
 
     def flags(self) -> str:
-        """The command-line flags that give these options, e.g. ``' --fpu 0.25 --solve'``."""
+        """The flags that give these options where the reference search is the default (the arena, the
+        strength table), e.g. ``' --fpu 0.25 --solve'``."""
         return ((f" --fpu {self.fpu:g}" if self.fpu is not None else "")
                 + (" --solve" if self.solve else " --win-check" if self.win_check else ""))
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> "SearchOptions":
-        """The options that ``add_search_flags``'s flags gave."""
-        return cls(args.fpu, args.win_check, args.solve)
+        """The options that ``add_search_flags``'s flags gave: the ``--search`` preset, then each flag given.
+
+        ``--win-check off`` without ``--solve`` turns the solver off too; ``--solve on`` includes the win check.
+        """
+        base = SEARCH_PRESETS[args.search]
+        fpu = base.fpu if args.fpu is None else None if args.fpu == FPU_OFF else args.fpu
+        win_check = base.win_check if args.win_check is None else args.win_check
+        solve = args.solve if args.solve is not None else base.solve and win_check
+        return cls(fpu, win_check, solve)
 
 
-def fpu_arg(text: str) -> float:
-    """Flag parser for ``--fpu``: a finite number of at least 0."""
+SEARCH_PRESETS = {"reference": SearchOptions(), "sharp": SearchOptions(fpu=0.25, solve=True)}
+"""``--search``: the SPEC's PUCT search, and the strongest options measured (README, Sharper search)."""
+
+FPU_OFF = "off"
+"""``--fpu off``: an unvisited move counts as 0, as in the reference search."""
+
+
+def fpu_arg(text: str):
+    """Flag parser for ``--fpu``: a finite number of at least 0, or ``off``."""
+    if text.strip().lower() == FPU_OFF:
+        return FPU_OFF
     try:
         value = float(text)
     except ValueError:
         value = -1.0
     if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of at least 0")
+        raise argparse.ArgumentTypeError(f"{text!r} is neither a number of at least 0 nor off")
     return value
 
 
-def add_search_flags(parser: argparse.ArgumentParser, whose: str = "the AlphaZero players' searches") -> None:
-    """Adds ``--fpu``, ``--win-check`` and ``--solve``; ``SearchOptions.from_args`` reads them."""
-    parser.add_argument("--fpu", type=fpu_arg, metavar="R",
-                        help=f"first-play urgency of {whose}: an unvisited move counts as its position's "
-                             f"mean value less R * sqrt(prior of the visited moves) (Leela Zero, KataGo; "
-                             f"0.25 is usual) instead of 0 (default: 0, the reference)")
-    parser.add_argument("--win-check", action="store_true",
-                        help=f"{whose} treat a position whose player to move can complete a line as won, "
-                             f"without asking the net")
-    parser.add_argument("--solve", action="store_true",
-                        help=f"{whose} also keep only the blocks where the opponent threatens to complete "
-                             f"a line, count two such threats as lost, and back results known for certain "
-                             f"up the tree (an MCTS solver; includes --win-check)")
+def add_search_flags(parser: argparse.ArgumentParser, whose: str = "the AlphaZero players' searches",
+                     default: str = "reference") -> None:
+    """Adds ``--search``, ``--fpu``, ``--win-check`` and ``--solve``; ``SearchOptions.from_args`` reads them.
+
+    ``default`` names the preset (a key of ``SEARCH_PRESETS``) that applies without ``--search``.
+    """
+    shown = SEARCH_PRESETS[default]
+    parser.add_argument("--search", choices=tuple(SEARCH_PRESETS), default=default,
+                        help=f"options of {whose}: reference is the SPEC's PUCT search, sharp adds --fpu 0.25 "
+                             f"--solve; the three flags below change one option of it (default: {default})")
+    parser.add_argument("--fpu", type=fpu_arg, metavar="R|off",
+                        help=f"first-play urgency: an unvisited move counts as its position's mean value less "
+                             f"R * sqrt(prior of the visited moves) (Leela Zero, KataGo; 0.25 is usual); off: "
+                             f"as 0, the reference (default: {'off' if shown.fpu is None else f'{shown.fpu:g}'})")
+    parser.add_argument("--win-check", type=switch_arg, nargs="?", const=True, metavar="on|off",
+                        help=f"treat a position whose player to move can complete a line as won, without "
+                             f"asking the net; alone: on (default: {'on' if shown.win_check else 'off'})")
+    parser.add_argument("--solve", type=switch_arg, nargs="?", const=True, metavar="on|off",
+                        help=f"also keep only the blocks where the opponent threatens to complete a line, count "
+                             f"two such threats as lost, and back results known for certain up the tree (an "
+                             f"MCTS solver; includes the win check); alone: on (default: {'on' if shown.solve else 'off'})")
