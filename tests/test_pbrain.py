@@ -319,6 +319,17 @@ def test_a_win_in_one_is_played_at_once_without_search():
     assert engine.mcts.root.N == 0  # no playout was spent
 
 
+def test_a_win_the_solver_proves_ends_the_search_before_its_time():
+    out = io.StringIO()
+    engine = PbrainEngine(EngineOptions(n_in_row=4, seed=0, search=SearchOptions(solve=True)), out, FakeClock(0.001))
+    converse(engine, out, "START 8", "INFO timeout_turn 5000")  # about 4,650 playouts' worth of fake time
+    # Own stones on 2,3 and 3,3: 1,3 or 4,3 makes three with both ends open, two cells that complete
+    # four, which the opponent cannot both block; the opponent's stones threaten nothing.
+    note, move = converse(engine, out, "BOARD", "2,3,1", "0,7,2", "3,3,1", "7,7,2", "DONE")
+    assert move in ("1,3", "4,3") and "won by force" in note
+    assert int(note.split()[1]) < 1000  # the search stopped once the root was proven, long before 5 s
+
+
 def test_max_playouts_and_time_left_bookkeeping():
     out = io.StringIO()
     engine = PbrainEngine(EngineOptions(n_in_row=4, seed=0, max_playouts=10), out, FakeClock(0.001))

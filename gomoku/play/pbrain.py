@@ -524,12 +524,13 @@ class PbrainEngine:
         last = now = self._clock()
 
         def enough(playouts: int) -> bool:
-            # Stop when the next playout, if it takes as long as the last one, would end past the deadline.
+            # Stop when the next playout, if it takes as long as the last one, would end past the deadline,
+            # or once the solver (--solve) has proven the root won or lost: more playouts change nothing.
             nonlocal last, now
             now = self._clock()
             step, last = now - last, now
-            return playouts >= MIN_PLAYOUTS and (now + step >= deadline or playouts >= most_new
-                                                 or mcts.root.N >= most_tree)
+            return mcts.root.proven != 0 or playouts >= MIN_PLAYOUTS and (
+                now + step >= deadline or playouts >= most_new or mcts.root.N >= most_tree)
 
         playouts = search(mcts, board, self._evaluator, enough)
         root = mcts.root
@@ -537,9 +538,9 @@ class PbrainEngine:
         move = int(root.moves[best])
         elapsed = now - started
         self.time.spend(elapsed)
+        value = {1: "won by force", -1: "lost by force"}.get(root.proven, f"value {root.child_Q[best]:+.2f}")
         note = (f"{playouts} playouts in {elapsed:.2f} s (tree {root.N}); "
-                f"{self.position.label(move)}: {int(root.child_N[best])} visits, "
-                f"value {root.child_Q[best]:+.2f}")
+                f"{self.position.label(move)}: {int(root.child_N[best])} visits, {value}")
         return move, note
 
     def _keep_or_forget_tree(self) -> None:
