@@ -2,6 +2,7 @@
 and the training evaluation against it."""
 
 import io
+import json
 import os
 
 import numpy as np
@@ -12,6 +13,8 @@ from gomoku.play.arena import ArenaSettings, parse_player, run_arena
 from gomoku.search.heuristic import LEVELS, HeuristicPlayer, ThreatBoard, choose_move, find_vcf
 from gomoku.search.players import PlayerSpec, make_player, spec_text
 from tests.boards import load_board
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 ALL = pytest.mark.parametrize("level", LEVELS)
 SCORING = pytest.mark.parametrize("level", [level for level in LEVELS if level >= 1])  # the best score
@@ -406,6 +409,18 @@ def test_config_checks_the_evaluation_opponent_and_the_15x15_preset_uses_the_heu
     from gomoku.train.config import TrainConfig, preset
 
     assert preset("15x15x5").eval_opponent == "heuristic"
+    # The preset is the recipe of the run the shipped 15x15 model comes from (the first of its
+    # lineage, which started from random weights): its config agrees on what shapes learning.
+    with open(os.path.join(ROOT, "models", "gomoku_15x15_5.json")) as f:
+        record = json.load(f)
+    while "started_from" in record:
+        record = record["started_from"]
+    shipped = record["config"]
+    recipe = preset("15x15x5").validate()
+    for field in ("width", "height", "n_in_row", "arch", "sizefree_blocks", "sizefree_filters", "sizes",
+                  "size_schedule", "stage_iters", "root_search", "n_playout", "opening_stones", "win_check",
+                  "buffer_size", "batch_size", "lr", "eval_opponent", "eval_opening_stones"):
+        assert getattr(recipe, field) == shipped[field], field
     assert preset("6x6x4").eval_opponent == "pure" and preset("8x8x5").eval_opponent == "pure"
     with pytest.raises(ValueError, match="eval_opponent must be"):
         TrainConfig(eval_opponent="random").validate()

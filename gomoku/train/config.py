@@ -266,9 +266,14 @@ def size_order(size: tuple[int, int]) -> tuple:
 PRESETS = {
     "6x6x4": dict(width=6, height=6, n_in_row=4),
     "8x8x5": dict(width=8, height=8, n_in_row=5),
-    # Pure MCTS is no yardstick on 15x15 (a shallow threat search beats 5000 playouts).
-    "15x15x5": dict(width=15, height=15, n_in_row=5, n_playout=800, buffer_size=50000,
-                    eval_opponent="heuristic"),
+    # The recipe the shipped 15x15 model trains with (README, Models), from random weights: a
+    # size-free net on a 9x9 -> 11x11 -> 15x15 curriculum, Gumbel self-play with 64 simulations,
+    # games from random central stones, the win check, and the heuristic ladder as the yardstick
+    # (pure MCTS is none on 15x15: a shallow threat search beats 5000 playouts).
+    "15x15x5": dict(width=15, height=15, n_in_row=5, arch="sizefree", sizes="9,11,15",
+                    size_schedule="curriculum", stage_iters=100, root_search="gumbel", n_playout=64,
+                    games_per_iter=32, opening_stones=2, win_check=True, buffer_size=50000,
+                    eval_opponent="heuristic", eval_playouts=400, eval_opening_stones=2),
 }
 DEFAULT_PRESET = "8x8x5"
 
