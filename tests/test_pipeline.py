@@ -82,6 +82,7 @@ def test_pipeline_iterates_evaluates_and_resumes_in_process(tmp_path):
     assert events[0]["how"] == "new" and events[0]["iteration"] == 0
     assert events[-1]["why"] == "finished" and events[-1]["iteration"] == 2
     assert "loss" in events[2] and "entropy" in events[2]
+    assert events[3]["playouts"] == pipeline.config.n_playout  # the net's search in the evaluation
 
     again = TrainPipeline.resume(run, log=lambda s: None)
     assert again.iteration == 2 and again.games == pipeline.games

@@ -192,3 +192,18 @@ def test_evaluations_from_other_openings_are_another_yardstick(tmp_path):
     assert "best 0.40 against heuristic 1" in plot._subtitle(metrics)  # not the empty board's 0.60
     ax = plot.render(metrics, (900, 600), None).axes[1]
     assert len(ax.lines) == 2  # the curve, and one line where the openings changed
+
+
+def test_evaluations_at_other_playouts_of_the_net_are_another_yardstick_and_say_so(tmp_path):
+    path = tmp_path / "metrics.jsonl"
+    lines = [{"event": "iteration", "iteration": i, "loss": 3.0, "entropy": 2.0} for i in range(1, 7)]
+    lines += [{"event": "evaluation", "iteration": 2, "heuristic_level": 4, "win_ratio": 0.9},  # before they were kept
+              {"event": "evaluation", "iteration": 4, "heuristic_level": 4, "win_ratio": 0.6, "playouts": 800},
+              {"event": "evaluation", "iteration": 6, "heuristic_level": 4, "win_ratio": 0.7, "playouts": 800}]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    metrics = read_metrics(str(path))
+    assert "best 0.70 against heuristic 4" in plot._subtitle(metrics)  # not the 0.90 of another search
+    ax = plot.render(metrics, (900, 600), None).axes[1]
+    assert [t.get_text() for t in ax.texts] == ["4", "4 @800", "4 @800"]
+    assert "@ the net's playouts" in ax.get_legend().get_texts()[0].get_text()
+    assert len(ax.lines) == 2  # the curve, and one line where the net's playouts changed

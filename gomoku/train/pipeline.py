@@ -409,7 +409,8 @@ class TrainPipeline:
             self.model.save(os.path.join(self.run_dir, BEST_MODEL))
             if self.best_win_ratio == 1.0:
                 self._climb_ladder()
-        record = {"event": "evaluation", "iteration": self.iteration, "opponent": spec_text(opponent)}
+        record = {"event": "evaluation", "iteration": self.iteration, "opponent": spec_text(opponent),
+                  "playouts": cfg.eval_playouts or cfg.n_playout}  # the net's, per move
         if cfg.eval_opening_stones:
             record["opening_stones"] = cfg.eval_opening_stones
         if opponent.kind == "pure":
@@ -457,5 +458,5 @@ def _format_eval(r: dict) -> str:
         opponent = f"heuristic {r['heuristic_level']}"
     else:
         opponent = f"pure MCTS {r['pure_playouts']}"
-    return (f"  eval vs {opponent}: {r['wins']}W {r['draws']}D {r['losses']}L "
+    return (f"  eval vs {opponent} at {r['playouts']} playouts: {r['wins']}W {r['draws']}D {r['losses']}L "
             f"win ratio {r['win_ratio']:.2f}{best}  ({r['eval_s']}s)")

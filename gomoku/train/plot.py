@@ -227,12 +227,16 @@ def _draw_win_ratio(ax, evaluations: Sequence[dict], ratios) -> None:
         ax.text(0.5, 0.5, "no evaluation yet", transform=ax.transAxes, ha="center", color="#777777")
         return
     mixed = len({_kind(r) for r in evaluations}) > 1  # a run that changed its yardstick
+    # Where the net's own playouts changed during the run, each point also names them.
+    searches = len({r.get("playouts") for r in evaluations}) > 1
     if mixed:
         label = "win ratio (above each point: pure MCTS playouts, or H and the heuristic's level)"
     else:
         opponent = _opponent_name(evaluations)
         rung = "its level" if opponent == "the heuristic" else "its playouts"
         label = f"win ratio against {opponent} ({rung} above each point)"
+    if searches:
+        label = label[:-1] + "; @ the net's playouts)"
     handles = ax.plot(xs, ys, color=WIN_RATIO, marker="o", linewidth=1.8, markersize=5, label=label)
     previous = None
     for record in evaluations:
@@ -243,6 +247,8 @@ def _draw_win_ratio(ax, evaluations: Sequence[dict], ratios) -> None:
             ax.axvline(record["iteration"], color=PURE, linestyle="--", linewidth=1)
         previous = _yardstick(record) + (rung,)
         text = f"H{rung}" if mixed and _kind(record) == "heuristic" else f"{rung}"
+        if searches and record.get("playouts"):
+            text += f" @{record['playouts']}"
         ax.annotate(text, (record["iteration"], record["win_ratio"]), textcoords="offset points",
                     xytext=(0, 6), ha="center", fontsize=7, color=PURE)
     ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0, 1.0), frameon=False, fontsize=9)
@@ -259,8 +265,9 @@ def _kind(record: dict) -> str:
 
 
 def _yardstick(record: dict) -> tuple:
-    """The opponent's kind and the evaluation's opening stones: scores compare only within one."""
-    return _kind(record), record.get("opening_stones", 0)
+    """The opponent's kind, the evaluation's opening stones and the net's playouts (absent from
+    records written before they were kept): scores compare only within one."""
+    return _kind(record), record.get("opening_stones", 0), record.get("playouts")
 
 
 def _opponent_name(evaluations: Sequence[dict]) -> str:
