@@ -127,8 +127,10 @@ def ship(args) -> int:
         "training_hours": round(state["elapsed"] / 3600, 2),
         "best_win_ratio_at_current_strength": state["best_win_ratio"],
         "pure_playouts_now": state["pure_playouts"],
-        "evaluations": [{k: e[k] for k in ("iteration", "opponent", "pure_playouts", "heuristic_level", "wins",
-                                           "draws", "losses", "win_ratio") if k in e}
+        # the yardstick's rung now: pure MCTS playouts, or the heuristic's level in a run evaluated by it
+        **({"heuristic_level_now": state["heuristic_level"]} if cfg.get("eval_opponent") == "heuristic" else {}),
+        "evaluations": [{k: e[k] for k in ("iteration", "opponent", "pure_playouts", "heuristic_level", "playouts",
+                                           "opening_stones", "wins", "draws", "losses", "win_ratio") if k in e}
                         for e in metrics.evaluations],
         "config": cfg,
         # where this script ran: in the usual workflow, the machine that trained the run

@@ -28,6 +28,8 @@ def test_ship_the_checkpoint_with_its_lineage(tmp_path):
     assert old["model_iteration"] == 3 and old["model_games"] == 6 and "started_from" not in old
     assert old["size_free"] is True and old["trained_sizes"] == ["6x6"]  # the default net is size-free
     assert old["evaluations"][0]["opponent"] == "pure:20"
+    assert old["evaluations"][0]["playouts"] == tiny_config().n_playout  # the net's search, kept
+    assert "heuristic_level_now" not in old  # a run evaluated by pure MCTS
 
     # a second run starts from the shipped model and ships its latest weights over the same name
     again = str(tmp_path / "again")
