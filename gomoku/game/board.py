@@ -163,31 +163,38 @@ class Board:
         ``n_in_row - 1`` of the player's stones and one empty cell. Cheap enough to
         ask at every new node of a search.
         """
-        if self.winner is not None or len(self.history) < 2 * self.n_in_row - 3:
-            return False
-        windows = self.stones()[line_cells(self.width, self.height, self.n_in_row)]
-        own = (windows == self.current_player).sum(axis=1)
-        empty = (windows == 0).sum(axis=1)
-        return bool(np.any((own == self.n_in_row - 1) & (empty == 1)))
+        found = self._lines_one_short()
+        return found is not None and bool(self._short_for(self.current_player, *found[1:]).any())
 
     def completing_cells(self) -> tuple[np.ndarray, np.ndarray]:
         """The empty cells that would complete a line: ``(for the player to move, for the opponent)``.
 
-        Each is a sorted array of move indices. The same one pass over every line
-        as ``can_win_now``: a line holding ``n_in_row - 1`` of a player's stones
-        and one empty cell is completed by that cell.
+        Each is a sorted array of move indices, from the same one pass over every
+        line as ``can_win_now``: the empty cell of a line one short for a player.
         """
         none = np.zeros(0, dtype=np.int64)
-        if self.winner is not None or len(self.history) < 2 * self.n_in_row - 3:
+        found = self._lines_one_short()
+        if found is None:
             return none, none
+        lines, windows, open_one = found
+        cells = []
+        for player in (self.current_player, 3 - self.current_player):
+            hit = self._short_for(player, windows, open_one)
+            cells.append(np.unique(lines[hit][windows[hit] == 0]) if hit.any() else none)
+        return cells[0], cells[1]
+
+    def _lines_one_short(self):
+        """Every line of ``n_in_row`` cells, the stones on each, and which have exactly one empty
+        cell; None while no line can be one stone short of a player's line (or the game is over)."""
+        if self.winner is not None or len(self.history) < 2 * self.n_in_row - 3:
+            return None
         lines = line_cells(self.width, self.height, self.n_in_row)
         windows = self.stones()[lines]
-        open_one = (windows == 0).sum(axis=1) == 1
-        found = []
-        for player in (self.current_player, 3 - self.current_player):
-            hit = open_one & ((windows == player).sum(axis=1) == self.n_in_row - 1)
-            found.append(np.unique(lines[hit][windows[hit] == 0]) if hit.any() else none)
-        return found[0], found[1]
+        return lines, windows, (windows == 0).sum(axis=1) == 1
+
+    def _short_for(self, player: int, windows: np.ndarray, open_one: np.ndarray) -> np.ndarray:
+        """Which lines hold ``n_in_row - 1`` of ``player``'s stones and one empty cell."""
+        return open_one & ((windows == player).sum(axis=1) == self.n_in_row - 1)
 
     def legal_mask(self) -> np.ndarray:
         """Boolean mask over all ``size`` moves, True where a move is legal."""

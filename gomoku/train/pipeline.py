@@ -383,6 +383,7 @@ class TrainPipeline:
         start = time.perf_counter()
         seed = int(self.rng.integers(2**31))
         opponent = self.eval_opponent()
+        playouts = cfg.eval_playouts or cfg.n_playout  # the net's, per move
         geometry = (*self.largest_in_play(), cfg.n_in_row)
         # A plays Black in even games, so each opening is played with colours swapped.
         openings = paired_openings(cfg.eval_games, *geometry, cfg.eval_opening_stones, np.random.default_rng(seed))
@@ -394,8 +395,7 @@ class TrainPipeline:
                 advance_to(bar, progress.games)
 
             games, _ = self.actors.match(
-                PlayerSpec("az", PUBLISHED, cfg.eval_playouts or cfg.n_playout,
-                           search=SearchOptions(win_check=cfg.win_check)),
+                PlayerSpec("az", PUBLISHED, playouts, search=SearchOptions(win_check=cfg.win_check)),
                 opponent,
                 geometry, openings, seed,
                 parallel=cfg.eval_games, c_puct=cfg.c_puct, device=self.model.device,
@@ -410,7 +410,7 @@ class TrainPipeline:
             if self.best_win_ratio == 1.0:
                 self._climb_ladder()
         record = {"event": "evaluation", "iteration": self.iteration, "opponent": spec_text(opponent),
-                  "playouts": cfg.eval_playouts or cfg.n_playout}  # the net's, per move
+                  "playouts": playouts}
         if cfg.eval_opening_stones:
             record["opening_stones"] = cfg.eval_opening_stones
         if opponent.kind == "pure":
