@@ -11,6 +11,7 @@ short so that the whole file runs in well under a minute.
 
 from __future__ import annotations
 
+import gc
 import io
 import os
 import queue
@@ -306,6 +307,32 @@ def test_the_search_stops_before_the_deadline():
     free = "0,0" if move != "0,0" else "1,1"
     note, _ = converse(engine, out, f"TURN {free}")
     assert note.split()[1] == "2"  # as fast as possible: root expansion and one descent
+
+
+class GcWatchingClock(FakeClock):
+    """A fake clock that notes, at every reading, whether the garbage collector was on."""
+
+    def __init__(self, step: float):
+        super().__init__(step)
+        self.gc_on: list[bool] = []
+
+    def __call__(self) -> float:
+        self.gc_on.append(gc.isenabled())
+        return super().__call__()
+
+
+def test_no_garbage_collection_while_a_move_is_searched():
+    clock = GcWatchingClock(0.01)
+    out = io.StringIO()
+    engine = PbrainEngine(EngineOptions(n_in_row=4, seed=0), out, clock)
+    converse(engine, out, "START 6", "INFO timeout_turn 1000")
+    assert gc.isenabled()
+    clock.gc_on.clear()
+    note, move = converse(engine, out, "BEGIN")
+    assert MOVE.fullmatch(move) and int(note.split()[1]) > 50
+    # The first reading is the command's arrival; every reading after it is taken inside the search.
+    assert clock.gc_on[0] and not any(clock.gc_on[1:])
+    assert gc.isenabled()  # back on once the move is answered
 
 
 def test_a_win_in_one_is_played_at_once_without_search():
