@@ -1,0 +1,202 @@
+"""Where were lost games lost? The first move after which the opponent had a forced win.
+
+    python -m gomoku.arena --a az:MODEL:800 --b heuristic:4 --size 15x15 --out games.jsonl
+    python scripts/turning_points.py games.jsonl --model MODEL
+
+For every game that the player ``--player`` (A by default) lost, the script replays
+the moves and, after each of that player's own moves (the arena's opening stones
+are not theirs), asks the heuristic's threat searches whether the opponent, now to
+move, has a forced win: a VCF (continuous fours) or a VCT (threes as well). The
+first such move is the game's turning point. With ``--model`` it also shows what
+the net thought there: the prior of the move played, and which of the net's
+``--top`` moves would have left the opponent no forced win that the searches find.
+
+The searches stop at a node budget (``--budget``, ``--depth`` threes deep), so "no
+forced win" means none found: a turning point can lie earlier than reported.
+Lines of the arena's ``--out`` file and single game files from play.py are read alike.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import warnings
+from dataclasses import dataclass, field
+from typing import Optional
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+warnings.filterwarnings("ignore")
+
+import numpy as np  # noqa: E402
+
+from gomoku.game.board import Board  # noqa: E402
+from gomoku.game.gamefile import GameFileError, GameRecord  # noqa: E402
+from gomoku.search.heuristic import ThreatBoard, find_vcf, find_vct  # noqa: E402
+from gomoku.util import positive_int_arg  # noqa: E402
+
+
+@dataclass
+class TurningPoint:
+    """A lost game and the move that lost it (``stone`` None: no forced win was found)."""
+
+    game: object
+    loser: int  # the losing player's colour, 1 Black or 2 White
+    length: int
+    stone: Optional[int] = None  # 1-based number of the losing move in the game
+    move: Optional[str] = None
+    kind: Optional[str] = None  # "VCF" or "VCT"
+    prior: Optional[float] = None  # the net's prior on the move played
+    safe: list = field(default_factory=list)  # (label, prior) of the net's top moves that keep the game
+
+
+def forced_win(board: Board, budget: int, depth: int) -> Optional[str]:
+    """'VCF' or 'VCT' if the player to move has a forced win the searches find, else None."""
+    if board.winning_moves():
+        return "VCF"
+    if find_vcf(ThreatBoard(board), board.current_player, budget=budget):
+        return "VCF"
+    if find_vct(ThreatBoard(board), board.current_player, budget=budget, depth=depth) is not None:
+        return "VCT"
+    return None
+
+
+def find_turning_point(record: GameRecord, loser: int, opening: int = 0, budget: int = 20000,
+                       depth: int = 4, evaluator=None, top: int = 15, name: object = None) -> TurningPoint:
+    """The first of ``loser``'s moves (after the ``opening`` stones) that left the opponent a forced win."""
+    point = TurningPoint(name, loser, len(record.moves))
+    board = Board(record.width, record.height, record.n_in_row, record.start_player)
+    for number, move in enumerate(record.moves, 1):
+        mover = board.current_player
+        before = board.copy() if mover == loser and number > opening else None
+        board.do_move(move)
+        if before is None or board.game_over:
+            continue
+        kind = forced_win(board, budget, depth)
+        if kind is None:
+            continue
+        point.stone, point.move, point.kind = number, board.move_to_label(move), kind
+        if evaluator is not None:
+            priors = np.asarray(evaluator.evaluate([before])[0][0], dtype=np.float64)
+            point.prior = float(priors[move])
+            legal = before.legal_moves()
+            for candidate in sorted(legal, key=lambda m: -priors[m])[:top]:
+                after = before.copy()
+                after.do_move(candidate)
+                if after.winner == loser or not after.game_over and forced_win(after, budget, depth) is None:
+                    point.safe.append((before.move_to_label(candidate), float(priors[candidate])))
+        break
+    return point
+
+
+def read_games(path: str) -> list[tuple[object, GameRecord, dict]]:
+    """(name, record, raw JSON) of every game in an arena ``--out`` file or a single game file."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    try:
+        items = [json.loads(text)]
+    except json.JSONDecodeError:
+        try:
+            items = [json.loads(line) for line in text.splitlines() if line.strip()]
+        except json.JSONDecodeError as exc:
+            raise GameFileError(f"{path} is neither a game record nor one game a line ({exc})") from None
+    games = []
+    for number, item in enumerate(items, 1):
+        try:
+            record = GameRecord.from_json(item)
+        except GameFileError as exc:
+            raise GameFileError(f"{path}, game {number}: {exc}") from None
+        games.append((item.get("game", number), record, item))
+    return games
+
+
+def losers_colour(item: dict, record: GameRecord, player: str) -> Optional[int]:
+    """The colour ``player`` had in a game it lost, else None.
+
+    ``player`` is the arena's ``A`` or ``B``, or ``black`` / ``white`` for any game file.
+    """
+    if record.result not in (1, 2):
+        return None
+    loser = 3 - record.result
+    if player in ("black", "white"):
+        return loser if (loser == 1) == (player == "black") else None
+    colours = item.get("colours")
+    if not isinstance(colours, dict) or player not in colours:
+        raise GameFileError(f"game {item.get('game', '?')} does not say which colour {player} played "
+                            f"(an arena --out file does); use --player black or white")
+    return loser if colours[player] == ("black" if loser == 1 else "white") else None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("games", help="an arena --out file (one game a line) or a game file")
+    parser.add_argument("--player", default="A", choices=("A", "B", "black", "white"),
+                        help="whose lost games to look at")
+    parser.add_argument("--model", help="a model file: show the net's priors at each turning point")
+    parser.add_argument("--top", type=positive_int_arg, default=15,
+                        help="with --model: how many of the net's best moves to try instead")
+    parser.add_argument("--budget", type=positive_int_arg, default=20000, help="nodes per threat search")
+    parser.add_argument("--depth", type=positive_int_arg, default=4, help="threes in one VCT line")
+    return parser
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        games = read_games(args.games)
+    except (OSError, GameFileError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    evaluator = None
+    if args.model:
+        from gomoku.net.modelfile import ModelFileError
+        from gomoku.net.policy_value import PolicyValueModel
+        from gomoku.search.evaluator import NetEvaluator
+        try:
+            model = PolicyValueModel.load(args.model)
+        except (OSError, ModelFileError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        evaluator = NetEvaluator(model)
+    points = []
+    for name, record, item in games:
+        try:
+            loser = losers_colour(item, record, args.player)
+        except GameFileError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        if loser is None:
+            continue
+        if evaluator is not None:
+            problem = evaluator.model.spec.board_mismatch(record.width, record.height, record.n_in_row)
+            if problem is not None:
+                print(f"error: game {name}: {problem}", file=sys.stderr)
+                return 2
+        opening = len(item.get("opening", []))
+        point = find_turning_point(record, loser, opening, args.budget, args.depth, evaluator, args.top, name)
+        points.append(point)
+        colour = "Black" if loser == 1 else "White"
+        line = f"game {name}: lost as {colour} in {point.length} stones; "
+        if point.stone is None:
+            line += "no forced win found for the opponent before the end"
+        else:
+            line += f"after stone {point.stone} ({point.move}) the opponent had a {point.kind}"
+            if evaluator is not None:
+                safe = ", ".join(f"{label} {prior:.3f}" for label, prior in point.safe) or "none"
+                line += f"; prior of {point.move} {point.prior:.3f}; safe among the net's top {args.top}: {safe}"
+        print(line)
+    found = [p for p in points if p.stone is not None]
+    summary = f"{len(points)} lost games; a turning point in {len(found)}"
+    if found:
+        summary += f", at stone {min(p.stone for p in found)} to {max(p.stone for p in found)}"
+        kinds = [p.kind for p in found]
+        summary += f" ({kinds.count('VCF')} VCF, {kinds.count('VCT')} VCT)"
+    if evaluator is not None and found:
+        summary += f"; the net ranked a safe move in its top {args.top} in {sum(1 for p in found if p.safe)}"
+    print(summary)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
