@@ -263,7 +263,8 @@ class EngineOptions:
     messages: bool = True
     """send a MESSAGE line with the search's statistics before every move"""
     search: SearchOptions = SearchOptions()
-    """how the search goes beyond the reference PUCT search"""
+    """how the search goes beyond the reference PUCT search (here the reference itself; the
+    command line's default is the sharp preset, see ``build_parser``)"""
 
 
 @dataclass
