@@ -518,11 +518,13 @@ class PbrainEngine:
             # No garbage collection while the clock runs: a collection can stall one playout
             # past the deadline. The tree has no reference cycles (TreeNode holds no parent),
             # so reference counting frees it; the cycle collector runs once the reply is out.
+            collecting = gc.isenabled()
             gc.disable()
             try:
                 move, note = self._search(board, started)
             finally:
-                gc.enable()
+                if collecting:
+                    gc.enable()
         position.add(move, OWN)
         self.mcts.advance(move)
         self._tree_stones = tuple(position.stones)
