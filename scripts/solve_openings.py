@@ -23,7 +23,6 @@ one about 5 million): this script compiles it with the system's C compiler (``cc
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import subprocess
@@ -34,6 +33,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from gomoku.game.board import Board, IllegalMoveError  # noqa: E402
 from gomoku.game.gamefile import COLOUR_NAMES, GameFileError, GameRecord  # noqa: E402
+from gomoku.play.arena import ArenaError  # noqa: E402
+from gomoku.play.arena import read_games as read_arena_games  # noqa: E402
 from gomoku.util import board_size_arg, positive_int_arg  # noqa: E402
 
 SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "solver.c")
@@ -71,19 +72,13 @@ def solve(binary: str, width: int, height: int, n_in_row: int, moves: list[int],
 
 def read_games(path: str) -> tuple[tuple[int, int, int], list[dict]]:
     """The board and the games of an arena games file (``python -m gomoku.arena --out``)."""
-    geometry, games = None, []
     try:
-        with open(path, encoding="utf-8") as f:
-            for line in f:
-                if not line.strip():
-                    continue
-                game = json.loads(line)
-                geometry = (game["width"], game["height"], game["n_in_row"])
-                games.append(game)
-    except (OSError, json.JSONDecodeError, KeyError, TypeError) as exc:
-        raise SolveError(f"{path} is not an arena games file ({exc.__class__.__name__}: {exc})") from None
-    if geometry is None:
-        raise SolveError(f"{path} holds no games")
+        games = read_arena_games(path)
+        geometry = (games[-1]["width"], games[-1]["height"], games[-1]["n_in_row"])
+    except ArenaError as exc:
+        raise SolveError(str(exc)) from None
+    except KeyError as exc:
+        raise SolveError(f"{path} is not an arena games file (a game without {exc})") from None
     return geometry, games
 
 

@@ -19,7 +19,6 @@ Lines of the arena's ``--out`` file and single game files from play.py are read 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import warnings
@@ -32,7 +31,9 @@ warnings.filterwarnings("ignore")
 import numpy as np  # noqa: E402
 
 from gomoku.game.board import Board  # noqa: E402
-from gomoku.game.gamefile import GameFileError, GameRecord  # noqa: E402
+from gomoku.game.gamefile import GameFileError, GameRecord, load_game  # noqa: E402
+from gomoku.play.arena import ArenaError  # noqa: E402
+from gomoku.play.arena import read_games as read_arena_games  # noqa: E402
 from gomoku.search.heuristic import ThreatBoard, find_vcf, find_vct  # noqa: E402
 from gomoku.util import positive_int_arg  # noqa: E402
 
@@ -52,9 +53,8 @@ class TurningPoint:
 
 
 def forced_win(board: Board, budget: int, depth: int) -> Optional[str]:
-    """'VCF' or 'VCT' if the player to move has a forced win the searches find, else None."""
-    if board.winning_moves():
-        return "VCF"
+    """'VCF' or 'VCT' if the player to move has a forced win the searches find, else None
+    (a win at once counts as a VCF: ``find_vcf`` returns it first)."""
     if find_vcf(ThreatBoard(board), board.current_player, budget=budget):
         return "VCF"
     if find_vct(ThreatBoard(board), board.current_player, budget=budget, depth=depth) is not None:
@@ -68,16 +68,17 @@ def find_turning_point(record: GameRecord, loser: int, opening: int = 0, budget:
     point = TurningPoint(name, loser, len(record.moves))
     board = Board(record.width, record.height, record.n_in_row, record.start_player)
     for number, move in enumerate(record.moves, 1):
-        mover = board.current_player
-        before = board.copy() if mover == loser and number > opening else None
+        own = board.current_player == loser and number > opening
         board.do_move(move)
-        if before is None or board.game_over:
+        if not own or board.game_over:
             continue
         kind = forced_win(board, budget, depth)
         if kind is None:
             continue
         point.stone, point.move, point.kind = number, board.move_to_label(move), kind
         if evaluator is not None:
+            before = board.copy()
+            before.undo()
             priors = np.asarray(evaluator.evaluate([before])[0][0], dtype=np.float64)
             point.prior = float(priors[move])
             legal = before.legal_moves()
@@ -92,15 +93,14 @@ def find_turning_point(record: GameRecord, loser: int, opening: int = 0, budget:
 
 def read_games(path: str) -> list[tuple[object, GameRecord, dict]]:
     """(name, record, raw JSON) of every game in an arena ``--out`` file or a single game file."""
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
     try:
-        items = [json.loads(text)]
-    except json.JSONDecodeError:
+        items = read_arena_games(path)
+    except ArenaError as not_arena:
         try:
-            items = [json.loads(line) for line in text.splitlines() if line.strip()]
-        except json.JSONDecodeError as exc:
-            raise GameFileError(f"{path} is neither a game record nor one game a line ({exc})") from None
+            return [(1, load_game(path), {})]
+        except GameFileError:
+            raise GameFileError(f"{path} is neither a game record nor an arena games file "
+                                f"({not_arena})") from None
     games = []
     for number, item in enumerate(items, 1):
         try:

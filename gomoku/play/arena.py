@@ -426,6 +426,27 @@ def write_games(path: str, result: ArenaResult) -> None:
     atomic_write(path, lambda f: f.write(text.encode("utf-8")))
 
 
+def read_games(path: str) -> list[dict]:
+    """The games of a file ``write_games`` wrote, one dict a game, in order.
+
+    Raises:
+        ArenaError: the file is missing, a line is not a JSON object, or it holds no games.
+    """
+    games = []
+    try:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                if line.strip():
+                    games.append(json.loads(line))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ArenaError(f"{path} is not an arena games file ({exc.__class__.__name__}: {exc})") from None
+    if not all(isinstance(game, dict) for game in games):
+        raise ArenaError(f"{path} is not an arena games file (a line that is not a JSON object)")
+    if not games:
+        raise ArenaError(f"{path} holds no games")
+    return games
+
+
 def write_summary(path: str, result: ArenaResult) -> None:
     text = json.dumps(result.summary(), indent=2) + "\n"
     atomic_write(path, lambda f: f.write(text.encode("utf-8")))
