@@ -28,6 +28,10 @@ def build_parser() -> argparse.ArgumentParser:
                              "(flags given with it override its settings)")
     parser.add_argument("--init-model", metavar="PATH",
                         help="start a new run from the weights of this model file")
+    parser.add_argument("--grow", action="store_true",
+                        help="with --init-model: grow the size-free model to --sizefree-blocks "
+                             "and --sizefree-filters (more blocks, more channels) before training; "
+                             "it plays as before until training uses them")
     parser.add_argument("--iterations", type=int,
                         help="stop after this many more iterations (default: run to --game-batch-num)")
     docs = field_docs()
@@ -52,6 +56,25 @@ def log(line: str) -> None:
     print(line, flush=True)  # progress must show at once, also when stdout is a file
 
 
+NET_FLAGS = {"arch": "arch", "sizefree_blocks": "res_blocks", "sizefree_filters": "res_filters",
+             "res_blocks": "res_blocks", "res_filters": "res_filters"}
+"""the settings that shape a net, and the model file's name for each"""
+
+
+def check_net_flags(parser: argparse.ArgumentParser, init_model: str, overrides: dict) -> None:
+    """A run from a model trains that model's net: net flags that ask for another are an error
+    (the model can grow with --grow, but never silently)."""
+    from gomoku.net.modelfile import read_model_file
+
+    spec, _ = read_model_file(init_model)
+    for flag, name in NET_FLAGS.items():
+        applies = flag == "arch" or flag.startswith("sizefree") == (spec.arch == "sizefree")
+        if flag in overrides and applies and overrides[flag] != getattr(spec, name):
+            parser.error(f"--{flag.replace('_', '-')} {overrides[flag]}: {init_model} has "
+                         f"{name} {getattr(spec, name)}, and a run from it trains its net "
+                         f"(add --grow to grow a size-free net to more blocks or channels)")
+
+
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -64,8 +87,8 @@ def main(argv=None) -> int:
 
     try:
         if args.resume:
-            if args.init_model:
-                parser.error("--init-model starts a new run; it cannot go with --resume")
+            if args.init_model or args.grow:
+                parser.error("--init-model and --grow start a new run; they cannot go with --resume")
             log(f"resuming {args.resume}: reading its checkpoint")
             pipeline = TrainPipeline.resume(args.resume, log=log, **overrides)
         else:
@@ -73,7 +96,9 @@ def main(argv=None) -> int:
             run_dir = args.run_dir or os.path.join("runs", f"{args.preset}-{time.strftime('%Y%m%d-%H%M%S')}")
             if os.path.exists(os.path.join(run_dir, "checkpoint.pkl")):
                 parser.error(f"{run_dir} already holds a run: use --resume {run_dir}, or another --run-dir")
-            pipeline = TrainPipeline(config, run_dir, log=log, init_model=args.init_model)
+            if args.init_model and not args.grow:
+                check_net_flags(parser, args.init_model, overrides)
+            pipeline = TrainPipeline(config, run_dir, log=log, init_model=args.init_model, grow=args.grow)
         if args.iterations is not None and args.iterations < 1:
             parser.error("--iterations must be at least 1")
         pipeline.run(args.iterations)

@@ -231,6 +231,17 @@ class TrainConfig:
         width, height = sizes[-1]
         return replace(spec, width=width, height=height, trained_sizes=tuple(sizes))
 
+    def with_net(self, spec: NetSpec) -> "TrainConfig":
+        """These settings with the net ``spec`` describes (a run started from a model file
+        trains that model's net, and its checkpoint and model files must say so)."""
+        if spec.arch == "sizefree":
+            net = {"sizefree_blocks": spec.res_blocks, "sizefree_filters": spec.res_filters}
+        elif spec.arch == "resnet":
+            net = {"res_blocks": spec.res_blocks, "res_filters": spec.res_filters}
+        else:
+            net = {}
+        return replace(self, arch=spec.arch, **net)
+
     def sizes_in_play(self, iteration: int) -> list[tuple[int, int]]:
         """The boards whose positions iteration ``iteration`` trains on: every size when mixed,
         the stage's own in a curriculum."""

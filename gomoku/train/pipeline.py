@@ -52,6 +52,7 @@ from gomoku.progress import advance_to, progress_bar
 from gomoku.game.openings import paired_openings
 from gomoku.game.symmetry import augment
 from gomoku.net.device import device_report
+from gomoku.net.grow import check_growable, grow_weights
 from gomoku.net.modelfile import BEST_MODEL, CURRENT_MODEL, find_model
 from gomoku.net.policy_value import PolicyValueModel
 from gomoku.net.spec import NetSpec
@@ -90,11 +91,17 @@ class TrainPipeline:
         run_dir: where checkpoints, models and metrics go.
         log: where progress lines go (print by default).
         init_model: a model file to start from instead of random weights.
+        grow: grow the size-free ``init_model`` to the config's ``sizefree_blocks`` and
+            ``sizefree_filters`` first (``gomoku.net.grow``: it plays as before until
+            training uses the new blocks and channels). Without it the run's net is the
+            model's own, whatever those settings say.
     """
 
     def __init__(self, config: TrainConfig, run_dir: str, log: Callable[[str], None] = print,
-                 init_model: Optional[str] = None):
-        self.config = config.validate()
+                 init_model: Optional[str] = None, grow: bool = False):
+        config = config.validate()
+        if grow and init_model is None:
+            raise ValueError("growing a net needs a model to grow: give --init-model with --grow")
         self.run_dir = run_dir
         self.log = log
         self.spec = NetSpec.for_config(config)
@@ -108,7 +115,14 @@ class TrainPipeline:
             if len(config.board_sizes()) > 1 and not self.model.spec.size_free:
                 raise ValueError(f"{init_model} is a fixed-size model ({self.model.spec.board_name()}): "
                                  f"only a size-free model can train on several board sizes")
+            grown_from = self.model.spec
+            if grow:
+                self.model = self._grown(self.model, config, threads)
+                log(f"grew {os.path.basename(init_model)} from {grown_from.res_blocks} blocks of "
+                    f"{grown_from.res_filters} channels to {self.model.spec.res_blocks} of "
+                    f"{self.model.spec.res_filters}; it plays as before until training changes it")
             self.spec = self.model.spec
+            config = config.with_net(self.spec)  # what the checkpoint says must rebuild this net
         else:
             self.model = PolicyValueModel(self.spec, device=config.device,
                                           weight_decay=config.weight_decay, threads=threads)
@@ -119,6 +133,9 @@ class TrainPipeline:
         self._start: dict = {"how": "new"}
         if init_model is not None:
             self._start["init_model"] = os.path.basename(init_model)
+            if grow:
+                self._start["grown_from"] = f"{grown_from.res_blocks}x{grown_from.res_filters}"
+        self.config = config
         self.buffer = SizedReplayBuffer(config.buffer_size, config.board_sizes())
         self.rng = np.random.default_rng(config.seed)
         self.iteration = 0
@@ -133,6 +150,16 @@ class TrainPipeline:
         self.actors: Actors = InlineActors()  # run() starts the worker processes
         self.progress_stream = None
         """where progress bars go (standard error by default); they show only on a terminal"""
+
+    @staticmethod
+    def _grown(model: PolicyValueModel, config: TrainConfig, threads: int) -> PolicyValueModel:
+        """``model`` grown to the config's size-free blocks and channels."""
+        large = replace(model.spec, res_blocks=config.sizefree_blocks, res_filters=config.sizefree_filters)
+        check_growable(model.spec, large)
+        grown = PolicyValueModel(large, device=config.device, weight_decay=config.weight_decay,
+                                 threads=threads)
+        grown.set_weights(grow_weights(model.spec, model.weights(), large, grown.weights()))
+        return grown
 
     # --------------------------------------------------------------- resume
     @classmethod

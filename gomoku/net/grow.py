@@ -1,0 +1,104 @@
+"""Growing a size-free net: more residual blocks, more channels, the same play.
+
+A trained net is copied into a larger one so that the larger net computes
+exactly what the smaller one did (Net2Net's function-preserving idea, Chen et
+al. 2016), and training goes on from there with the extra capacity:
+
+- new channels get the larger net's fresh random weights on their inputs and
+  zero weights on everything they feed into an old channel, the policy logit or
+  the value head. They compute features from the first update on, but those
+  features change nothing until training gives them a weight, and because they
+  are nonzero the gradient of the weights they feed is nonzero too;
+- new residual blocks go after the old ones with the scale of their second
+  batch norm at zero: such a block adds 0 to its input, and its input is a ReLU
+  output already, so the block passes it through unchanged.
+
+Everything here works on weight dicts of NumPy arrays (``PolicyValueModel.weights``),
+so it needs no Paddle.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gomoku.net.spec import NetSpec
+
+_BN = ("weight", "bias", "_mean", "_variance")
+
+
+def check_growable(small: NetSpec, large: NetSpec) -> None:
+    """Raises ValueError unless ``large`` is ``small`` with more blocks and/or channels."""
+    if small.arch != "sizefree" or large.arch != "sizefree":
+        raise ValueError(f"only size-free nets can grow (this model is {small.arch!r}, "
+                         f"the net asked for {large.arch!r})")
+    if small.n_in_row != large.n_in_row:
+        raise ValueError(f"a model for {small.n_in_row} in a row cannot grow into one for {large.n_in_row}")
+    if large.res_blocks < small.res_blocks or large.res_filters < small.res_filters:
+        raise ValueError(f"a net can grow but not shrink: the model has {small.res_blocks} blocks of "
+                         f"{small.res_filters} channels, the net asked for {large.res_blocks} of "
+                         f"{large.res_filters}")
+    if (large.res_blocks, large.res_filters) == (small.res_blocks, small.res_filters):
+        raise ValueError(f"the model already has {small.res_blocks} blocks of {small.res_filters} "
+                         f"channels: ask for more blocks or channels to grow it")
+
+
+def grow_weights(small: NetSpec, weights: dict[str, np.ndarray], large: NetSpec,
+                 fresh: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The weights of ``large`` that play exactly as ``weights`` of ``small`` do.
+
+    Args:
+        small, weights: the trained net.
+        large: the net to grow it into (``check_growable`` must accept the pair).
+        fresh: a freshly initialised ``large`` net's weights, the source of the
+            new channels' and blocks' random weights.
+
+    Raises:
+        ValueError: ``large`` is not a larger ``small``, or a weight dict does not fit its spec.
+    """
+    check_growable(small, large)
+    f = small.res_filters
+    out = {name: np.array(value, copy=True) for name, value in fresh.items()}
+
+    def take(name: str, shape: tuple) -> np.ndarray:
+        value = weights.get(name)
+        if value is None or value.shape != shape:
+            raise ValueError(f"weight {name} does not fit a net of {small.res_blocks} blocks of {f} "
+                             f"channels ({None if value is None else value.shape}, expected {shape})")
+        return value
+
+    def conv(name: str, inputs: int) -> None:
+        # old outputs read the old inputs as before and nothing from new inputs;
+        # new outputs keep their random weights on every input
+        grown = out[name]
+        grown[:f, :inputs] = take(name, (f, inputs, 3, 3))
+        grown[:f, inputs:] = 0.0
+
+    def batch_norm(prefix: str) -> None:
+        for part in _BN:
+            out[f"{prefix}.{part}"][:f] = take(f"{prefix}.{part}", (f,))
+
+    conv("conv1.weight", 4)
+    batch_norm("bn1")
+    for i in range(small.res_blocks):
+        for layer in ("conv1", "conv2"):
+            conv(f"blocks.{i}.{layer}.weight", f)
+            batch_norm(f"blocks.{i}.bn{layer[-1]}")
+    for i in range(small.res_blocks, large.res_blocks):
+        out[f"blocks.{i}.bn2.weight"][:] = 0.0  # the block adds bn2's bias: 0 as well
+        out[f"blocks.{i}.bn2.bias"][:] = 0.0
+
+    policy = out["policy_conv.weight"]
+    policy[:] = 0.0
+    policy[:, :f] = take("policy_conv.weight", (1, f, 1, 1))
+    out["policy_conv.bias"] = take("policy_conv.bias", (1,)).copy()
+
+    # value_fc1 reads [mean over the board of each channel, max of each channel]
+    hidden = out["value_fc1.weight"].shape[1]
+    old_fc1 = take("value_fc1.weight", (2 * f, hidden))
+    fc1 = np.zeros_like(out["value_fc1.weight"])
+    fc1[:f] = old_fc1[:f]
+    fc1[large.res_filters:large.res_filters + f] = old_fc1[f:]
+    out["value_fc1.weight"] = fc1
+    for name in ("value_fc1.bias", "value_fc2.weight", "value_fc2.bias"):
+        out[name] = take(name, out[name].shape).copy()
+    return out
