@@ -9,7 +9,6 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from gomoku.game.board import Board
 from gomoku.net.grow import check_growable, grow_weights
 from gomoku.net.inference import InferencePredictor
 from gomoku.net.modelfile import read_model_file
@@ -19,21 +18,10 @@ from gomoku.train.checkpoint import read_checkpoint
 from gomoku.train.pipeline import TrainPipeline
 
 from tests.test_pipeline import ROOT, TINY, tiny_config
+from tests.test_sizefree import random_planes
 
 SMALL = NetSpec(9, 9, 5, "sizefree", 2, 8, ((9, 9),))
 LARGE = replace(SMALL, res_blocks=3, res_filters=12)
-
-
-def positions(n, width, height, rng):
-    planes = np.zeros((n, 4, height, width), dtype=np.float32)
-    for i in range(n):
-        board = Board(width, height, 5)
-        for move in rng.choice(width * height, size=int(rng.integers(1, 12)), replace=False):
-            board.do_move(int(move))
-            if board.game_over:
-                break
-        board.fill_planes(planes[i].reshape(4, -1))
-    return planes
 
 
 def trained_small(rng):
@@ -58,7 +46,7 @@ def test_a_grown_net_plays_exactly_as_the_small_one(size, tmp_path):
     rng = np.random.default_rng(1)
     small = trained_small(rng)
     large = grown(small)
-    planes = positions(12, size, size, rng)
+    planes = random_planes(12, size, size, rng)
     log_p, v = small.predict(planes)
     big_log_p, big_v = large.predict(planes)
     assert np.abs(v).max() > 0.05 and np.exp(log_p).max() > 2.0 / (size * size)  # not a trivial net
@@ -73,7 +61,7 @@ def test_a_grown_net_plays_exactly_as_the_small_one(size, tmp_path):
 def test_growing_only_channels_or_only_blocks_keeps_the_play_too():
     rng = np.random.default_rng(2)
     small = trained_small(rng)
-    planes = positions(6, 9, 9, rng)
+    planes = random_planes(6, 9, 9, rng)
     for spec in (replace(SMALL, res_filters=10), replace(SMALL, res_blocks=4)):
         np.testing.assert_allclose(grown(small, spec).predict(planes)[1], small.predict(planes)[1], atol=1e-5)
 
@@ -81,7 +69,7 @@ def test_growing_only_channels_or_only_blocks_keeps_the_play_too():
 def test_the_new_channels_and_blocks_learn():
     rng = np.random.default_rng(3)
     large = grown(trained_small(rng))
-    planes = positions(32, 9, 9, rng)
+    planes = random_planes(32, 9, 9, rng)
     empty = 1.0 - planes[:, 0] - planes[:, 1]
     pis = (empty / empty.sum(axis=(1, 2), keepdims=True)).reshape(32, -1)
     zs = rng.choice([-1.0, 1.0], 32).astype(np.float32)
