@@ -56,22 +56,24 @@ def log(line: str) -> None:
     print(line, flush=True)  # progress must show at once, also when stdout is a file
 
 
-NET_FLAGS = {"arch": "arch", "sizefree_blocks": "res_blocks", "sizefree_filters": "res_filters",
-             "res_blocks": "res_blocks", "res_filters": "res_filters"}
-"""the settings that shape a net, and the model file's name for each"""
+NET_FIELDS = ("arch", "sizefree_blocks", "sizefree_filters", "res_blocks", "res_filters")
+"""the settings that shape a net"""
 
 
-def check_net_flags(parser: argparse.ArgumentParser, init_model: str, overrides: dict) -> None:
+def check_net_flags(parser: argparse.ArgumentParser, init_model: str, config: TrainConfig,
+                    overrides: dict) -> None:
     """A run from a model trains that model's net: net flags that ask for another are an error
     (the model can grow with --grow, but never silently)."""
     from gomoku.net.modelfile import read_model_file
 
     spec, _ = read_model_file(init_model)
-    for flag, name in NET_FLAGS.items():
-        applies = flag == "arch" or flag.startswith("sizefree") == (spec.arch == "sizefree")
-        if flag in overrides and applies and overrides[flag] != getattr(spec, name):
-            parser.error(f"--{flag.replace('_', '-')} {overrides[flag]}: {init_model} has "
-                         f"{name} {getattr(spec, name)}, and a run from it trains its net "
+    model_net = config.with_net(spec)
+    for name in NET_FIELDS:
+        if name in overrides and getattr(config, name) != getattr(model_net, name):
+            # the model file names its net's fields as the residual net's settings do
+            parser.error(f"--{name.replace('_', '-')} {getattr(config, name)}: {init_model} has "
+                         f"{name.replace('sizefree_', 'res_')} {getattr(model_net, name)}, and a run "
+                         f"from it trains its net "
                          f"(add --grow to grow a size-free net to more blocks or channels)")
 
 
@@ -97,7 +99,7 @@ def main(argv=None) -> int:
             if os.path.exists(os.path.join(run_dir, "checkpoint.pkl")):
                 parser.error(f"{run_dir} already holds a run: use --resume {run_dir}, or another --run-dir")
             if args.init_model and not args.grow:
-                check_net_flags(parser, args.init_model, overrides)
+                check_net_flags(parser, args.init_model, config, overrides)
             pipeline = TrainPipeline(config, run_dir, log=log, init_model=args.init_model, grow=args.grow)
         if args.iterations is not None and args.iterations < 1:
             parser.error("--iterations must be at least 1")

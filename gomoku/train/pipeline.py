@@ -109,18 +109,23 @@ class TrainPipeline:
 
         paddle.seed(config.seed)
         threads = 1 if config.n_workers() > 1 else usable_cpus()
+        # How this process began the run, written to the metrics when run() starts: the model
+        # record lists every start, so restarts and changed settings stay on record.
+        start: dict = {"how": "new"}
         if init_model is not None:
             self.model = PolicyValueModel.load(init_model, device=config.device, expect=self.spec,
                                                weight_decay=config.weight_decay, threads=threads)
             if len(config.board_sizes()) > 1 and not self.model.spec.size_free:
                 raise ValueError(f"{init_model} is a fixed-size model ({self.model.spec.board_name()}): "
                                  f"only a size-free model can train on several board sizes")
-            grown_from = self.model.spec
+            start["init_model"] = os.path.basename(init_model)
             if grow:
+                small = self.model.spec
                 self.model = self._grown(self.model, config, threads)
-                log(f"grew {os.path.basename(init_model)} from {grown_from.res_blocks} blocks of "
-                    f"{grown_from.res_filters} channels to {self.model.spec.res_blocks} of "
-                    f"{self.model.spec.res_filters}; it plays as before until training changes it")
+                start["grown_from"] = f"{small.res_blocks}x{small.res_filters}"
+                log(f"grew {start['init_model']} from {small.res_blocks} blocks of {small.res_filters} "
+                    f"channels to {self.model.spec.res_blocks} of {self.model.spec.res_filters}; "
+                    f"it plays as before until training changes it")
             self.spec = self.model.spec
             config = config.with_net(self.spec)  # what the checkpoint says must rebuild this net
         else:
@@ -128,13 +133,7 @@ class TrainPipeline:
                                           weight_decay=config.weight_decay, threads=threads)
         # the boards an initial size-free model was trained on, still named in the files it becomes
         self._earlier_sizes = self.spec.trained_sizes if init_model is not None else ()
-        # How this process began the run, written to the metrics when run() starts: the model
-        # record lists every start, so restarts and changed settings stay on record.
-        self._start: dict = {"how": "new"}
-        if init_model is not None:
-            self._start["init_model"] = os.path.basename(init_model)
-            if grow:
-                self._start["grown_from"] = f"{grown_from.res_blocks}x{grown_from.res_filters}"
+        self._start = start
         self.config = config
         self.buffer = SizedReplayBuffer(config.buffer_size, config.board_sizes())
         self.rng = np.random.default_rng(config.seed)
