@@ -10,6 +10,11 @@ move, has a forced win: a VCF (continuous fours) or a VCT (threes as well). The
 first such move is the game's turning point. With ``--model`` it also shows what
 the net thought there: the prior of the move played, and which of the net's
 ``--top`` moves would have left the opponent no forced win that the searches find.
+With ``--search gumbel:64,gumbel:200,puct:800`` it also runs those searches of the
+net at each turning point (the self-play Gumbel search, over ``--seeds`` seeds, and
+the PUCT search that plays evaluations and the arena) and says which of them chose
+a move that keeps the game: how deep self-play must search before its targets
+teach the net the defence it lacks.
 
 The searches stop at a node budget (``--budget``, ``--depth`` threes deep), so "no
 forced win" means none found: a turning point can lie earlier than reported.
@@ -50,6 +55,8 @@ class TurningPoint:
     kind: Optional[str] = None  # "VCF" or "VCT"
     prior: Optional[float] = None  # the net's prior on the move played
     safe: list = field(default_factory=list)  # (label, prior) of the net's top moves that keep the game
+    before: Optional[Board] = None  # the position the losing move was played in
+    searches: dict = field(default_factory=dict)  # search spec -> (searches that kept the game, searches)
 
 
 def forced_win(board: Board, budget: int, depth: int) -> Optional[str]:
@@ -76,19 +83,66 @@ def find_turning_point(record: GameRecord, loser: int, opening: int = 0, budget:
         if kind is None:
             continue
         point.stone, point.move, point.kind = number, board.move_to_label(move), kind
+        point.before = board.copy()
+        point.before.undo()
         if evaluator is not None:
-            before = board.copy()
-            before.undo()
-            priors = np.asarray(evaluator.evaluate([before])[0][0], dtype=np.float64)
+            priors = np.asarray(evaluator.evaluate([point.before])[0][0], dtype=np.float64)
             point.prior = float(priors[move])
-            legal = before.legal_moves()
+            legal = point.before.legal_moves()
             for candidate in sorted(legal, key=lambda m: -priors[m])[:top]:
-                after = before.copy()
-                after.do_move(candidate)
-                if after.winner == loser or not after.game_over and forced_win(after, budget, depth) is None:
-                    point.safe.append((before.move_to_label(candidate), float(priors[candidate])))
+                if keeps_game(point.before, candidate, loser, budget, depth):
+                    point.safe.append((point.before.move_to_label(candidate), float(priors[candidate])))
         break
     return point
+
+
+def keeps_game(before: Board, move: int, mover: int, budget: int, depth: int) -> bool:
+    """Whether ``mover`` playing ``move`` in ``before`` wins or leaves the opponent no forced win found."""
+    after = before.copy()
+    after.do_move(move)
+    return after.winner == mover or not after.game_over and forced_win(after, budget, depth) is None
+
+
+SEARCH_KINDS = ("gumbel", "puct")
+
+
+def parse_searches(text: str) -> list[tuple[str, int]]:
+    """``'gumbel:64,puct:800'`` -> ``[('gumbel', 64), ('puct', 800)]``; ValueError on anything else."""
+    searches = []
+    for item in text.split(","):
+        kind, _, count = item.strip().partition(":")
+        if kind not in SEARCH_KINDS or not count.isdigit() or int(count) < 1:
+            raise ValueError(f"bad search {item.strip()!r}: write KIND:SIMULATIONS with KIND one of "
+                             f"{', '.join(SEARCH_KINDS)}, e.g. gumbel:200")
+        searches.append((kind, int(count)))
+    return searches
+
+
+def try_searches(point: TurningPoint, evaluator, searches: list[tuple[str, int]], seeds: int = 3,
+                 budget: int = 20000, depth: int = 4) -> None:
+    """Runs each search of the net in the turning point's position and fills ``point.searches``.
+
+    'gumbel' is the self-play search (Gumbel sampling and sequential halving with the
+    training defaults, the win check on), once for each of ``seeds`` seeds; 'puct' is
+    the evaluation's PUCT search with the win check, which is deterministic, so once.
+    """
+    from gomoku.search.gumbel import GumbelPlayer
+    from gomoku.search.mcts import MCTSPlayer
+
+    verdicts = {}  # move -> keeps the game; the threat searches are the slow part
+    for kind, count in searches:
+        kept = tries = 0
+        for seed in range(seeds if kind == "gumbel" else 1):
+            if kind == "gumbel":
+                player = GumbelPlayer(evaluator, n_playout=count, win_check=True, seed=seed)
+            else:
+                player = MCTSPlayer(evaluator, n_playout=count, win_check=True)
+            move = player.get_action(point.before.copy())
+            if move not in verdicts:
+                verdicts[move] = keeps_game(point.before, move, point.loser, budget, depth)
+            kept += verdicts[move]
+            tries += 1
+        point.searches[f"{kind}:{count}"] = (kept, tries)
 
 
 def read_games(path: str) -> list[tuple[object, GameRecord, dict]]:
@@ -138,11 +192,26 @@ def build_parser() -> argparse.ArgumentParser:
                         help="with --model: how many of the net's best moves to try instead")
     parser.add_argument("--budget", type=positive_int_arg, default=20000, help="nodes per threat search")
     parser.add_argument("--depth", type=positive_int_arg, default=4, help="threes in one VCT line")
+    parser.add_argument("--search", metavar="KIND:N[,KIND:N]",
+                        help="with --model: run these searches of the net at each turning point "
+                             "(gumbel:N, the self-play search; puct:N, the evaluation's) and say which "
+                             "chose a move that keeps the game")
+    parser.add_argument("--seeds", type=positive_int_arg, default=3,
+                        help="with --search: seeds for each Gumbel search")
     return parser
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    searches = []
+    if args.search is not None:
+        if not args.model:
+            parser.error("--search needs --model")
+        try:
+            searches = parse_searches(args.search)
+        except ValueError as exc:
+            parser.error(str(exc))
     try:
         games = read_games(args.games)
     except (OSError, GameFileError) as exc:
@@ -175,6 +244,8 @@ def main(argv: Optional[list[str]] = None) -> int:
                 return 2
         opening = len(item.get("opening", []))
         point = find_turning_point(record, loser, opening, args.budget, args.depth, evaluator, args.top, name)
+        if searches and point.stone is not None:
+            try_searches(point, evaluator, searches, args.seeds, args.budget, args.depth)
         points.append(point)
         colour = "Black" if loser == 1 else "White"
         line = f"game {name}: lost as {colour} in {point.length} stones; "
@@ -185,6 +256,8 @@ def main(argv: Optional[list[str]] = None) -> int:
             if evaluator is not None:
                 safe = ", ".join(f"{label} {prior:.3f}" for label, prior in point.safe) or "none"
                 line += f"; prior of {point.move} {point.prior:.3f}; safe among the net's top {args.top}: {safe}"
+            for spec, (kept, tries) in point.searches.items():
+                line += f"; {spec} kept it {kept}/{tries}"
         print(line)
     found = [p for p in points if p.stone is not None]
     summary = f"{len(points)} lost games; a turning point in {len(found)}"
@@ -194,6 +267,10 @@ def main(argv: Optional[list[str]] = None) -> int:
         summary += f" ({kinds.count('VCF')} VCF, {kinds.count('VCT')} VCT)"
     if evaluator is not None and found:
         summary += f"; the net ranked a safe move in its top {args.top} in {sum(1 for p in found if p.safe)}"
+    for spec in (f"{kind}:{count}" for kind, count in searches):
+        kept = sum(p.searches[spec][0] for p in found)
+        tries = sum(p.searches[spec][1] for p in found)
+        summary += f"; {spec} kept the game in {kept} of {tries} searches"
     print(summary)
     return 0
 

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -63,6 +64,61 @@ def test_the_nets_view_of_the_turning_point():
     assert [label for label, _ in point.safe] == ["d5"]
 
 
+# On 9x9: Black's e5 f5 g5 h5 is a four closed by d5; White plays a1 instead of i5 and loses.
+FOUR_LABELS = "e5 d5 f5 e6 g5 c3 h5 a1 i5".split()
+
+
+class FakeNetFour:
+    """Priors: a1 0.6, the block i5 0.2, b2 0.1, the rest a little each; every value 0."""
+
+    def evaluate(self, boards):
+        priors = np.full((len(boards), boards[0].size), 0.001)
+        for label, p in (("a1", 0.6), ("i5", 0.2), ("b2", 0.1)):
+            priors[:, boards[0].parse_move(label)] = p
+        return priors, np.zeros(len(boards))
+
+
+def test_searches_at_the_turning_point_say_whether_they_keep_the_game():
+    board = Board(9, 9, 5)
+    game = GameRecord(9, 9, 5, [board.parse_move(m) for m in FOUR_LABELS], 1, {}, 1)
+    game.replay()
+    point = tp.find_turning_point(game, loser=2)
+    assert (point.stone, point.move, point.kind) == (8, "a1", "VCF")
+    assert point.before.move_to_label(point.before.last_move) == "h5"
+    searches = tp.parse_searches("gumbel:16,puct:50,gumbel:1,puct:1")
+    tp.try_searches(point, FakeNetFour(), searches, seeds=3)
+    # Enough search sees that every move but i5 lets Black complete the line (the win check);
+    # one simulation follows the prior to a1.
+    assert point.searches == {"gumbel:16": (3, 3), "puct:50": (1, 1), "gumbel:1": (0, 3), "puct:1": (0, 1)}
+
+
+def test_the_command_line_runs_the_searches_of_a_model(tmp_path):
+    from gomoku.net.policy_value import PolicyValueModel
+    from gomoku.net.spec import NetSpec
+
+    model = tmp_path / "small.npz"
+    PolicyValueModel(NetSpec(9, 9, 5, "sizefree", 2, 8, ((9, 9),)), device="cpu").save(str(model))
+    board = Board(9, 9, 5)
+    game = GameRecord(9, 9, 5, [board.parse_move(m) for m in FOUR_LABELS], 1, {}, 1)
+    game.replay()
+    single = tmp_path / "game.json"
+    single.write_text(json.dumps(game.to_json()))
+    result = subprocess.run([sys.executable, SCRIPT, str(single), "--player", "white", "--model", str(model),
+                             "--search", "gumbel:8,puct:16", "--seeds", "2"],
+                            capture_output=True, text=True, cwd=ROOT, timeout=100)
+    assert result.returncode == 0, result.stderr
+    line, summary = result.stdout.strip().splitlines()
+    assert re.search(r"after stone 8 \(a1\) .*; gumbel:8 kept it [0-2]/2; puct:16 kept it [01]/1$", line)
+    assert re.search(r"; gumbel:8 kept the game in [0-2] of 2 searches; puct:16 kept the game in [01] of 1 "
+                     r"searches$", summary)
+
+
+@pytest.mark.parametrize("text", ["gumbel", "gumbel:0", "mcts:100", "puct:8,", "gumbel:x"])
+def test_bad_search_specs_are_refused(text):
+    with pytest.raises(ValueError, match="KIND:SIMULATIONS"):
+        tp.parse_searches(text)
+
+
 def test_a_winner_has_no_turning_point_to_show(tmp_path):
     line = dict(record().to_json(), game=3, opening=[], colours={"A": "black", "B": "white"}, winner="A")
     games = tmp_path / "games.jsonl"
@@ -91,3 +147,8 @@ def test_bad_input_is_refused_clearly(tmp_path):
     result = subprocess.run([sys.executable, SCRIPT, str(single), "--player", "white"], capture_output=True,
                             text=True, cwd=ROOT, timeout=100)
     assert result.returncode == 0 and "after stone 6 (a1)" in result.stdout
+    for flags, message in ((["--search", "gumbel:64"], "--search needs --model"),
+                           (["--search", "gumbel", "--model", "any.npz"], "bad search 'gumbel'")):
+        result = subprocess.run([sys.executable, SCRIPT, str(single), "--player", "white", *flags],
+                                capture_output=True, text=True, cwd=ROOT, timeout=100)
+        assert result.returncode == 2 and message in result.stderr

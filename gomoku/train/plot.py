@@ -230,13 +230,14 @@ def _draw_win_ratio(ax, evaluations: Sequence[dict], ratios) -> None:
     # Where the net's own playouts changed during the run, each point also names them.
     searches = len({r.get("playouts") for r in evaluations}) > 1
     if mixed:
-        label = "win ratio (above each point: pure MCTS playouts, or H and the heuristic's level)"
+        what, notes = "win ratio", ["above each point: pure MCTS playouts, or H and the heuristic's level"]
     else:
         opponent = _opponent_name(evaluations)
         rung = "its level" if opponent == "the heuristic" else "its playouts"
-        label = f"win ratio against {opponent} ({rung} above each point)"
+        what, notes = f"win ratio against {opponent}", [f"{rung} above each point"]
     if searches:
-        label = label[:-1] + "; @ the net's playouts)"
+        notes.append("@ the net's playouts")
+    label = f"{what} ({'; '.join(notes)})"
     handles = ax.plot(xs, ys, color=WIN_RATIO, marker="o", linewidth=1.8, markersize=5, label=label)
     previous = None
     for record in evaluations:
