@@ -281,22 +281,26 @@ def test_self_play_stream_hands_out_games_in_start_order_not_short_ones_first():
     assert [g.moves for g in rest] == [g.moves for g in reference[2:]]
 
 
-def test_self_play_stream_plays_ahead_one_call_at_most_and_keeps_the_order():
-    from gomoku.train.selfplay import SelfPlayStream
+def test_self_play_stream_plays_ahead_a_few_calls_at_most_and_keeps_the_order():
+    from gomoku.train.selfplay import PLAY_AHEAD_CALLS, SelfPlayStream
 
-    reference, _ = self_play_games(HashEvaluator(), (6, 6, 4), n_games=6, parallel=1, n_playout=10,
-                                   c_puct=5.0, seed=3)
+    ahead_games = 2 * PLAY_AHEAD_CALLS
+    reference, _ = self_play_games(HashEvaluator(), (6, 6, 4), n_games=4 + ahead_games, parallel=1,
+                                   n_playout=10, c_puct=5.0, seed=3)
     stream = SelfPlayStream(HashEvaluator(), (6, 6, 4), parallel=6, n_playout=10, c_puct=5.0, seed=3)
     first, stats = stream.collect(2, keep_playing=lambda: True)  # a learner that is never done
-    assert set(range(2, 4)) <= set(stream._finished)  # the next call's games are ready ...
-    ahead = stats.playouts
-    second, stats = stream.collect(2)
-    assert stats.playouts == 0  # ... so it plays nothing
+    assert set(range(2, 2 + ahead_games)) <= set(stream._finished)  # the next calls' games are ready ...
+    assert max(stream._finished) < 2 + ahead_games + 6  # ... and no more than the games then in play
+    assert stats.playouts > 0
+    played_ahead = []
+    for _ in range(PLAY_AHEAD_CALLS):
+        games, stats = stream.collect(2)
+        played_ahead += games
+        assert stats.playouts == 0  # ... so those calls play nothing
     asked = []
-    third, stats = stream.collect(2, keep_playing=lambda: asked.append(1) is not None)  # done at once
+    last, stats = stream.collect(2, keep_playing=lambda: asked.append(1) is not None)  # done at once
     assert len(asked) <= 1  # asked once at most, and told to stop: no playing ahead
-    assert [g.moves for g in first + second + third] == [g.moves for g in reference]
-    assert ahead > 0
+    assert [g.moves for g in first + played_ahead + last] == [g.moves for g in reference]
 
 
 def test_the_search_loop_stops_where_its_caller_says_with_the_board_restored():

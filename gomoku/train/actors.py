@@ -34,8 +34,8 @@ implements the same methods; nothing above this module changes.
 Self-play keeps a stream of games per actor and board shape
 (``selfplay.SelfPlayStream``): games in progress carry over between calls (also
 when a run alternates board sizes), they are handed out in the order they
-started, and a worker whose share is done plays ahead (at most one call's games)
-until the caller collects.
+started, and a worker whose share is done plays ahead (at most
+``selfplay.PLAY_AHEAD_CALLS`` calls' games) until the caller collects.
 
 Worker processes cannot hang their parent. SIGTERM and SIGINT stay blocked from
 before a worker is spawned until it has imported Paddle and installed its own

@@ -15,6 +15,12 @@ from gomoku.search.mcts import MCTSPlayer
 
 ROOT_SEARCHES = ("puct", "gumbel")
 
+PLAY_AHEAD_CALLS = 4
+"""A stream plays ahead of its caller by at most this many calls' games. A call waits for
+its oldest games, so one long game holds up a worker's whole share; meanwhile the other
+workers, whose shares are done, go on playing instead of idling. The games played ahead
+come from weights at most this many calls old."""
+
 
 class SelfPlayStream:
     """Self-play that never drains: ``parallel`` games always in progress.
@@ -86,10 +92,11 @@ class SelfPlayStream:
 
         Later games that finish first wait for a later call. With ``keep_playing``
         the stream then plays ahead, while ``keep_playing()`` is true and until the
-        next call's ``n_games`` have finished, so that a worker whose games are done
-        goes on playing while the learner still updates (and never runs more than one
-        call ahead). ``on_step(done, stats)`` is called after every step until the
-        ``n_games`` have finished, with how many of them have.
+        next ``PLAY_AHEAD_CALLS`` calls' games (of ``n_games`` each) have finished, so
+        that a worker whose games are done goes on playing while the learner still
+        updates or another worker finishes a long game. ``on_step(done, stats)`` is
+        called after every step until the ``n_games`` have finished, with how many of
+        them have.
         """
         start = time.perf_counter()
         stats = RunStats()
@@ -98,7 +105,7 @@ class SelfPlayStream:
         games = [self._finished.pop(i) for i in wanted]
         self._next += n_games
         if keep_playing is not None:
-            self._play_until(range(self._next, self._next + n_games), stats, keep_playing)
+            self._play_until(range(self._next, self._next + PLAY_AHEAD_CALLS * n_games), stats, keep_playing)
         stats.seconds = time.perf_counter() - start
         return games, stats
 
