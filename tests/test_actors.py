@@ -214,6 +214,44 @@ def test_a_worker_plays_ahead_while_the_learner_is_busy_and_no_further(tmp_path)
     assert s3.playouts == 0  # game 2 was played ahead, while the learner was busy
 
 
+class BetweenTasksConn(ScriptedConn):
+    """COLLECT is always waiting during a task, and the next task comes late: the worker's
+    reply is followed by ``polls_between`` polls that find nothing before the next message."""
+
+    def __init__(self, messages, polls_between):
+        super().__init__(messages, [True] * sum(isinstance(m, tuple) for m in messages))
+        self.polls_between = polls_between
+        self.between = 0
+
+    def recv(self):
+        self.between = 0  # the next message came
+        return super().recv()
+
+    def poll(self):
+        if self.between > 0:
+            self.between -= 1
+            return False
+        return self.waiting
+
+    def send(self, reply):
+        super().send(reply)
+        self.between = self.polls_between
+
+
+def test_a_worker_plays_ahead_between_tasks_while_its_caller_waits_for_the_others(tmp_path):
+    model_dir = str(tmp_path / "weights")
+    tiny_model().export_inference(model_dir)
+    one_at_a_time = SelfPlaySettings((6, 6, 4), parallel=1, n_playout=8, c_puct=5.0)
+    task = SelfPlayTask(one_at_a_time, n_games=1, seed=0)
+    conn = BetweenTasksConn([(model_dir, 1, task, False), COLLECT, (model_dir, 1, task, False), COLLECT, None],
+                            polls_between=10_000)
+    _serve(conn, "cpu", 1)
+    (_, (first, s1)), (_, (second, s2)) = conn.sent
+    assert [g.index for g in first + second] == [0, 1]
+    assert s1.playouts > 0
+    assert s2.playouts == 0  # game 1 was played after the first reply, before the second task came
+
+
 def test_a_worker_whose_caller_vanished_leaves():
     class Gone:
         def recv(self):

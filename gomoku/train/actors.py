@@ -35,7 +35,8 @@ Self-play keeps a stream of games per actor and board shape
 (``selfplay.SelfPlayStream``): games in progress carry over between calls (also
 when a run alternates board sizes), they are handed out in the order they
 started, and a worker whose share is done plays ahead (at most
-``selfplay.PLAY_AHEAD_CALLS`` calls' games) until the caller collects.
+``selfplay.PLAY_AHEAD_CALLS`` calls' games) until the caller collects, and again
+after its reply, until the next task: the caller waits for the slowest worker.
 
 Worker processes cannot hang their parent. SIGTERM and SIGINT stay blocked from
 before a worker is spawned until it has imported Paddle and installed its own
@@ -286,6 +287,7 @@ class TaskRunner:
 
     def __init__(self):
         self.streams: dict[tuple, _Stream] = {}  # by board shape
+        self._last_games: Optional[tuple[_Stream, int]] = None  # the last self-play task's stream and size
 
     def run(self, task, evaluator, version, keep_playing: Optional[Callable[[], bool]] = None,
             report: Optional[Callable[[Progress], None]] = None):
@@ -308,12 +310,23 @@ class TaskRunner:
                 held.stream.set_evaluator(evaluator)
             held.version = version
             on_step = None if report is None else lambda done, stats: report(Progress(done, stats.moves))
+            self._last_games = (held, task.n_games)
             return held.stream.collect(task.n_games, keep_playing, on_step=on_step)
+        self._last_games = None
         if isinstance(task, MatchTask):
             return play_match(task, evaluator, report)
         if isinstance(task, CallTask):
             return task.fn(task.arg, evaluator)
         raise TypeError(f"unknown task {task!r}")
+
+    def play_ahead(self, keep_playing: Callable[[], bool]) -> None:
+        """Between tasks: if the last task was self-play, goes on with its stream while
+        ``keep_playing()`` is true (up to its bound), so a worker whose games were collected
+        does not idle while the caller waits for the other workers and starts the next task.
+        What it plays is not counted in any task's figures."""
+        if self._last_games is not None:
+            held, n_games = self._last_games
+            held.stream.play_ahead(n_games, keep_playing)
 
 
 def merge_games(results: list) -> tuple[list, RunStats]:
@@ -493,11 +506,14 @@ def _worker_main(conn, device: str, threads: int, nice: int = 0) -> None:
 
 
 def _serve(conn, device: str, threads: int) -> None:
-    """A worker's loop: a task, play (and play ahead) until COLLECT, the reply; None or EOF ends it."""
+    """A worker's loop: a task, play (and play ahead) until COLLECT, the reply, play ahead until
+    the next message; None or EOF ends it. An error while playing ahead between tasks is the
+    next task's reply."""
 
     loaded_version = None
     evaluator = None
     runner = TaskRunner()
+    ahead_error = None
     while True:
         try:
             message = conn.recv()
@@ -507,6 +523,9 @@ def _serve(conn, device: str, threads: int) -> None:
             return
         model_dir, version, task, wants_progress = message
         try:
+            if ahead_error is not None:
+                failed, ahead_error = ahead_error, None
+                raise RuntimeError(f"self-play ahead of this task failed:\n{failed}")
             if model_dir is not None and version != loaded_version:
                 evaluator = load_evaluator(model_dir, device, threads)
                 loaded_version = version
@@ -522,6 +541,12 @@ def _serve(conn, device: str, threads: int) -> None:
             conn.send(reply)
         except (EOFError, OSError):
             return
+        try:  # until the next message: the caller still waits for the other workers' games
+            runner.play_ahead(keep_playing=lambda: not conn.poll())
+        except (EOFError, OSError):
+            return
+        except Exception:
+            ahead_error = traceback.format_exc()
 
 
 def _progress_sender(conn) -> Callable[[Progress], None]:

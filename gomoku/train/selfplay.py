@@ -105,9 +105,15 @@ class SelfPlayStream:
         games = [self._finished.pop(i) for i in wanted]
         self._next += n_games
         if keep_playing is not None:
-            self._play_until(range(self._next, self._next + PLAY_AHEAD_CALLS * n_games), stats, keep_playing)
+            self.play_ahead(n_games, keep_playing, stats)
         stats.seconds = time.perf_counter() - start
         return games, stats
+
+    def play_ahead(self, n_games: int, keep_playing: Callable[[], bool], stats: Optional[RunStats] = None) -> None:
+        """Plays while ``keep_playing()`` is true, until the next ``PLAY_AHEAD_CALLS`` calls of
+        ``n_games`` each have their games; ``stats`` (if given) counts what it played."""
+        self._play_until(range(self._next, self._next + PLAY_AHEAD_CALLS * n_games),
+                         RunStats() if stats is None else stats, keep_playing)
 
     def _play_until(self, indices: range, stats: RunStats, keep_playing=lambda: True, on_step=None) -> None:
         while not all(i in self._finished for i in indices) and keep_playing():
