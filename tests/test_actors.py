@@ -199,7 +199,7 @@ class ScriptedConn:
         self.sent.append(reply)
 
 
-def test_a_worker_plays_ahead_while_the_learner_is_busy_and_no_further(tmp_path):
+def test_a_worker_plays_ahead_while_the_learner_is_busy(tmp_path):
     model_dir = str(tmp_path / "weights")
     tiny_model().export_inference(model_dir)
     one_at_a_time = SelfPlaySettings((6, 6, 4), parallel=1, n_playout=8, c_puct=5.0)
