@@ -243,13 +243,16 @@ def test_a_worker_plays_ahead_between_tasks_while_its_caller_waits_for_the_other
     tiny_model().export_inference(model_dir)
     one_at_a_time = SelfPlaySettings((6, 6, 4), parallel=1, n_playout=8, c_puct=5.0)
     task = SelfPlayTask(one_at_a_time, n_games=1, seed=0)
-    conn = BetweenTasksConn([(model_dir, 1, task, False), COLLECT, (model_dir, 1, task, False), COLLECT, None],
+    # the second task asks for progress: a step it had to play would send some
+    conn = BetweenTasksConn([(model_dir, 1, task, False), COLLECT, (model_dir, 1, task, True), COLLECT, None],
                             polls_between=10_000)
     _serve(conn, "cpu", 1)
-    (_, (first, s1)), (_, (second, s2)) = conn.sent
+    (_, (first, s1)), (_, (second, s2)) = conn.sent  # no progress: game 1 was ready
     assert [g.index for g in first + second] == [0, 1]
     assert s1.playouts > 0
-    assert s2.playouts == 0  # game 1 was played after the first reply, before the second task came
+    # game 1 was played after the first reply, before the second task came; the second reply
+    # counts what was played meanwhile
+    assert s2.playouts > 0 and s2.seconds > 0
 
 
 def test_a_worker_whose_caller_vanished_leaves():

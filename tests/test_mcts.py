@@ -303,6 +303,19 @@ def test_self_play_stream_plays_ahead_a_few_calls_at_most_and_keeps_the_order():
     assert [g.moves for g in first + played_ahead + last] == [g.moves for g in reference]
 
 
+def test_what_a_stream_plays_between_calls_is_counted_by_the_next_call():
+    from gomoku.train.selfplay import SelfPlayStream
+
+    stream = SelfPlayStream(HashEvaluator(), (6, 6, 4), parallel=6, n_playout=10, c_puct=5.0, seed=3)
+    stream.collect(2)
+    stream.play_ahead(2, keep_playing=lambda: True)  # the next calls' games, while the caller is away
+    games, stats = stream.collect(2)
+    assert [g.index for g in games] == [2, 3]
+    assert stats.playouts > 0 and stats.moves > 0 and stats.seconds > 0
+    _, stats = stream.collect(2)  # ready too, and what made them was reported once
+    assert stats.playouts == 0
+
+
 def test_the_search_loop_stops_where_its_caller_says_with_the_board_restored():
     board = Board(6, 6, 4)
     board.play(14)

@@ -323,7 +323,7 @@ class TaskRunner:
         """Between tasks: if the last task was self-play, goes on with its stream while
         ``keep_playing()`` is true (up to its bound), so a worker whose games were collected
         does not idle while the caller waits for the other workers and starts the next task.
-        What it plays is not counted in any task's figures."""
+        The next self-play task's figures count what it plays (its stream reports it)."""
         if self._last_games is not None:
             held, n_games = self._last_games
             held.stream.play_ahead(n_games, keep_playing)

@@ -324,7 +324,8 @@ class TrainPipeline:
             "episode_len": round(sum(len(g.moves) for g in games) / len(games), 2),
             "positions": len(planes),  # recorded ones: fewer than the moves with playout cap randomisation
             "buffer": len(self.buffer),
-            # None when the workers had the games ready (played ahead in the last iteration)
+            # the playouts since the last iteration's games were handed over, over the slowest
+            # worker's seconds of play (None when nobody played)
             "playouts_per_s": round(stats.playouts / stats.seconds) if stats.playouts else None,
             "selfplay_s": round(stats.seconds, 2), "update_s": round(update_s, 2),
         }

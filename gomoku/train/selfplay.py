@@ -77,6 +77,7 @@ class SelfPlayStream:
         self.lockstep = Lockstep(new_game, record=True)
         self._finished: dict[int, FinishedGame] = {}  # by index, until handed out
         self._next = 0  # the index of the next game to hand out
+        self._unreported = RunStats()  # what play_ahead played between calls: the next call reports it
 
     def set_evaluator(self, evaluator) -> None:
         """Switches the games in progress to new weights; their search trees start afresh."""
@@ -96,24 +97,30 @@ class SelfPlayStream:
         that a worker whose games are done goes on playing while the learner still
         updates or another worker finishes a long game. ``on_step(done, stats)`` is
         called after every step until the ``n_games`` have finished, with how many of
-        them have.
+        them have. The stats count what was played since the last call: this call's
+        playing and seconds and any ``play_ahead`` between the calls.
         """
         start = time.perf_counter()
-        stats = RunStats()
+        stats, self._unreported = self._unreported, RunStats()
         wanted = range(self._next, self._next + n_games)
         self._play_until(wanted, stats, on_step=on_step)
         games = [self._finished.pop(i) for i in wanted]
         self._next += n_games
         if keep_playing is not None:
-            self.play_ahead(n_games, keep_playing, stats)
-        stats.seconds = time.perf_counter() - start
+            self._play_ahead(n_games, keep_playing, stats)
+        stats.seconds += time.perf_counter() - start
         return games, stats
 
-    def play_ahead(self, n_games: int, keep_playing: Callable[[], bool], stats: Optional[RunStats] = None) -> None:
-        """Plays while ``keep_playing()`` is true, until the next ``PLAY_AHEAD_CALLS`` calls of
-        ``n_games`` each have their games; ``stats`` (if given) counts what it played."""
-        self._play_until(range(self._next, self._next + PLAY_AHEAD_CALLS * n_games),
-                         RunStats() if stats is None else stats, keep_playing)
+    def play_ahead(self, n_games: int, keep_playing: Callable[[], bool]) -> None:
+        """Between calls: plays while ``keep_playing()`` is true, until the next
+        ``PLAY_AHEAD_CALLS`` calls of ``n_games`` each have their games. The next call's
+        stats count what it played and the seconds it took."""
+        start = time.perf_counter()
+        self._play_ahead(n_games, keep_playing, self._unreported)
+        self._unreported.seconds += time.perf_counter() - start
+
+    def _play_ahead(self, n_games: int, keep_playing: Callable[[], bool], stats: RunStats) -> None:
+        self._play_until(range(self._next, self._next + PLAY_AHEAD_CALLS * n_games), stats, keep_playing)
 
     def _play_until(self, indices: range, stats: RunStats, keep_playing=lambda: True, on_step=None) -> None:
         while not all(i in self._finished for i in indices) and keep_playing():
