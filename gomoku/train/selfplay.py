@@ -77,7 +77,7 @@ class SelfPlayStream:
         self.lockstep = Lockstep(new_game, record=True)
         self._finished: dict[int, FinishedGame] = {}  # by index, until handed out
         self._next = 0  # the index of the next game to hand out
-        self._unreported = RunStats()  # what play_ahead played between calls: the next call reports it
+        self._stats = RunStats()  # what was played since the last call handed games out
 
     def set_evaluator(self, evaluator) -> None:
         """Switches the games in progress to new weights; their search trees start afresh."""
@@ -98,37 +98,33 @@ class SelfPlayStream:
         updates or another worker finishes a long game. ``on_step(done, stats)`` is
         called after every step until the ``n_games`` have finished, with how many of
         them have. The stats count what was played since the last call: this call's
-        playing and seconds and any ``play_ahead`` between the calls.
+        playing and any ``play_ahead`` between the calls, and the seconds it took.
         """
-        start = time.perf_counter()
-        stats, self._unreported = self._unreported, RunStats()
         wanted = range(self._next, self._next + n_games)
-        self._play_until(wanted, stats, on_step=on_step)
+        self._play_until(wanted, on_step=on_step)
         games = [self._finished.pop(i) for i in wanted]
         self._next += n_games
         if keep_playing is not None:
-            self._play_ahead(n_games, keep_playing, stats)
-        stats.seconds += time.perf_counter() - start
+            self.play_ahead(n_games, keep_playing)
+        stats, self._stats = self._stats, RunStats()
         return games, stats
 
     def play_ahead(self, n_games: int, keep_playing: Callable[[], bool]) -> None:
-        """Between calls: plays while ``keep_playing()`` is true, until the next
-        ``PLAY_AHEAD_CALLS`` calls of ``n_games`` each have their games. The next call's
-        stats count what it played and the seconds it took."""
+        """Plays while ``keep_playing()`` is true, until the next ``PLAY_AHEAD_CALLS`` calls
+        of ``n_games`` each have their games; the next call's stats count what it played."""
+        self._play_until(range(self._next, self._next + PLAY_AHEAD_CALLS * n_games), keep_playing)
+
+    def _play_until(self, indices: range, keep_playing=lambda: True, on_step=None) -> None:
         start = time.perf_counter()
-        self._play_ahead(n_games, keep_playing, self._unreported)
-        self._unreported.seconds += time.perf_counter() - start
-
-    def _play_ahead(self, n_games: int, keep_playing: Callable[[], bool], stats: RunStats) -> None:
-        self._play_until(range(self._next, self._next + PLAY_AHEAD_CALLS * n_games), stats, keep_playing)
-
-    def _play_until(self, indices: range, stats: RunStats, keep_playing=lambda: True, on_step=None) -> None:
-        while not all(i in self._finished for i in indices) and keep_playing():
+        missing = {i for i in indices if i not in self._finished}
+        while missing and keep_playing():
             self.lockstep.fill(self.parallel)
-            for game in self.lockstep.step(stats):
+            for game in self.lockstep.step(self._stats):
                 self._finished[game.index] = game
+                missing.discard(game.index)
             if on_step is not None:
-                on_step(sum(i in self._finished for i in indices), stats)
+                on_step(len(indices) - len(missing), self._stats)
+        self._stats.seconds += time.perf_counter() - start
 
 
 def self_play_games(evaluator, board_shape: Sequence[int], n_games: int, parallel: int,
