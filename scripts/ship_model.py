@@ -1,6 +1,10 @@
 """Copy a run's model into models/ with its training record and curves.
 
     python scripts/ship_model.py runs/8x8x5 gomoku_8x8_5 [--model best_model.npz|current_model.npz|checkpoint]
+    python scripts/ship_model.py runs/15x15 gomoku_15x15_5 --model cand.npz --iteration 251
+
+The second form ships a candidate copied aside from the run's ``current_model.npz`` (which every
+iteration rewrites) and measured while the run went on: ``--iteration`` says which iteration it is.
 
 writes ``models/NAME.npz`` (the model file), ``models/NAME.png`` (training curves from
 the run's metrics) and ``models/NAME.json`` (iterations, self-play games, positions,
@@ -29,7 +33,7 @@ warnings.filterwarnings("ignore")
 from gomoku.train.config import TrainConfig  # noqa: E402
 from gomoku.net.modelfile import CURRENT_MODEL, read_model_file, save_model_file  # noqa: E402
 from gomoku.train.checkpoint import CHECKPOINT, CheckpointError, read_checkpoint  # noqa: E402
-from gomoku.train.plot import MetricsError, save_plot  # noqa: E402
+from gomoku.train.plot import MetricsError, read_metrics, save_plot  # noqa: E402
 from gomoku.util import atomic_write  # noqa: E402
 
 
@@ -40,7 +44,10 @@ def main(argv=None) -> int:
     parser.add_argument("--model", default="best_model.npz",
                         help="which model of the run to ship: best_model.npz (from the last evaluation that "
                              "made a new best), current_model.npz (the last iteration's) or checkpoint (the "
-                             "weights of the last iteration, with the net the config describes)")
+                             "weights of the last iteration, with the net the config describes), or with "
+                             "--iteration a file copied aside from current_model.npz")
+    parser.add_argument("--iteration", type=int,
+                        help="the run's iteration at which the --model file was copied from current_model.npz")
     parser.add_argument("--out-dir", default="models")
     parser.add_argument("--title", help="title of the curves (default: the board)")
     parser.add_argument("--note", default="", help="a remark for the record, e.g. what else shared the machine")
@@ -84,15 +91,40 @@ def lineage_games(record: dict) -> int:
     return model_games(record) + (lineage_games(earlier) if earlier else 0)
 
 
+def check_copy(path: str, iteration: int, state: dict, metrics) -> None:
+    """Refuse a ``--iteration`` copy the run cannot have written: another board or net, or an
+    iteration the run has not reached (or its metrics do not list).
+
+    Raises:
+        ValueError: with what does not match.
+    """
+    if path in ("checkpoint", CURRENT_MODEL, "best_model.npz"):
+        raise ValueError(f"--iteration is for a model file copied aside from the run, not its {path}")
+    if not 1 <= iteration <= state["iteration"]:
+        raise ValueError(f"--iteration {iteration}: the run's checkpoint holds iterations 1 to {state['iteration']}")
+    if not any(r.get("iteration") == iteration for r in metrics.iterations):
+        raise ValueError(f"--iteration {iteration}: the run's metrics have no such iteration")
+    spec, _ = read_model_file(path)
+    expected = TrainConfig.from_dict(state["config"]).model_spec(iteration, state.get("earlier_sizes", ()))
+    if spec != expected:
+        raise ValueError(f"{path} is not a model of this run: it holds {spec}, the run's net at iteration "
+                         f"{iteration} is {expected}")
+
+
 def ship(args) -> int:
     started_from = read_record(args.started_from) if args.started_from else None
     state = read_checkpoint(os.path.join(args.run_dir, CHECKPOINT))
+    if args.iteration is not None:
+        check_copy(args.model, args.iteration, state, read_metrics(args.run_dir))
     cfg = state["config"]
     board = f"{cfg['width']}x{cfg['height']}, {cfg['n_in_row']} in a row"
     metrics = save_plot(args.run_dir, os.path.join(args.out_dir, args.name + ".png"),
                         args.title or f"Gomoku Zero {board}")
     model_out = os.path.join(args.out_dir, args.name + ".npz")
-    if args.model == "checkpoint":
+    source = os.path.join(args.run_dir, args.model)
+    if args.iteration is not None:
+        source, model_iteration = args.model, args.iteration
+    elif args.model == "checkpoint":
         model_iteration = state["iteration"]
         spec = TrainConfig.from_dict(cfg).model_spec(state["iteration"], state.get("earlier_sizes", ()))
         save_model_file(model_out, spec, state["weights"])
@@ -103,7 +135,7 @@ def ship(args) -> int:
         evaluated = [e["iteration"] for e in metrics.evaluations if e.get("new_best")]
         model_iteration = evaluated[-1] if evaluated else state["iteration"]
     if args.model != "checkpoint":
-        with open(os.path.join(args.run_dir, args.model), "rb") as src:
+        with open(source, "rb") as src:
             atomic_write(model_out, lambda f: shutil.copyfileobj(src, f))
 
     games_at = {r["iteration"]: r["games"] for r in metrics.iterations if "games" in r}
@@ -114,7 +146,7 @@ def ship(args) -> int:
     gpus = paddle.device.cuda.device_count() if paddle.is_compiled_with_cuda() else 0
     record = {
         "model": os.path.basename(model_out),
-        "from": args.model,
+        "from": args.model if args.iteration is None else f"{CURRENT_MODEL} at iteration {args.iteration}",
         "board": board,
         "size_free": spec.size_free,
         "trained_sizes": [f"{w}x{h}" for w, h in spec.trained_sizes] if spec.size_free else [board.split(",")[0]],

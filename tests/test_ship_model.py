@@ -1,5 +1,6 @@
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -59,3 +60,30 @@ def test_a_bad_record_is_a_clear_error_and_writes_nothing(tmp_path):
     assert result.returncode == 1
     assert "is not a training record (it lacks model_iteration, config)" in result.stderr
     assert os.listdir(out) == []
+
+
+def test_ship_a_copy_taken_while_the_run_went_on(tmp_path):
+    run, out = str(tmp_path / "run"), str(tmp_path / "models")
+    os.makedirs(out)
+    TrainPipeline(tiny_config(), run, log=lambda s: None).run(iterations=2)
+    copy = str(tmp_path / "cand2.npz")
+    shutil.copy(os.path.join(run, "current_model.npz"), copy)
+    TrainPipeline.resume(run, log=lambda s: None).run(iterations=1)  # current_model.npz is iteration 3's now
+
+    # what the run cannot have written at that iteration is refused, and nothing is written
+    other_net = ship(run, "m", "--out-dir", out, "--model", os.path.join(ROOT, "models", "gomoku_8x8_5.npz"),
+                     "--iteration", "2")
+    assert other_net.returncode == 1 and "is not a model of this run" in other_net.stderr
+    too_late = ship(run, "m", "--out-dir", out, "--model", copy, "--iteration", "4")
+    assert too_late.returncode == 1 and "holds iterations 1 to 3" in too_late.stderr
+    not_a_copy = ship(run, "m", "--out-dir", out, "--model", "current_model.npz", "--iteration", "3")
+    assert not_a_copy.returncode == 1 and "copied aside" in not_a_copy.stderr
+    assert os.listdir(out) == []
+
+    shipped = ship(run, "m", "--out-dir", out, "--model", copy, "--iteration", "2")
+    assert shipped.returncode == 0, shipped.stderr
+    record = json.load(open(os.path.join(out, "m.json")))
+    assert record["model_iteration"] == 2 and record["model_games"] == 4  # its games, not the run's 6
+    assert record["iterations"] == 3 and record["from"] == "current_model.npz at iteration 2"
+    with open(copy, "rb") as a, open(os.path.join(out, "m.npz"), "rb") as b:
+        assert a.read() == b.read()
