@@ -121,9 +121,9 @@ def ship(args) -> int:
     metrics = save_plot(args.run_dir, os.path.join(args.out_dir, args.name + ".png"),
                         args.title or f"Gomoku Zero {board}")
     model_out = os.path.join(args.out_dir, args.name + ".npz")
-    source = os.path.join(args.run_dir, args.model)
+    source = args.model if args.iteration is not None else os.path.join(args.run_dir, args.model)
     if args.iteration is not None:
-        source, model_iteration = args.model, args.iteration
+        model_iteration = args.iteration
     elif args.model == "checkpoint":
         model_iteration = state["iteration"]
         spec = TrainConfig.from_dict(cfg).model_spec(state["iteration"], state.get("earlier_sizes", ()))
