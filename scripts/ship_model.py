@@ -162,7 +162,8 @@ def ship(args) -> int:
         # the yardstick's rung now: pure MCTS playouts, or the heuristic's level in a run evaluated by it
         **({"heuristic_level_now": state["heuristic_level"]} if cfg.get("eval_opponent") == "heuristic" else {}),
         "evaluations": [{k: e[k] for k in ("iteration", "opponent", "pure_playouts", "heuristic_level", "playouts",
-                                           "opening_stones", "wins", "draws", "losses", "win_ratio") if k in e}
+                                           "opening_stones", "wins", "draws", "losses", "win_ratio", "as_white")
+                                           if k in e}
                         for e in metrics.evaluations],
         "config": cfg,
         # where this script ran: in the usual workflow, the machine that trained the run

@@ -47,7 +47,7 @@ def test_training_shows_its_iterations_and_evaluations_only_on_a_terminal(tmp_pa
         # the log is the same either way: the header and the device, one line per iteration and
         # evaluation, the end
         assert len(lines) == 5 and lines[1].startswith("  device cpu: ")
-        assert lines[2].startswith("iter ") and "eval vs pure MCTS" in lines[3]
+        assert lines[2].startswith("iter ") and "eval vs pure MCTS" in lines[3] and "(as White " in lines[3]
         assert lines[4].startswith("done: iteration 1 of")
 
 

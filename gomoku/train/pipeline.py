@@ -429,6 +429,8 @@ class TrainPipeline:
                 progress=on_progress if not bar.disable else None)
         points = [g.a_points for g in games]
         wins, draws, losses = points.count(1.0), points.count(0.5), points.count(0.0)
+        # White's results on their own: with Black-favoured openings they are what tells models apart.
+        as_white = [g.a_points for g in games if g.a_colour == 2]
         win_ratio = (wins + 0.5 * draws) / cfg.eval_games
         new_best = win_ratio > self.best_win_ratio
         if new_best:
@@ -445,6 +447,7 @@ class TrainPipeline:
         else:
             record["heuristic_level"] = opponent.level
         return {**record, "wins": wins, "draws": draws, "losses": losses, "win_ratio": win_ratio,
+                "as_white": [as_white.count(1.0), as_white.count(0.5), as_white.count(0.0)],
                 "new_best": new_best, "eval_s": round(time.perf_counter() - start, 1)}
 
     def largest_in_play(self) -> tuple[int, int]:
@@ -485,5 +488,6 @@ def _format_eval(r: dict) -> str:
         opponent = f"heuristic {r['heuristic_level']}"
     else:
         opponent = f"pure MCTS {r['pure_playouts']}"
-    return (f"  eval vs {opponent} at {r['playouts']} playouts: {r['wins']}W {r['draws']}D {r['losses']}L "
+    white = "as White {}W {}D {}L".format(*r["as_white"])
+    return (f"  eval vs {opponent} at {r['playouts']} playouts: {r['wins']}W {r['draws']}D {r['losses']}L ({white}) "
             f"win ratio {r['win_ratio']:.2f}{best}  ({r['eval_s']}s)")
