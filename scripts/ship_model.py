@@ -31,7 +31,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 warnings.filterwarnings("ignore")
 
 from gomoku.train.config import TrainConfig  # noqa: E402
-from gomoku.net.modelfile import CURRENT_MODEL, read_model_file, save_model_file  # noqa: E402
+from gomoku.net.modelfile import BEST_MODEL, CURRENT_MODEL, read_model_file, save_model_file  # noqa: E402
 from gomoku.train.checkpoint import CHECKPOINT, CheckpointError, read_checkpoint  # noqa: E402
 from gomoku.train.plot import MetricsError, read_metrics, save_plot  # noqa: E402
 from gomoku.util import atomic_write  # noqa: E402
@@ -41,7 +41,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("run_dir")
     parser.add_argument("name", help="file name without extension, e.g. gomoku_8x8_5")
-    parser.add_argument("--model", default="best_model.npz",
+    parser.add_argument("--model", default=BEST_MODEL,
                         help="which model of the run to ship: best_model.npz (from the last evaluation that "
                              "made a new best), current_model.npz (the last iteration's) or checkpoint (the "
                              "weights of the last iteration, with the net the config describes), or with "
@@ -91,6 +91,11 @@ def lineage_games(record: dict) -> int:
     return model_games(record) + (lineage_games(earlier) if earlier else 0)
 
 
+def run_net(state: dict, iteration: int):
+    """The net spec of the run whose checkpoint is ``state``, at ``iteration``."""
+    return TrainConfig.from_dict(state["config"]).model_spec(iteration, state.get("earlier_sizes", ()))
+
+
 def check_copy(path: str, iteration: int, state: dict, metrics) -> None:
     """Refuse a ``--iteration`` copy the run cannot have written: another board or net, or an
     iteration the run has not reached (or its metrics do not list).
@@ -98,14 +103,14 @@ def check_copy(path: str, iteration: int, state: dict, metrics) -> None:
     Raises:
         ValueError: with what does not match.
     """
-    if path in ("checkpoint", CURRENT_MODEL, "best_model.npz"):
+    if path in ("checkpoint", CURRENT_MODEL, BEST_MODEL):
         raise ValueError(f"--iteration is for a model file copied aside from the run, not its {path}")
     if not 1 <= iteration <= state["iteration"]:
         raise ValueError(f"--iteration {iteration}: the run's checkpoint holds iterations 1 to {state['iteration']}")
     if not any(r.get("iteration") == iteration for r in metrics.iterations):
         raise ValueError(f"--iteration {iteration}: the run's metrics have no such iteration")
     spec, _ = read_model_file(path)
-    expected = TrainConfig.from_dict(state["config"]).model_spec(iteration, state.get("earlier_sizes", ()))
+    expected = run_net(state, iteration)
     if spec != expected:
         raise ValueError(f"{path} is not a model of this run: it holds {spec}, the run's net at iteration "
                          f"{iteration} is {expected}")
@@ -114,20 +119,18 @@ def check_copy(path: str, iteration: int, state: dict, metrics) -> None:
 def ship(args) -> int:
     started_from = read_record(args.started_from) if args.started_from else None
     state = read_checkpoint(os.path.join(args.run_dir, CHECKPOINT))
+    metrics = read_metrics(args.run_dir)
     if args.iteration is not None:
-        check_copy(args.model, args.iteration, state, read_metrics(args.run_dir))
+        check_copy(args.model, args.iteration, state, metrics)
     cfg = state["config"]
     board = f"{cfg['width']}x{cfg['height']}, {cfg['n_in_row']} in a row"
-    metrics = save_plot(args.run_dir, os.path.join(args.out_dir, args.name + ".png"),
-                        args.title or f"Gomoku Zero {board}")
+    save_plot(metrics, os.path.join(args.out_dir, args.name + ".png"), args.title or f"Gomoku Zero {board}")
     model_out = os.path.join(args.out_dir, args.name + ".npz")
-    source = args.model if args.iteration is not None else os.path.join(args.run_dir, args.model)
     if args.iteration is not None:
         model_iteration = args.iteration
     elif args.model == "checkpoint":
         model_iteration = state["iteration"]
-        spec = TrainConfig.from_dict(cfg).model_spec(state["iteration"], state.get("earlier_sizes", ()))
-        save_model_file(model_out, spec, state["weights"])
+        save_model_file(model_out, run_net(state, state["iteration"]), state["weights"])
     elif args.model == CURRENT_MODEL:
         model_iteration = state["iteration"]  # rewritten with the checkpoint after every iteration
     else:
@@ -135,6 +138,7 @@ def ship(args) -> int:
         evaluated = [e["iteration"] for e in metrics.evaluations if e.get("new_best")]
         model_iteration = evaluated[-1] if evaluated else state["iteration"]
     if args.model != "checkpoint":
+        source = args.model if args.iteration is not None else os.path.join(args.run_dir, args.model)
         with open(source, "rb") as src:
             atomic_write(model_out, lambda f: shutil.copyfileobj(src, f))
 

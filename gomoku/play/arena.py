@@ -59,7 +59,7 @@ from gomoku.game.gamefile import COLOUR_NAMES, GameRecord
 from gomoku.game.openings import paired_openings
 from gomoku.search.options import SearchOptions, add_search_flags
 from gomoku.search.players import PlayerSpec, spec_text
-from gomoku.train.actors import MatchGame, make_actors
+from gomoku.train.actors import MatchGame, Tally, make_actors, tally_by_colour
 from gomoku.util import atomic_write, board_size_arg, positive_int_arg, usable_cpus
 
 SUMMARY_FORMAT = "gomoku-zero-arena/1"
@@ -112,37 +112,6 @@ def format_elo(value: float) -> str:
     if math.isinf(value):
         return "+inf" if value > 0 else "-inf"
     return f"{int(round(value)):+d}"  # via int, so that -0.4 reads +0, not -0
-
-
-@dataclass
-class Tally:
-    """Wins, draws and losses of player A over some games."""
-
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
-
-    @property
-    def games(self) -> int:
-        return self.wins + self.draws + self.losses
-
-    @property
-    def score(self) -> float:
-        """Mean points per game (1 / 0.5 / 0); NaN with no games."""
-        return (self.wins + 0.5 * self.draws) / self.games if self.games else math.nan
-
-    def add(self, points: float) -> None:
-        if points == 1.0:
-            self.wins += 1
-        elif points == 0.5:
-            self.draws += 1
-        else:
-            self.losses += 1
-
-    def to_json(self) -> dict:
-        score = self.score
-        return {"games": self.games, "wins": self.wins, "draws": self.draws, "losses": self.losses,
-                "score": None if math.isnan(score) else round(score, 4)}
 
 
 # ----------------------------------------------------------------- openings
@@ -258,13 +227,11 @@ class ArenaResult:
     as_white: Tally = field(init=False, default_factory=Tally)
 
     def __post_init__(self):
-        for game in self.games:
-            (self.as_black if game.a_colour == 1 else self.as_white).add(game.a_points)
+        self.as_black, self.as_white = tally_by_colour(self.games)
 
     @property
     def total(self) -> Tally:
-        return Tally(self.as_black.wins + self.as_white.wins, self.as_black.draws + self.as_white.draws,
-                     self.as_black.losses + self.as_white.losses)
+        return self.as_black + self.as_white
 
     def interval(self) -> tuple[float, float]:
         """The 95% Wilson interval of A's score."""

@@ -50,6 +50,7 @@ each with a time limit, and every wait for a worker checks that it is alive.
 from __future__ import annotations
 
 import atexit
+import math
 import multiprocessing as mp
 import multiprocessing.connection
 from multiprocessing import resource_tracker
@@ -181,6 +182,48 @@ class MatchGame:
         if self.winner == 0:
             return 0.5
         return 1.0 if self.winner == self.a_colour else 0.0
+
+
+@dataclass
+class Tally:
+    """Wins, draws and losses of player A over some games."""
+
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def score(self) -> float:
+        """Mean points per game (1 / 0.5 / 0); NaN with no games."""
+        return (self.wins + 0.5 * self.draws) / self.games if self.games else math.nan
+
+    def __add__(self, other: "Tally") -> "Tally":
+        return Tally(self.wins + other.wins, self.draws + other.draws, self.losses + other.losses)
+
+    def add(self, points: float) -> None:
+        if points == 1.0:
+            self.wins += 1
+        elif points == 0.5:
+            self.draws += 1
+        else:
+            self.losses += 1
+
+    def to_json(self) -> dict:
+        score = self.score
+        return {"games": self.games, "wins": self.wins, "draws": self.draws, "losses": self.losses,
+                "score": None if math.isnan(score) else round(score, 4)}
+
+
+def tally_by_colour(games: Sequence[MatchGame]) -> tuple[Tally, Tally]:
+    """A's results over ``games``: as Black, and as White."""
+    as_black, as_white = Tally(), Tally()
+    for game in games:
+        (as_black if game.a_colour == 1 else as_white).add(game.a_points)
+    return as_black, as_white
 
 
 @dataclass

@@ -59,7 +59,8 @@ from gomoku.net.spec import NetSpec
 from gomoku.search.heuristic import LEVELS
 from gomoku.search.options import SearchOptions
 from gomoku.search.players import PlayerSpec, spec_text
-from gomoku.train.actors import PUBLISHED, WORKER_NICE, Actors, InlineActors, SelfPlaySettings, make_actors
+from gomoku.train.actors import (PUBLISHED, WORKER_NICE, Actors, InlineActors, SelfPlaySettings, make_actors,
+                                 tally_by_colour)
 from gomoku.train.checkpoint import CHECKPOINT, lock_run_dir, read_checkpoint, write_checkpoint
 from gomoku.train.config import TrainConfig, size_order
 from gomoku.train.replay import SizedReplayBuffer
@@ -427,11 +428,9 @@ class TrainPipeline:
                 geometry, openings, seed,
                 parallel=cfg.eval_games, c_puct=cfg.c_puct, device=self.model.device,
                 progress=on_progress if not bar.disable else None)
-        points = [g.a_points for g in games]
-        wins, draws, losses = points.count(1.0), points.count(0.5), points.count(0.0)
-        # White's results on their own: with Black-favoured openings they are what tells models apart.
-        as_white = [g.a_points for g in games if g.a_colour == 2]
-        win_ratio = (wins + 0.5 * draws) / cfg.eval_games
+        as_black, as_white = tally_by_colour(games)
+        total = as_black + as_white
+        win_ratio = total.score
         new_best = win_ratio > self.best_win_ratio
         if new_best:
             self.best_win_ratio = win_ratio
@@ -446,8 +445,9 @@ class TrainPipeline:
             record["pure_playouts"] = opponent.playouts
         else:
             record["heuristic_level"] = opponent.level
-        return {**record, "wins": wins, "draws": draws, "losses": losses, "win_ratio": win_ratio,
-                "as_white": [as_white.count(1.0), as_white.count(0.5), as_white.count(0.0)],
+        # White's results on their own: with Black-favoured openings they are what tells models apart.
+        return {**record, "wins": total.wins, "draws": total.draws, "losses": total.losses, "win_ratio": win_ratio,
+                "as_white": [as_white.wins, as_white.draws, as_white.losses],
                 "new_best": new_best, "eval_s": round(time.perf_counter() - start, 1)}
 
     def largest_in_play(self) -> tuple[int, int]:

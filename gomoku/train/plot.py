@@ -305,9 +305,10 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h of training"
 
 
-def save_plot(source: str, out: str, title: Optional[str] = None, size: tuple[int, int] = (900, 600)) -> Metrics:
-    """Reads ``source`` (a run directory, a metrics file or a model record) and writes the
-    curves to ``out`` (PNG), atomically.
+def save_plot(source: "str | Metrics", out: str, title: Optional[str] = None,
+              size: tuple[int, int] = (900, 600)) -> Metrics:
+    """Reads ``source`` (a run directory, a metrics file or a model record; or ``Metrics``
+    already read) and writes the curves to ``out`` (PNG), atomically.
 
     Returns:
         The metrics that were drawn.
@@ -315,7 +316,7 @@ def save_plot(source: str, out: str, title: Optional[str] = None, size: tuple[in
     Raises:
         MetricsError: nothing to plot.
     """
-    metrics = read_metrics(source)
+    metrics = source if isinstance(source, Metrics) else read_metrics(source)
     figure = render(metrics, size, title)
     directory = os.path.dirname(os.path.abspath(out))
     os.makedirs(directory, exist_ok=True)
