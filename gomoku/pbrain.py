@@ -1,8 +1,8 @@
-"""``python -m gomoku.pbrain``: the short name of ``python -m gomoku.play.pbrain``."""
+"""``python -m gomoku.pbrain``: the short name of ``python -m gomoku.play.engine``."""
 
 import sys
 
-from gomoku.play.pbrain import main
+from gomoku.play.engine import main
 
 if __name__ == "__main__":
     sys.exit(main())

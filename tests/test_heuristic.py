@@ -339,7 +339,7 @@ def test_arena_plays_the_heuristic_on_a_small_board():
 
 
 def test_engine_plays_the_heuristic():
-    from gomoku.play.pbrain import EngineOptions, PbrainEngine
+    from gomoku.play.engine import EngineOptions, PbrainEngine
 
     out = io.StringIO()
     engine = PbrainEngine(EngineOptions(heuristic=2, n_in_row=5, seed=0), out)

@@ -1,7 +1,7 @@
 """The Gomocup engine: its protocol driven through pipes as a manager drives it, and its parts.
 
 Subprocess tests talk to ``python -m gomoku.pbrain`` with their own small
-driver (not the module's ``EngineProcess``), time every answer from the moment
+driver (not the referee's ``EngineProcess``), time every answer from the moment
 the command was written, and hold it to the ``timeout_turn`` they sent. Their
 engines keep a 200 ms margin instead of the default 100 ms, because a busy
 test machine can hold a process back longer than that; the exact deadline
@@ -25,8 +25,9 @@ from pathlib import Path
 import pytest
 
 from gomoku.game.board import Board
-from gomoku.play.pbrain import (OPPONENT, OWN, UNLIMITED_MS, EngineOptions, PbrainEngine, Position,
-                           ProtocolError, TimeControl, run_match)
+from gomoku.play.engine import (OPPONENT, OWN, UNLIMITED_MS, EngineOptions, PbrainEngine, Position,
+                                ProtocolError, TimeControl)
+from gomoku.play.referee import run_match
 from gomoku.search.options import SearchOptions
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -451,7 +452,7 @@ def test_unsupported_rules_and_field_three_are_reported():
 
 
 def test_search_options_reach_the_engines_tree_and_bad_ones_are_refused(capsys):
-    from gomoku.play.pbrain import main
+    from gomoku.play.engine import main
 
     options = EngineOptions(n_in_row=4, seed=0, search=SearchOptions(fpu=0.25, solve=True))
     engine = PbrainEngine(options, io.StringIO(), FakeClock(0.001))

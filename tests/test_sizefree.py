@@ -14,7 +14,7 @@ from gomoku.net.policy_value import PolicyValueModel
 from gomoku.net.spec import NetSpec
 from gomoku.play.arena import ArenaError, ArenaSettings, resolve_geometry, run_arena
 from gomoku.play.match import setup_match
-from gomoku.play.pbrain import EngineOptions, PbrainEngine
+from gomoku.play.engine import EngineOptions, PbrainEngine
 from gomoku.search.players import PlayerSpec
 from gomoku.train.actors import InlineActors, SelfPlaySettings
 from gomoku.train.checkpoint import read_checkpoint

@@ -1,3 +1,3 @@
 """The ways to play, on top of everything: a match between two seats (``match``), the pygame
-window (``ui``), the text mode (``textplay``), the Gomocup engine (``pbrain``) and the arena
-(``arena``)."""
+window (``ui``), the text mode (``textplay``), the Gomocup engine (``engine``), a referee
+that plays engines against each other (``referee``) and the arena (``arena``)."""

@@ -44,9 +44,8 @@ less a safety margin, counted from the moment the command was read. A move
 that completes a line is played at once, without a search. The heuristic player
 (``--heuristic``, ``search.heuristic``) needs far less than a turn and ignores the clock.
 
-The module also holds a minimal manager, ``run_match`` (``python -m gomoku.pbrain
-match ...``), that plays two engine processes against each other through the same
-protocol and referees the game with ``board.Board``.
+``referee`` is the other side of the protocol: a manager that plays two engine
+processes against each other and checks every answer.
 """
 
 from __future__ import annotations
@@ -54,12 +53,8 @@ from __future__ import annotations
 import argparse
 import gc
 import os
-import queue
 import re
-import shlex
-import subprocess
 import sys
-import threading
 import time
 import traceback
 import warnings
@@ -67,7 +62,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional, TextIO
 
 from gomoku import __version__
-from gomoku.game.board import DRAW, Board, IllegalMoveError
+from gomoku.game.board import DRAW, Board
 from gomoku.search.heuristic import DEFAULT_LEVEL, LEVELS, HeuristicPlayer
 from gomoku.search.mcts import MCTS, search
 from gomoku.search.options import SearchOptions, add_search_flags
@@ -609,170 +604,17 @@ class PbrainEngine:
 
 
 
-# ------------------------------------------------------------ a tiny manager
-class EngineProcess:
-    """An engine child process spoken to over pipes, as a manager does.
-
-    A reader thread queues the engine's lines, so that waiting for a reply can
-    time out instead of hanging on a silent engine.
-
-    Args:
-        command: the engine's command line.
-        name: its label in the transcript.
-        transcript: where sent (``>``) and received (``<``) lines are logged.
-        stderr: where the engine's stderr goes (None: this process's stderr).
-    """
-
-    def __init__(self, command: list[str], name: str, transcript: list[str], stderr=None):
-        self.name = name
-        self.transcript = transcript
-        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=stderr, text=True, bufsize=1)
-        self._lines: queue.Queue = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        for line in self.proc.stdout:
-            self._lines.put(line.rstrip("\r\n"))
-        self._lines.put(None)
-
-    def send(self, line: str) -> None:
-        self.transcript.append(f"{self.name} > {line}")
-        self.proc.stdin.write(line + "\n")
-        self.proc.stdin.flush()
-
-    def reply(self, timeout: float) -> str:
-        """The next line that is not MESSAGE or DEBUG (those are logged).
-
-        Raises:
-            TimeoutError: nothing came within ``timeout`` seconds.
-            EOFError: the engine closed its output.
-        """
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                line = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
-            except queue.Empty:
-                raise TimeoutError(f"{self.name} gave no answer within {timeout:.2f} s") from None
-            if line is None:
-                raise EOFError(f"{self.name} closed its output")
-            self.transcript.append(f"{self.name} < {line}")
-            if not line.upper().startswith(("MESSAGE", "DEBUG")):
-                return line
-
-    def close(self, timeout: float = 3.0) -> None:
-        """Sends END and waits for the process to exit, killing it if it does not."""
-        if self.proc.poll() is None:
-            try:
-                self.send("END")
-            except OSError:  # it died already: its pipe is closed
-                pass
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        for stream in (self.proc.stdin, self.proc.stdout):
-            try:
-                stream.close()
-            except OSError:
-                pass
-
-
-@dataclass
-class MatchResult:
-    """A refereed game between two engine processes."""
-
-    winner: Optional[int]
-    """1 the first engine (it opens), 2 the second, 0 a draw, None the game could not start"""
-    reason: str
-    moves: list[int]
-    latencies: list[float]
-    """seconds from sending each BEGIN/TURN to the answer"""
-    transcript: list[str]
-
-
-def run_match(commands: tuple[list[str], list[str]], width: int, height: int, n_in_row: int = 5,
-              timeout_turn_ms: int = 1000, start_timeout: float = 120.0,
-              stderr=None) -> MatchResult:
-    """Plays one game between two engines through the protocol, like a manager.
-
-    The first engine gets ``BEGIN``, then each answer goes to the other engine as
-    ``TURN``. An engine loses when it answers late (after ``timeout_turn_ms``), with
-    something that is not a move, or with an illegal move.
-
-    Args:
-        commands: the two engines' command lines, the opening one first.
-        width, height: the board (``START`` when square, else ``RECTSTART``).
-        n_in_row: the rule the referee applies.
-        timeout_turn_ms: time per move, sent as ``INFO timeout_turn``.
-        start_timeout: seconds an engine may take to answer ``START`` (model loading).
-        stderr: where the engines' stderr goes.
-    """
-    transcript: list[str] = []
-    referee = Board(width, height, n_in_row)
-    engines = [EngineProcess(list(cmd), f"[{i + 1}]", transcript, stderr)
-               for i, cmd in enumerate(commands)]
-    moves: list[int] = []
-    latencies: list[float] = []
-    start = f"START {width}" if width == height else f"RECTSTART {width},{height}"
-    try:
-        for engine in engines:
-            engine.send(start)
-            answer = engine.reply(start_timeout)
-            if answer != "OK":
-                return MatchResult(None, f"{engine.name} refused {start}: {answer}", moves, latencies,
-                                   transcript)
-            for line in (f"INFO timeout_turn {timeout_turn_ms}", "INFO timeout_match 0",
-                         f"INFO time_left {UNLIMITED_MS}", "INFO rule 0"):
-                engine.send(line)
-        limit = timeout_turn_ms / 1000.0
-        while not referee.game_over:
-            side = len(moves) % 2
-            engine = engines[side]
-            if moves:
-                y, x = referee.location(moves[-1])
-                command = f"TURN {x},{y}"
-            else:
-                command = "BEGIN"
-            sent = time.monotonic()
-            engine.send(command)
-            try:
-                answer = engine.reply(limit + 5.0)  # wait longer, to report how late a late answer was
-            except (TimeoutError, EOFError) as exc:
-                return MatchResult(2 - side, f"{engine.name} lost: {exc}", moves, latencies, transcript)
-            latencies.append(time.monotonic() - sent)
-            if latencies[-1] > limit:
-                return MatchResult(2 - side, f"{engine.name} lost on time ({latencies[-1]:.3f} s)",
-                                   moves, latencies, transcript)
-            try:
-                x, y = parse_pair(answer, "x,y")
-                move = referee.move_at(y, x)
-                referee.do_move(move)
-            except (ProtocolError, IllegalMoveError) as exc:
-                return MatchResult(2 - side, f"{engine.name} lost: bad move {answer!r} ({exc})",
-                                   moves, latencies, transcript)
-            moves.append(move)
-        if referee.winner == DRAW:
-            return MatchResult(0, "draw: the board is full", moves, latencies, transcript)
-        winner = referee.winner  # the referee's player 1 is the first engine
-        return MatchResult(winner, f"{engines[winner - 1].name} has {n_in_row} in a row",
-                           moves, latencies, transcript)
-    finally:
-        for engine in engines:
-            engine.close()
-
-
 # ------------------------------------------------------------ command lines
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m gomoku.pbrain",
         description="A Gomoku engine for Gomocup managers (piskvork, liskvork...): it speaks their "
-                    "protocol on stdin/stdout. 'python -m gomoku.pbrain match --help' plays two "
-                    "engines against each other instead.",
+                    "protocol on stdin/stdout. 'python -m gomoku.play.referee --help' plays two "
+                    "engines against each other.",
         formatter_class=DefaultsHelpFormatter)
     who = parser.add_mutually_exclusive_group()
-    who.add_argument("--model", help="model file to play with (AlphaZero MCTS); it fixes the board size")
+    who.add_argument("--model", help="model file to play with (AlphaZero MCTS); a fixed-size model plays only its own "
+                          "board, a size-free one any board")
     who.add_argument("--pure", action="store_true",
                      help="play pure MCTS with random rollouts, on any board (the default without --model)")
     who.add_argument("--heuristic", type=int, nargs="?", const=DEFAULT_LEVEL, choices=LEVELS, metavar="LEVEL",
@@ -796,36 +638,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def build_match_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m gomoku.pbrain match",
-        description="Play one game between two engine commands through the Gomocup protocol "
-                    "and print the transcript.",
-        formatter_class=DefaultsHelpFormatter)
-    parser.add_argument("first", help="command line of the engine that opens, e.g. "
-                                      "'python -m gomoku.pbrain --model best_model.npz'")
-    parser.add_argument("second", help="command line of the other engine")
-    parser.add_argument("--size", type=int, default=15, help="board width")
-    parser.add_argument("--height", type=int, help="board height (default: --size)")
-    parser.add_argument("--n-in-row", type=int, default=5, help="the rule the referee applies")
-    parser.add_argument("--timeout-turn", type=int, default=1000, help="milliseconds per move")
-    return parser
-
-
-def match_main(argv: list[str]) -> int:
-    args = build_match_parser().parse_args(argv)
-    result = run_match((shlex.split(args.first), shlex.split(args.second)), args.size,
-                       args.height or args.size, args.n_in_row, args.timeout_turn)
-    print("\n".join(result.transcript))
-    slowest = max(result.latencies, default=0.0)
-    print(f"result: {result.reason}; {len(result.moves)} moves, slowest answer {slowest:.3f} s")
-    return 0 if result.winner is not None else 1
-
-
 def main(argv: Optional[list[str]] = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
-    if argv[:1] == ["match"]:
-        return match_main(argv[1:])
     args = build_parser().parse_args(argv)
     for name in ("n_in_row", "threads", "max_playouts"):
         value = getattr(args, name)

@@ -1,0 +1,283 @@
+"""A referee for Gomocup engines: plays two engine processes against each other, as a manager does.
+
+``python -m gomoku.play.referee "ENGINE 1" "ENGINE 2"`` starts both engines,
+plays one game through the protocol that ``engine`` speaks, checks every answer
+with ``board.Board`` and prints the transcript. ``run_match`` is the same game
+as a function, for the soak (``scripts/engine_soak.py``) and the tests.
+
+The referee talks the way managers do:
+
+* ``START`` (or ``RECTSTART``), then ``INFO timeout_turn``, ``timeout_match``,
+  ``time_left`` and ``rule``;
+* the first move with ``BEGIN``, or, after opening stones the referee placed
+  itself, with a ``BOARD`` block;
+* each later move with ``TURN x,y``, or with a whole ``BOARD`` block every turn
+  (``board_each_turn``), as some managers send it;
+* in a timed match (``timeout_match_ms > 0``) an ``INFO time_left`` before
+  every move, counting down the engine's own clock.
+
+An engine loses a game by answering late (after ``timeout_turn``, or after the
+time it had left), with ``ERROR``, with something that is not a move, with an
+illegal move, or with nothing at all (the referee waits a few seconds past the
+limit, then calls it a hang). Each of these is counted in ``MatchResult.faults``,
+so that a soak can tell a lost game from a misbehaving engine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import queue
+import shlex
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Optional, Sequence
+
+from gomoku.game.board import DRAW, Board, IllegalMoveError
+from gomoku.play.engine import OPPONENT, OWN, UNLIMITED_MS, ProtocolError, parse_pair
+from gomoku.util import DefaultsHelpFormatter
+
+HANG_GRACE_S = 5.0  # how long past its limit the referee waits for an answer before calling it a hang
+FAULTS = ("error", "not_a_move", "illegal", "late", "hang", "crash")
+
+
+class EngineProcess:
+    """An engine child process spoken to over pipes, as a manager does.
+
+    A reader thread queues the engine's lines with their arrival times, so that
+    waiting for a reply can time out instead of hanging on a silent engine, and
+    a slow referee thread cannot make an answer look late.
+
+    Args:
+        command: the engine's command line.
+        name: its label in the transcript.
+        transcript: where sent (``>``) and received (``<``) lines are logged.
+        stderr: where the engine's stderr goes (None: this process's stderr).
+    """
+
+    def __init__(self, command: list[str], name: str, transcript: list[str], stderr=None):
+        self.name = name
+        self.transcript = transcript
+        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=stderr, text=True, bufsize=1)
+        self._lines: queue.Queue = queue.Queue()
+        self.sent_at = 0.0
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            self._lines.put((line.rstrip("\r\n"), time.monotonic()))
+        self._lines.put((None, time.monotonic()))
+
+    def send(self, *lines: str) -> None:
+        """Writes lines (a command and its data lines) at once; the clock starts after the last."""
+        for line in lines:
+            self.transcript.append(f"{self.name} > {line}")
+            self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+        self.sent_at = time.monotonic()
+
+    def reply(self, timeout: float) -> tuple[str, float]:
+        """The next line that is not MESSAGE or DEBUG (those are logged), and its seconds since the last send.
+
+        Raises:
+            TimeoutError: nothing came within ``timeout`` seconds.
+            EOFError: the engine closed its output.
+        """
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                line, arrived = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                raise TimeoutError(f"{self.name} gave no answer within {timeout:.2f} s") from None
+            if line is None:
+                raise EOFError(f"{self.name} closed its output")
+            self.transcript.append(f"{self.name} < {line}")
+            if not line.upper().startswith(("MESSAGE", "DEBUG")):
+                return line, arrived - self.sent_at
+
+    def close(self, timeout: float = 3.0) -> None:
+        """Sends END and waits for the process to exit, killing it if it does not."""
+        if self.proc.poll() is None:
+            try:
+                self.send("END")
+            except OSError:  # it died already: its pipe is closed
+                pass
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        for stream in (self.proc.stdin, self.proc.stdout):
+            try:
+                stream.close()
+            except OSError:
+                pass
+
+
+@dataclass
+class MatchResult:
+    """A refereed game between two engine processes."""
+
+    winner: Optional[int]
+    """1 the first engine (it opens), 2 the second, 0 a draw, None the game could not start"""
+    reason: str
+    moves: list[int]
+    """every stone in order, the opening's included"""
+    latencies: list[float]
+    """seconds from sending each move command to the answer"""
+    limits: list[float] = field(default_factory=list)
+    """the time each of those answers was allowed"""
+    transcript: list[str] = field(default_factory=list)
+    faults: dict = field(default_factory=dict)
+    """``{fault: count}`` over ``FAULTS``; a game ends at its first fault"""
+
+    @property
+    def slowest(self) -> float:
+        return max(self.latencies, default=0.0)
+
+
+def board_block(board: Board, me: int, width: int) -> list[str]:
+    """The ``BOARD`` block of ``board`` for the engine playing ``me``, stones in the order played."""
+    lines = ["BOARD"]
+    for index, move in enumerate(board.history):
+        owner = board.start_player if index % 2 == 0 else 3 - board.start_player
+        y, x = divmod(move, width)
+        lines.append(f"{x},{y},{OWN if owner == me else OPPONENT}")
+    return lines + ["DONE"]
+
+
+def run_match(commands: tuple[list[str], list[str]], width: int, height: int, n_in_row: int = 5,
+              timeout_turn_ms: int = 1000, start_timeout: float = 120.0, stderr=None,
+              opening: Sequence[int] = (), timeout_match_ms: int = 0,
+              board_each_turn: bool = False) -> MatchResult:
+    """Plays one game between two engines through the protocol, like a manager.
+
+    The first engine moves first (Black): with ``BEGIN`` on an empty board, or with
+    a ``BOARD`` block after an opening. Each answer then goes to the other engine.
+
+    Args:
+        commands: the two engines' command lines, the first to move first.
+        width, height: the board (``START`` when square, else ``RECTSTART``).
+        n_in_row: the rule the referee applies.
+        timeout_turn_ms: time per move, sent as ``INFO timeout_turn``.
+        start_timeout: seconds an engine may take to answer ``START`` (model loading).
+        stderr: where the engines' stderr goes.
+        opening: stones placed by the referee before the engines play, alternating from
+            Black; an even count leaves Black (the first engine) to move.
+        timeout_match_ms: each engine's time for the whole game (0: unlimited), counted
+            down and sent as ``INFO time_left`` before every move.
+        board_each_turn: send every move request as a whole ``BOARD`` block.
+    """
+    if len(opening) % 2:
+        raise ValueError("an opening must leave Black to move: give it an even number of stones")
+    transcript: list[str] = []
+    referee = Board(width, height, n_in_row)
+    for move in opening:
+        referee.do_move(int(move))  # raises for an opening that is not a legal, unfinished game
+    engines = [EngineProcess(list(cmd), f"[{i + 1}]", transcript, stderr)
+               for i, cmd in enumerate(commands)]
+    latencies: list[float] = []
+    limits: list[float] = []
+    faults = dict.fromkeys(FAULTS, 0)
+    time_left = [timeout_match_ms, timeout_match_ms]
+
+    def result(winner: Optional[int], reason: str, fault: Optional[str] = None) -> MatchResult:
+        if fault is not None:
+            faults[fault] += 1
+        return MatchResult(winner, reason, list(referee.history), latencies, limits, transcript, faults)
+
+    start = f"START {width}" if width == height else f"RECTSTART {width},{height}"
+    try:
+        for engine in engines:
+            engine.send(start)
+            try:
+                answer, _ = engine.reply(start_timeout)
+            except (TimeoutError, EOFError) as exc:
+                return result(None, f"{engine.name} did not start: {exc}",
+                              "hang" if isinstance(exc, TimeoutError) else "crash")
+            if answer != "OK":
+                return result(None, f"{engine.name} refused {start}: {answer}")
+            engine.send(f"INFO timeout_turn {timeout_turn_ms}", f"INFO timeout_match {timeout_match_ms}",
+                        f"INFO time_left {timeout_match_ms or UNLIMITED_MS}", "INFO rule 0")
+        while not referee.game_over:
+            side = referee.current_player - 1
+            engine = engines[side]
+            limit_ms = timeout_turn_ms if not timeout_match_ms else min(timeout_turn_ms, time_left[side])
+            if timeout_match_ms:
+                engine.send(f"INFO time_left {time_left[side]}")
+            if board_each_turn or (len(referee.history) == len(opening) and opening):
+                command = board_block(referee, referee.current_player, width)
+            elif referee.history:
+                y, x = referee.location(referee.last_move)
+                command = [f"TURN {x},{y}"]
+            else:
+                command = ["BEGIN"]
+            engine.send(*command)
+            limit = limit_ms / 1000.0
+            try:
+                answer, latency = engine.reply(limit + HANG_GRACE_S)
+            except TimeoutError as exc:
+                return result(2 - side, f"{engine.name} lost: {exc}", "hang")
+            except EOFError as exc:
+                return result(2 - side, f"{engine.name} lost: {exc}", "crash")
+            latencies.append(latency)
+            limits.append(limit)
+            if timeout_match_ms:
+                time_left[side] -= int(latency * 1000)
+            if answer.upper().startswith("ERROR"):
+                return result(2 - side, f"{engine.name} lost: it answered {answer!r}", "error")
+            try:
+                x, y = parse_pair(answer, "x,y")
+            except ProtocolError as exc:
+                return result(2 - side, f"{engine.name} lost: {exc}", "not_a_move")
+            try:
+                move = referee.move_at(y, x)
+                referee.do_move(move)
+            except (IllegalMoveError, ValueError) as exc:
+                return result(2 - side, f"{engine.name} lost: illegal move {answer!r} ({exc})", "illegal")
+            if latency > limit:
+                return result(2 - side, f"{engine.name} lost on time ({latency:.3f} s of {limit:.3f} s)", "late")
+        if referee.winner == DRAW:
+            return result(0, "draw: the board is full")
+        winner = referee.winner  # the referee's player 1 is the first engine
+        return result(winner, f"{engines[winner - 1].name} has {n_in_row} in a row")
+    finally:
+        for engine in engines:
+            engine.close()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m gomoku.play.referee",
+        description="Play one game between two engine commands through the Gomocup protocol "
+                    "and print the transcript.",
+        formatter_class=DefaultsHelpFormatter)
+    parser.add_argument("first", help="command line of the engine that moves first, e.g. "
+                                      "'python -m gomoku.pbrain --model best_model.npz'")
+    parser.add_argument("second", help="command line of the other engine")
+    parser.add_argument("--size", type=int, default=15, help="board width")
+    parser.add_argument("--height", type=int, help="board height (default: --size)")
+    parser.add_argument("--n-in-row", type=int, default=5, help="the rule the referee applies")
+    parser.add_argument("--timeout-turn", type=int, default=1000, help="milliseconds per move")
+    parser.add_argument("--timeout-match", type=int, default=0,
+                        help="milliseconds per engine for the whole game, sent with time_left (0: none)")
+    parser.add_argument("--board-each-turn", action="store_true",
+                        help="send every move request as a BOARD block instead of TURN")
+    return parser
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    args = build_parser().parse_args(argv)
+    result = run_match((shlex.split(args.first), shlex.split(args.second)), args.size,
+                       args.height or args.size, args.n_in_row, args.timeout_turn,
+                       timeout_match_ms=args.timeout_match, board_each_turn=args.board_each_turn)
+    print("\n".join(result.transcript))
+    print(f"result: {result.reason}; {len(result.moves)} moves, slowest answer {result.slowest:.3f} s")
+    return 0 if result.winner is not None else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
