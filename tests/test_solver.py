@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from gomoku.game.board import Board
-from gomoku.search.mcts import MCTS, MCTSPlayer
+from gomoku.search.mcts import MCTS, Leaf, MCTSPlayer
 from tests.boards import load_board
 
 
@@ -156,3 +156,102 @@ def test_solver_searches_restore_the_board_and_stay_consistent_in_random_games()
                 move = int(rng.choice(board.legal_moves()))
             board.play(move)
             player.notify_move(move)
+
+
+# ------------------------------------------------------- the move from a proven root
+def test_a_lost_root_blocks_the_four_and_the_reply_gets_a_move_from_the_kept_tree():
+    # White to move in FOUR_AND_THREE loses whatever it plays: f3 holds out (every other move loses
+    # at once). After f3 and Black's g5 (an open four), the kept subtree's root is proven lost and
+    # was never expanded: the next search must expand it before it chooses, and it blocks an end.
+    board = load_board(FOUR_AND_THREE, to_move=2)
+    player = MCTSPlayer(FlatEvaluator(), n_playout=200, seed=0, solve=True, reuse_tree=True)
+    move = player.get_action(board)
+    assert board.move_to_label(move) == "f3" and player.mcts.root.proven == -1
+    for label in ("f3", "g5"):
+        board.play(board.parse_move(label))
+        player.notify_move(board.parse_move(label))
+    root = player.mcts.root
+    assert root.proven == -1 and not root.expanded  # the state the engine once could not move from
+    move = player.get_action(board)
+    assert board.move_to_label(move) in ("g4", "g9")
+
+
+def lost_root(board, lengths):
+    """A tree over ``board`` whose root is expanded and lost: every child is proven won for the
+    opponent, child ``i`` by a line of ``lengths.get(move, 3)`` moves."""
+    tree = MCTS(solve=True)
+    tree.playout(board, FlatEvaluator())  # expands the root
+    root = tree.root
+    for index, move in enumerate(root.moves):
+        child = root.child(index)
+        child.proven, child.plies = 1, lengths.get(int(move), 3)
+        root.mark_lost(index)
+    root.proven, root.plies = -1, 1 + max(c.plies for c in root.children.values())
+    return tree
+
+
+# White (O) to move: Black's open threes on the fourth row and the e file cross, so Black wins by
+# force; White's own three on the first row can still be made a four (b1 or f1), which Black
+# must answer first.
+DOUBLE_THREE = """
+    .........
+    .........
+    ....X....
+    ....X....
+    ....X....
+    .XXX.....
+    .........
+    .........
+    ..OOO..O.
+"""
+
+
+def test_a_lost_root_makes_a_four_before_anything_else_and_the_longest_one():
+    board = load_board(DOUBLE_THREE, to_move=2)
+    assert len(board.completing_cells()[1]) == 0  # no five to block
+    fours = [board.parse_move(label) for label in ("b1", "f1")]
+    tree = lost_root(board, {fours[0]: 4, fours[1]: 6, board.parse_move("a5"): 9})
+    assert board.move_to_label(tree.best_move(board)) == "f1"  # a four, the longer line; a5's is no four
+
+
+def test_a_lost_root_without_a_four_plays_the_longest_line_then_the_priors_favourite():
+    board = load_board(DOUBLE_THREE.replace("..OOO..O.", ".......O."), to_move=2)
+    tree = lost_root(board, {board.parse_move("a5"): 9})
+    assert board.move_to_label(tree.best_move(board)) == "a5"
+    tree = lost_root(board, {})
+    root = tree.root
+    root.child_P[:] = 0.001
+    root.child_P[int(np.flatnonzero(root.moves == board.parse_move("e4"))[0])] = 0.5
+    assert board.move_to_label(tree.best_move(board)) == "e4"  # the net's favourite among equals
+
+
+def test_a_won_root_plays_its_quickest_proven_line_and_a_five_before_any():
+    board = load_board(OPEN_THREE)
+    tree = MCTS(solve=True)
+    tree.playout(board, FlatEvaluator())
+    root = tree.root
+    slow, quick = (int(np.flatnonzero(root.moves == board.parse_move(label))[0]) for label in ("c5", "g5"))
+    for index, plies in ((slow, 5), (quick, 3)):
+        tree.prove(Leaf(root.child(index), [(root, index)], -1.0, plies=plies), -1)
+    assert root.proven == 1 and root.plies == 4 and board.move_to_label(tree.best_move(board)) == "g5"
+    board.play(board.parse_move("c5"))
+    board.play(board.parse_move("a2"))  # Black now completes at b5 or g5: a five beats any proof
+    tree = MCTS(solve=True)
+    tree.playout(board, FlatEvaluator())
+    assert board.move_to_label(tree.best_move(board)) in ("b5", "g5")
+
+
+def test_a_proven_loss_records_the_longest_line_below_it():
+    board = load_board(FOUR_AND_THREE, to_move=2)
+    tree = MCTS(solve=True)
+    for _ in range(200):
+        tree.playout(board, FlatEvaluator())
+        if tree.root.proven:
+            break
+    # f3 (forced), g5 (open four), a block, the five: four moves to the end of the game
+    assert tree.root.proven == -1 and tree.root.plies == 4
+
+
+def test_best_move_needs_an_expanded_root():
+    with pytest.raises(ValueError, match="expanded"):
+        MCTS(solve=True).best_move(load_board(OPEN_THREE))

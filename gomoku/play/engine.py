@@ -44,6 +44,17 @@ less a safety margin, counted from the moment the command was read. A move
 that completes a line is played at once, without a search. The heuristic player
 (``--heuristic``, ``search.heuristic``) needs far less than a turn and ignores the clock.
 
+Won and lost positions. The engine never resigns and never forfeits. With the
+solver (``--solve``, on by default on the command line) the search can prove a
+position won or lost by force, and then stops early. A won position is finished
+by the quickest winning line the search has seen; a lost one is defended as long
+as possible: the engine blocks a line one move from complete, else makes a four
+of its own (the opponent must answer it), else plays the move whose losing line
+is longest, the net's favourite among equals (``MCTS.best_move``). Should the
+search fail anyway, the engine still answers with a legal move (a five, a block,
+the policy net's best move, the heuristic's) and reports the error in a
+``MESSAGE``; ``ERROR`` is kept for requests that are malformed.
+
 ``referee`` is the other side of the protocol: a manager that plays two engine
 processes against each other and checks every answer.
 """
@@ -60,6 +71,8 @@ import traceback
 import warnings
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional, TextIO
+
+import numpy as np
 
 from gomoku import __version__
 from gomoku.game.board import DRAW, Board
@@ -498,37 +511,83 @@ class PbrainEngine:
             who = "the engine" if board.winner == board.current_player else "the opponent"
             raise ProtocolError(f"the game is over: {who} has {self.n_in_row} in a row")
         self._keep_or_forget_tree()
+        notes = []
+        try:
+            move, note = self._choose(board, started)
+            board.check_move(move)  # the search returns legal moves; anything else is a bug to survive
+            if self.options.messages:
+                notes.append(note)
+        except Exception as exc:
+            # A legal request gets a legal move whatever went wrong: a move that loses on the
+            # board is better than an answer that loses the game on the spot.
+            traceback.print_exc(file=sys.stderr)
+            self._forget_tree()
+            board = position.to_board(self.n_in_row)
+            move, how = self._fallback_move(board)
+            self.time.spend(self._clock() - started)
+            notes.append(f"the search failed ({type(exc).__name__}: {exc}); played {how}")
+        position.add(move, OWN)
+        self.mcts.advance(move)
+        self._tree_stones = tuple(position.stones)
+        self._reply(position.label(move), notes)
+        gc.collect()
+
+    def _choose(self, board: Board, started: float) -> tuple[int, str]:
+        """The move for ``board`` and a note on how it was found."""
+        position = self.position
         wins = board.winning_moves()
         if wins:
             # A move that completes a line is always right: play it without spending the clock.
             move = wins[0]
             self.time.spend(self._clock() - started)
-            note = f"{position.label(move)} wins at once (no search)"
-        elif self._heuristic is not None:
+            return move, f"{position.label(move)} wins at once (no search)"
+        if self._heuristic is not None:
             move = self._heuristic.get_action(board)
             elapsed = self._clock() - started
             self.time.spend(elapsed)
-            note = f"heuristic level {self._heuristic.level}: {position.label(move)} in {elapsed:.3f} s"
-        else:
-            # No garbage collection while the clock runs: a collection can stall one playout
-            # past the deadline. The tree has no reference cycles (TreeNode holds no parent),
-            # so reference counting frees it; the cycle collector runs once the reply is out.
-            collecting = gc.isenabled()
-            gc.disable()
-            try:
-                move, note = self._search(board, started)
-            finally:
-                if collecting:
-                    gc.enable()
-        position.add(move, OWN)
-        self.mcts.advance(move)
-        self._tree_stones = tuple(position.stones)
-        self._reply(position.label(move), [note] if self.options.messages else [])
-        gc.collect()
+            return move, f"heuristic level {self._heuristic.level}: {position.label(move)} in {elapsed:.3f} s"
+        # No garbage collection while the clock runs: a collection can stall one playout
+        # past the deadline. The tree has no reference cycles (TreeNode holds no parent),
+        # so reference counting frees it; the cycle collector runs once the reply is out.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            return self._search(board, started)
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _fallback_move(self, board: Board) -> tuple[int, str]:
+        """A legal move without the search, and what chose it: a five, a block of the opponent's
+        five, the policy net's best move (with a model), the heuristic's, or the empty cell
+        nearest the centre, each tried in turn should the one before it fail too."""
+        position = self.position
+        try:
+            mine, theirs = board.completing_cells()
+            if len(mine) or len(theirs):
+                move = int(mine[0] if len(mine) else theirs[0])
+                return move, f"{position.label(move)}, {'a five' if len(mine) else 'a block'}"
+            if self.options.model is not None and self._evaluator is not None:
+                priors, _ = self._evaluator.evaluate([board])
+                legal = np.flatnonzero(board.stones() == 0)
+                move = int(legal[np.argmax(priors[0][legal])])
+                return move, f"{position.label(move)}, the policy net's best move"
+        except Exception:
+            traceback.print_exc(file=sys.stderr)
+        try:
+            move = int(HeuristicPlayer(1).get_action(board))
+            board.check_move(move)
+            return move, f"{position.label(move)}, the heuristic's move (level 1)"
+        except Exception:
+            traceback.print_exc(file=sys.stderr)
+        legal = np.flatnonzero(board.stones() == 0)
+        rows, cols = np.divmod(legal, board.width)
+        move = int(legal[np.argmin((rows - (board.height - 1) / 2) ** 2 + (cols - (board.width - 1) / 2) ** 2)])
+        return move, f"{position.label(move)}, the empty cell nearest the centre"
 
     # ------------------------------------------------------------ search
     def _search(self, board: Board, started: float) -> tuple[int, str]:
-        """Playouts until the move's deadline; returns the most visited move and a note."""
+        """Playouts until the move's deadline; returns the search's move (``MCTS.best_move``) and a note."""
         mcts = self.mcts
         deadline = started + self.time.move_seconds(self.position.empty_cells)
         most_new = max(MIN_PLAYOUTS, self.options.max_playouts or sys.maxsize)
@@ -538,16 +597,20 @@ class PbrainEngine:
         def enough(playouts: int) -> bool:
             # Stop when the next playout, if it takes as long as the last one, would end past the deadline,
             # or once the solver (--solve) has proven the root won or lost: more playouts change nothing.
+            # A root kept from the last move may be proven but not yet expanded: the first playout
+            # expands it, so that the decision has the moves and their priors to choose from.
             nonlocal last, now
             now = self._clock()
             step, last = now - last, now
+            if not mcts.root.expanded:
+                return False
             return mcts.root.proven != 0 or playouts >= MIN_PLAYOUTS and (
                 now + step >= deadline or playouts >= most_new or mcts.root.N >= most_tree)
 
         playouts = search(mcts, board, self._evaluator, enough)
         root = mcts.root
-        best = root.best_index()
-        move = int(root.moves[best])
+        move = mcts.best_move(board)
+        best = int(np.flatnonzero(root.moves == move)[0])
         elapsed = now - started
         self.time.spend(elapsed)
         value = {1: "won by force", -1: "lost by force"}.get(root.proven, f"value {root.child_Q[best]:+.2f}")

@@ -52,7 +52,8 @@ class TreeNode:
     when the node was expanded); child nodes are created on their first visit.
     """
 
-    __slots__ = ("moves", "child_P", "child_N", "child_Q", "children", "N", "value", "lost", "proven", "win")
+    __slots__ = ("moves", "child_P", "child_N", "child_Q", "children", "N", "value", "lost", "proven", "win",
+                 "plies")
 
     def __init__(self):
         self.moves: Optional[np.ndarray] = None
@@ -65,6 +66,7 @@ class TreeNode:
         self.lost: Optional[np.ndarray] = None  # children known to lose (the win check), once one is
         self.proven = 0  # the solver's result for the player to move here: 1 won, -1 lost, 0 not known
         self.win = -1  # the index of a child known to win for the player to move here (the solver)
+        self.plies = 0  # with ``proven``: the moves left to the game's end along the line that proved it
 
     @property
     def expanded(self) -> bool:
@@ -138,6 +140,7 @@ class Leaf:
     path: list  # [(node, child index)] from the root
     value: Optional[float]  # for the player to move at the leaf; None if it needs evaluating
     moves: Optional[np.ndarray] = None  # the moves to expand it with; None: every empty cell
+    plies: int = 0  # with a known result: the moves left to the game's end
 
 
 class MCTS:
@@ -212,13 +215,13 @@ class MCTS:
                 # The last mover made the game end: a win for them, so a loss for the player to move.
                 return Leaf(node, path, 0.0 if board.winner == 0 else -1.0)
             if node.proven and path:
-                return Leaf(node, path, float(node.proven))
+                return Leaf(node, path, float(node.proven), plies=node.plies)
             if node.moves is None:
                 if self.solve:
                     return self.solver_leaf(node, path, board)
                 if self.win_check and path and (node.N > 0 or board.can_win_now()):
                     # The player to move completes a line next move: a known win, no net needed.
-                    return Leaf(node, path, 1.0)
+                    return Leaf(node, path, 1.0, plies=1)
                 return Leaf(node, path, None)
             index = self.select_index(node)
             board.play(int(node.moves[index]))
@@ -231,9 +234,9 @@ class MCTS:
         mine, theirs = board.completing_cells()
         if len(mine):
             # Won at once. The root (which must pick a move) keeps only the winning moves.
-            return Leaf(node, path, 1.0) if path else Leaf(node, path, None, mine)
+            return Leaf(node, path, 1.0, plies=1) if path else Leaf(node, path, None, mine)
         if len(theirs) > 1 and path:
-            return Leaf(node, path, -1.0)  # one block leaves another cell that completes a line
+            return Leaf(node, path, -1.0, plies=2)  # one block leaves another cell that completes a line
         return Leaf(node, path, None, theirs if len(theirs) else None)
 
     def select_index(self, node: TreeNode) -> int:
@@ -277,17 +280,80 @@ class MCTS:
 
     @staticmethod
     def prove(leaf: Leaf, result: int) -> None:
-        """Records ``result`` (1 won, -1 lost, for the player to move) at the leaf and up its path."""
-        leaf.node.proven = result
+        """Records ``result`` (1 won, -1 lost, for the player to move) at the leaf and up its path.
+
+        Each proven node also keeps ``plies``, the length of the line that proved it:
+        the shortest of its winning moves' lines plus one when won, the longest of its
+        children's lines plus one when lost. The decision at the root reads it to win
+        by the quickest line it has seen and to lose by the slowest.
+        """
+        node, plies = leaf.node, leaf.plies
+        node.proven, node.plies = result, plies
         for parent, index in reversed(leaf.path):
             if result == -1:
-                parent.win = index  # the move into a lost node wins
+                plies += 1
+                if parent.win < 0 or plies < parent.plies:
+                    parent.win, parent.plies = index, plies  # the move into a lost node wins
                 parent.proven = result = 1
             else:
                 parent.mark_lost(index)
                 if not parent.lost.all():
                     return
-                parent.proven = result = -1
+                plies = 1 + max(child.plies for child in parent.children.values())
+                parent.proven, parent.plies = -1, plies
+                result = -1
+
+    def best_move(self, board: Board) -> int:
+        """The move to play from the root after a search (``board`` is the root's position).
+
+        Normally the most visited move (``TreeNode.best_index``). Where the result is
+        known the choice follows it instead, so that a lost position is defended and
+        a won one is finished:
+
+        * a move that completes a line is played at once;
+        * a won root plays the winning move with the quickest proven line;
+        * a lost root (every move proven or known to lose) holds out as long as it
+          can: it blocks the opponent's line if one is a move from complete, else
+          makes a four of its own if it can (the opponent must answer it), and among
+          those moves takes the one whose proven line is longest, then the one the
+          prior likes best. A move that is not proven lost counts as the longest.
+
+        Raises:
+            ValueError: the root has not been expanded (no playout has run on it).
+        """
+        root = self.root
+        if not root.expanded:
+            raise ValueError("the search has not expanded the root: run at least one playout")
+        mine, theirs = board.completing_cells()
+        wins = np.flatnonzero(np.isin(root.moves, mine))
+        if len(wins):
+            return int(root.moves[wins[0]])
+        if root.win >= 0:
+            return int(root.moves[root.win])
+        lost = root.lost is not None and bool(root.lost.all())
+        if root.proven != -1 and not lost:
+            return int(root.moves[root.best_index()])
+        return int(root.moves[self._hold_out(board, theirs)])
+
+    def _hold_out(self, board: Board, theirs: np.ndarray) -> int:
+        """The root child to play in a lost position: see ``best_move``."""
+        root = self.root
+        candidates = np.flatnonzero(np.isin(root.moves, theirs)) if len(theirs) else np.zeros(0, dtype=np.int64)
+        if not len(candidates):
+            fours = []
+            for index, move in enumerate(root.moves):
+                board.play(int(move))
+                if board.winner is None and len(board.completing_cells()[1]):
+                    fours.append(index)
+                board.undo()
+            candidates = np.array(fours or range(len(root.moves)), dtype=np.int64)
+
+        def holds(index: int) -> tuple[float, float]:
+            child = root.children.get(int(index))
+            proven_lost = child is not None and child.proven == 1
+            return (child.plies if proven_lost else math.inf, float(root.child_P[index]))
+
+        return int(max(candidates, key=holds))
 
     def advance(self, move: int) -> None:
         """Keeps the subtree under ``move`` as the new root (tree reuse), or starts afresh."""
@@ -509,7 +575,7 @@ class MCTSPlayer:
                 p = (1 - self.noise_frac) * p + self.noise_frac * noise
             move = int(self.rng.choice(moves, p=p / p.sum()))
         else:
-            move = int(moves[self.mcts.root.best_index()])
+            move = self.mcts.best_move(board)
         if full and self.forced_k > 0:
             pi = self.mcts.visit_probs(board.size, self.temperature, self.mcts.pruned_counts(self.forced_k))
         self.last_recorded = full

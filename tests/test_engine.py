@@ -460,3 +460,90 @@ def test_search_options_reach_the_engines_tree_and_bad_ones_are_refused(capsys):
     with pytest.raises(SystemExit):
         main(["--pure", "--fpu", "-0.5"])
     assert "fpu" in capsys.readouterr().err
+
+
+# ------------------------------------------------- lost positions and failures
+def board_lines(board: Board, me: int) -> list[str]:
+    """A BOARD block of ``board``'s stones as the engine playing ``me`` sees them."""
+    lines = ["BOARD"]
+    for move, owner in enumerate(board.cells):
+        if owner:
+            y, x = divmod(move, board.width)
+            lines.append(f"{x},{y},{OWN if owner == me else OPPONENT}")
+    return lines + ["DONE"]
+
+
+def test_a_lost_position_and_the_kept_tree_after_it_each_get_a_legal_move():
+    from tests.boards import load_board
+    from tests.test_solver import FOUR_AND_THREE
+
+    # White (the engine) loses whatever it plays: the solver proves it, the engine blocks the
+    # four at f3 (5,2); after Black's g5 (6,4), an open four, the kept subtree is a proven loss
+    # whose root was never expanded. The engine still answers, with a block at one end.
+    board = load_board(FOUR_AND_THREE, to_move=2)
+    out = io.StringIO()
+    engine = PbrainEngine(EngineOptions(seed=0, search=SearchOptions(solve=True)), out, FakeClock(0.001))
+    converse(engine, out, "START 9", "INFO timeout_turn 5000")
+    note, move = converse(engine, out, *board_lines(board, me=2))
+    assert move == "5,2" and "lost by force" in note
+    assert engine.mcts.root.proven == 1  # Black's turn, won for Black
+    note, move = converse(engine, out, "TURN 6,4")
+    assert move in ("6,3", "6,8"), note
+    assert "lost by force" in note
+
+
+# The game of a forfeit: the engine as White answered ERROR on the turn after its search proved
+# the loss (after 27 stones). Each White turn comes as a BOARD block, as managers send it.
+FORFEITED_GAME = [(8, 7), (5, 9), (7, 6), (6, 5), (7, 7), (5, 7), (7, 8), (7, 9), (6, 9), (9, 6),
+                  (5, 8), (6, 8), (4, 6), (7, 5), (6, 6), (5, 6), (5, 5), (4, 4), (4, 7), (7, 10),
+                  (5, 10), (4, 11), (4, 9), (8, 10), (9, 11), (9, 10), (6, 7)]
+
+
+@pytest.mark.timeout(240)
+def test_the_forfeited_game_gets_a_legal_move_on_every_turn():
+    out = io.StringIO()
+    options = EngineOptions(model=str(ROOT / "models" / "gomoku_15x15_5.npz"), device="cpu", max_playouts=800,
+                            search=SearchOptions(fpu=0.25, solve=True))
+    engine = PbrainEngine(options, out, FakeClock(0.0001))
+    assert converse(engine, out, "START 15", "INFO timeout_turn 60000")[-1] == "OK"
+    proven = 0
+    for stones in range(1, len(FORFEITED_GAME) + 1, 2):
+        lines = ["BOARD"] + [f"{x},{y},{OPPONENT if i % 2 == 0 else OWN}"
+                             for i, (x, y) in enumerate(FORFEITED_GAME[:stones])] + ["DONE"]
+        reply = converse(engine, out, *lines)
+        x, y = cell(reply[-1], 15, 15)
+        assert (x, y) not in FORFEITED_GAME[:stones], f"after {stones} stones: {reply}"
+        proven += "lost by force" in reply[0]
+    assert proven >= 2  # the last turns were searched from a proven root
+
+
+def test_a_search_that_fails_still_answers_a_legal_move_and_says_why(monkeypatch):
+    out = io.StringIO()
+    engine = PbrainEngine(EngineOptions(n_in_row=4, seed=0, max_playouts=50), out, FakeClock(0.001))
+    converse(engine, out, "START 6")
+
+    def broken(board, started):
+        raise RuntimeError("the tree is broken")
+
+    monkeypatch.setattr(engine, "_search", broken)
+    lines = converse(engine, out, "BEGIN")
+    x, y = cell(lines[-1], 6, 6)
+    assert lines[0] == (f"MESSAGE the search failed (RuntimeError: the tree is broken); played {x},{y}, "
+                        "the heuristic's move (level 1)")
+    # The opponent's four is blocked by the fallback before anything else.
+    lines = converse(engine, out, "BOARD", "0,0,2", "1,0,2", "2,0,2", "5,5,1", "4,4,1", "DONE")
+    assert lines[-1] == "3,0" and "a block" in lines[0]
+    monkeypatch.undo()
+    assert MOVE.fullmatch(converse(engine, out, "TURN 0,5")[-1])  # and the search is back
+
+
+def test_a_model_engine_whose_search_fails_plays_the_policy_nets_move(monkeypatch, model_6x6):
+    out = io.StringIO()
+    engine = PbrainEngine(EngineOptions(model=str(model_6x6), device="cpu", max_playouts=20), out, FakeClock(0.001))
+    converse(engine, out, "START 6")
+    monkeypatch.setattr(engine.mcts, "best_move", lambda board: 99)  # an illegal move from the search
+    lines = converse(engine, out, "BEGIN")
+    assert lines[0].startswith("MESSAGE the search failed") and "the policy net's best move" in lines[0]
+    priors, _ = engine._evaluator.evaluate([Board(6, 6, 4)])
+    y, x = divmod(int(priors[0].argmax()), 6)
+    assert lines[-1] == f"{x},{y}"
