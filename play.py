@@ -60,6 +60,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--save-dir", default="games", metavar="DIR", help="where saved games go (default: games/)")
     parser.add_argument("--device", choices=("cpu", "gpu", "auto"), default="auto",
                         help="where the model runs (default: the GPU if Paddle has one)")
+    parser.add_argument("--precision", choices=("auto", "fp32", "bf16"), default="auto",
+                        help="the model's inference arithmetic (default: auto, bf16 on a CPU that does "
+                             "it natively, else fp32)")
     parser.add_argument("--seed", type=int, help="seed for the AI players' randomness")
     add_search_flags(parser, "the AlphaZero player's search", default="sharp")
     return parser.parse_args(argv)
@@ -75,7 +78,8 @@ def main(argv=None) -> int:
             args.model = model
         match = setup_match(model=args.model, playouts=args.playouts, first=args.first, black=args.black,
                             white=args.white, size=args.size, n_in_row=args.n_in_row, load=args.load,
-                            seed=args.seed, device=args.device, search=SearchOptions.from_args(args))
+                            seed=args.seed, device=args.device, search=SearchOptions.from_args(args),
+                            precision=args.precision)
     except MissingModelError as exc:
         print(f"play.py: {exc}", file=sys.stderr)
         return 2

@@ -39,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     for field in fields(TrainConfig):
         kind = {"int": int, "float": float, "str": str, "bool": switch_arg}[
             field.type if isinstance(field.type, str) else field.type.__name__]
-        extra = {"device": {"choices": ["cpu", "gpu", "auto"]},
+        extra = {"device": {"choices": ["cpu", "gpu", "auto"]}, "precision": {"choices": ["auto", "fp32", "bf16"]},
                  "root_search": {"choices": ["puct", "gumbel"]}}.get(field.name, {})
         if kind is switch_arg:
             extra = {"metavar": "on|off"}

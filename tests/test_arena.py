@@ -242,3 +242,23 @@ def test_every_entry_point_writes_its_defaults_alike(command):
     text = " ".join(out.stdout.split())  # argparse wraps lines anywhere
     assert "(default" in text
     assert re.findall(r"\(default [^:]", text) == []  # "(default: 40)", never "(default 40)"
+
+
+def test_one_model_in_two_precisions_gets_an_evaluator_for_each(model_6x6, monkeypatch):
+    from gomoku.net.policy_value import PolicyValueModel
+
+    loaded = []
+
+    def load(path, **kwargs):
+        loaded.append(kwargs["precision"])
+        return real(path, **kwargs)
+
+    real = PolicyValueModel.load
+    monkeypatch.setattr(PolicyValueModel, "load", staticmethod(load))
+    spec = f"az:{model_6x6}:8"
+    result = run_arena(ArenaSettings(spec, spec, games=2, workers=1, device="cpu", precision="fp32",
+                                     precision_b="auto"))
+    assert sorted(loaded) == ["auto", "fp32"] and result.spec_b.precision == "auto"
+    loaded.clear()
+    run_arena(ArenaSettings(spec, spec, games=2, workers=1, device="cpu", precision="fp32", precision_b="fp32"))
+    assert loaded == ["fp32"]  # one precision: both seats share one evaluator

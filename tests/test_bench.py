@@ -1,4 +1,7 @@
-from gomoku.train.bench import format_table, run_benchmark
+import pytest
+
+from gomoku.net.device import cpu_has_bf16
+from gomoku.train.bench import format_table, main, run_benchmark
 
 
 def test_the_benchmark_measures_every_figure_on_a_small_board():
@@ -11,3 +14,29 @@ def test_the_benchmark_measures_every_figure_on_a_small_board():
         assert results[key] > 0, key
     assert results["actors"] == "local" and len(lines) >= 4
     assert "selfplay_playouts_per_s" in format_table(results)
+
+
+@pytest.mark.skipif(not cpu_has_bf16(), reason="the CPU has no native bf16")
+def test_the_benchmark_measures_each_precision_side_by_side(tmp_path):
+    from gomoku.net.policy_value import PolicyValueModel
+    from gomoku.net.spec import NetSpec
+
+    path = tmp_path / "sizefree.npz"
+    PolicyValueModel(NetSpec(6, 6, 4, "sizefree", 1, 8), device="cpu").save(str(path))
+    results = run_benchmark(6, 6, 4, n_playout=8, workers=1, parallel=4, pure_parallel=2, pure_playouts=20,
+                            seconds=0.2, device="cpu", log=lambda line: None, precisions=("fp32", "bf16"),
+                            sizefree_sizes=(7,), model_path=str(path))
+    for key in ("nn_positions_per_s", "nn_positions_per_s_bf16", "selfplay_playouts_per_s_bf16",
+                "selfplay_games_per_hour_bf16", "nn_positions_per_s_sizefree_7x7_bf16",
+                "nn_positions_per_s_reference_7x7"):
+        assert results[key] > 0, key
+    assert results["precision"] == "fp32" and results["net"] == str(path)
+    table = format_table(results)
+    assert "selfplay_games_per_hour_bf16" in table and "nn_positions_per_s_sizefree_7x7_bf16" in table
+
+
+def test_bad_precisions_are_refused(capsys):
+    for flags in (["--precisions", "fp16"], ["--precisions", "fp32,fp32"]):
+        with pytest.raises(SystemExit):
+            main(flags)
+        assert "precision" in capsys.readouterr().err

@@ -163,3 +163,37 @@ def test_the_device_report_says_what_paddle_sees_and_why_auto_chose(monkeypatch)
     assert "auto chose the GPU" in report
     assert device.device_report("cpu").startswith("device cpu:") and "--device cpu asked for it" in \
         device.device_report("cpu")
+
+
+def test_auto_precision_is_bf16_only_on_a_cpu_that_does_it_natively(monkeypatch):
+    from gomoku.net import device
+
+    monkeypatch.setattr(device, "cpu_flags", lambda: frozenset({"avx2", "avx512f"}))
+    assert device.resolve_precision("auto", "cpu") == "fp32"
+    assert "no native bf16" in device.precision_report("auto", "cpu")
+    monkeypatch.setattr(device, "cpu_flags", lambda: frozenset({"avx2", "amx_bf16"}))
+    assert device.resolve_precision("auto", "cpu") == "bf16"
+    assert device.resolve_precision("auto", "gpu") == "fp32"
+    assert device.resolve_precision("fp32", "cpu") == "fp32"
+    assert "amx_bf16" in device.precision_report("auto", "cpu")
+    with pytest.raises(ValueError, match="fp16"):
+        device.resolve_precision("fp16", "cpu")
+    with pytest.raises(ValueError, match="for the CPU"):
+        device.resolve_precision("bf16", "gpu")
+
+
+@pytest.mark.skipif("not __import__('gomoku.net.device').net.device.cpu_has_bf16()",
+                    reason="the CPU has no native bf16")
+def test_bf16_inference_stays_close_to_fp32():
+    import paddle
+
+    paddle.seed(3)
+    spec = NetSpec(9, 9, 5, "sizefree", 2, 16)
+    fp32 = PolicyValueModel(spec, device="cpu")
+    bf16 = PolicyValueModel(spec, device="cpu", precision="bf16")
+    bf16.set_weights(fp32.weights())
+    planes = (np.random.default_rng(1).random((16, 4, 9, 9)) > 0.7).astype(np.float32)
+    (log_p, v), (log_p16, v16) = fp32.predict(planes), bf16.predict(planes)
+    assert bf16.precision == "bf16" and not np.array_equal(log_p, log_p16)  # bf16 really ran
+    assert np.abs(np.exp(log_p16) - np.exp(log_p)).max() < 0.05
+    assert np.abs(v16 - v).max() < 0.05

@@ -1,8 +1,15 @@
-"""Where Paddle runs: the CPU or the GPU, and a report of what this Paddle build sees."""
+"""Where Paddle runs: the CPU or the GPU, in which precision, and a report of what this Paddle build sees."""
 
 from __future__ import annotations
 
+import functools
+
 import paddle
+
+PRECISIONS = ("auto", "fp32", "bf16")
+# CPU flags (Linux /proc/cpuinfo) of native bfloat16 arithmetic: AVX-512 BF16 (Cooper Lake, Zen 4
+# and later) or AMX (Sapphire Rapids and later). Without them oneDNN emulates bf16, slower than fp32.
+BF16_FLAGS = ("avx512_bf16", "amx_bf16")
 
 
 def visible_gpus() -> list[str]:
@@ -46,3 +53,52 @@ def device_report(requested: str) -> str:
     else:
         why = f"--device {requested} asked for it"
     return f"device {chosen}: {describe_build()}; {seen}; {why}"
+
+
+@functools.lru_cache(maxsize=None)
+def cpu_flags() -> frozenset:
+    """The CPU's feature flags as Linux reports them (empty where /proc/cpuinfo is not there)."""
+    try:
+        with open("/proc/cpuinfo") as info:
+            for line in info:
+                if line.startswith("flags"):
+                    return frozenset(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return frozenset()
+
+
+def cpu_has_bf16() -> bool:
+    """Whether the CPU does bfloat16 arithmetic natively."""
+    return any(flag in cpu_flags() for flag in BF16_FLAGS)
+
+
+def resolve_precision(precision: str, device: str) -> str:
+    """'auto', 'fp32' or 'bf16' -> the precision an inference predictor on ``device`` uses.
+
+    'auto' is bf16 on a CPU that does bf16 natively and fp32 everywhere else (a GPU
+    included: the predictor's bf16 path is oneDNN's, for CPUs). Training is always fp32.
+
+    Raises:
+        ValueError: an unknown precision, or bf16 asked for on a GPU.
+    """
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
+    if precision == "bf16" and device == "gpu":
+        raise ValueError("--precision bf16 is for the CPU (oneDNN); on a GPU use fp32 or auto")
+    if precision == "auto":
+        return "bf16" if device == "cpu" and cpu_has_bf16() else "fp32"
+    return precision
+
+
+def precision_report(precision: str, device: str) -> str:
+    """One line: the inference precision ``precision`` resolves to on ``device``, and why."""
+    chosen = resolve_precision(precision, device)
+    if precision != "auto":
+        return f"inference in {chosen}: --precision {precision} asked for it"
+    if device != "cpu":
+        return "inference in fp32: auto keeps fp32 on a GPU"
+    have = [flag for flag in BF16_FLAGS if flag in cpu_flags()]
+    if have:
+        return f"inference in bf16: auto chose it because the CPU has {' and '.join(have)}"
+    return "inference in fp32: auto chose it because the CPU has no native bf16 (avx512_bf16 or amx_bf16)"

@@ -14,7 +14,7 @@ from typing import Optional
 import numpy as np
 import paddle
 
-from gomoku.net.device import resolve_device
+from gomoku.net.device import resolve_device, resolve_precision
 from gomoku.net.inference import InferencePredictor, export_inference
 from gomoku.net.model import build_net
 from gomoku.net.modelfile import ModelFileError, read_model_file, save_model_file
@@ -31,10 +31,12 @@ class PolicyValueModel:
         weight_decay: L2 coefficient on the weights (coupled, as in the loss of SPEC section 3).
         fast_inference: serve ``evaluate`` from a Paddle Inference predictor.
         threads: CPU threads for the predictor.
+        precision: the predictor's arithmetic, 'fp32', 'bf16' or 'auto' (``device.resolve_precision``);
+            training is fp32 whatever it says.
     """
 
     def __init__(self, spec: NetSpec, device: str = "auto", weight_decay: float = 1e-4,
-                 fast_inference: bool = True, threads: int = 1):
+                 fast_inference: bool = True, threads: int = 1, precision: str = "fp32"):
         self.spec = spec
         self.device = resolve_device(device)
         paddle.set_device(self.device)
@@ -43,6 +45,7 @@ class PolicyValueModel:
             learning_rate=2e-3, parameters=self.net.parameters(), weight_decay=weight_decay)
         self.fast_inference = fast_inference
         self.threads = threads
+        self.precision = resolve_precision(precision, self.device)
         self._predictor: Optional[InferencePredictor] = None
         self._predictor_version = -1
         self.version = 0
@@ -72,7 +75,7 @@ class PolicyValueModel:
         """Rebuilds the predictor from the current weights (after training steps)."""
         with tempfile.TemporaryDirectory(prefix="gomoku-infer-") as tmp:
             self.export_inference(tmp)
-            self._predictor = InferencePredictor(tmp, self.device, self.threads)
+            self._predictor = InferencePredictor(tmp, self.device, self.threads, self.precision)
         self._predictor_version = self.version
 
     def export_inference(self, directory: str) -> None:

@@ -47,7 +47,7 @@ import math
 import sys
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import IO, Callable, Optional, Sequence
 
 import numpy as np
@@ -208,6 +208,10 @@ class ArenaSettings:
     """where models run: cpu, gpu or auto"""
     search: SearchOptions = SearchOptions()
     """how the az players search (default: the reference search)"""
+    precision: str = "auto"
+    """the models' inference arithmetic: auto, fp32 or bf16"""
+    precision_b: Optional[str] = None
+    """B's, where it differs (to play one model against itself in two precisions); None: ``precision``"""
 
 
 @dataclass
@@ -325,6 +329,10 @@ def run_arena(settings: ArenaSettings, log: Optional[Callable[[str], None]] = No
         raise ArenaError("--workers and --parallel must be at least 1")
     spec_a, spec_b = (parse_player(text).with_search(settings.search)
                       for text in (settings.a, settings.b))
+    if settings.precision_b is not None and settings.precision_b != settings.precision:
+        # Each side then names its precision, so that one model file gives two evaluators.
+        spec_a = replace(spec_a, precision=settings.precision)
+        spec_b = replace(spec_b, precision=settings.precision_b)
     geometry = resolve_geometry([spec_a, spec_b], settings.size, settings.n_in_row)
     rng = np.random.default_rng(settings.seed)
     per_game = paired_openings(settings.games, *geometry, settings.opening_stones, rng)
@@ -344,7 +352,8 @@ def run_arena(settings: ArenaSettings, log: Optional[Callable[[str], None]] = No
 
         games, stats = actors.match(spec_a, spec_b, geometry, per_game, settings.seed, settings.parallel,
                                     settings.c_puct, settings.device,
-                                    progress=on_progress if not bar.disable else None)
+                                    progress=on_progress if not bar.disable else None,
+                                    precision=settings.precision)
     return ArenaResult(settings, spec_a, spec_b, geometry, games, time.perf_counter() - start,
                        stats.playouts, workers)
 
@@ -447,6 +456,12 @@ def parse_args(argv=None) -> argparse.Namespace:
     add_search_flags(parser, "the az players' searches")
     parser.add_argument("--device", choices=("cpu", "gpu", "auto"), default="auto",
                         help="where models run (default: the GPU if Paddle has one)")
+    parser.add_argument("--precision", choices=("auto", "fp32", "bf16"), default="auto",
+                        help="the models' inference arithmetic (default: auto, bf16 on a CPU that does it "
+                             "natively, else fp32)")
+    parser.add_argument("--precision-b", choices=("auto", "fp32", "bf16"),
+                        help="B's inference arithmetic where it differs from --precision, e.g. to play a "
+                             "model in bf16 against itself in fp32")
     parser.add_argument("--out", metavar="PATH", help="write the games here, one JSON object a line")
     parser.add_argument("--json", metavar="PATH", help="write a machine-readable summary here")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
@@ -458,7 +473,7 @@ def main(argv=None) -> int:
     warnings.filterwarnings("ignore", module="paddle")  # build-tool noise on import
     settings = ArenaSettings(args.a, args.b, args.games, args.size, args.n_in_row, args.opening_stones,
                              args.seed, args.workers, args.parallel, args.c_puct, args.device,
-                             SearchOptions.from_args(args))
+                             SearchOptions.from_args(args), args.precision, args.precision_b)
 
     def log(line: str) -> None:
         if not args.quiet:

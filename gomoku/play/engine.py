@@ -258,6 +258,8 @@ class EngineOptions:
     """where the model runs: cpu, gpu or auto"""
     threads: int = 1
     """CPU threads for the model's inference"""
+    precision: str = "auto"
+    """the model's inference arithmetic: fp32, bf16, or auto (bf16 on a CPU that does it natively)"""
     c_puct: float = 5.0
     """PUCT exploration constant"""
     max_playouts: Optional[int] = None
@@ -389,7 +391,8 @@ class PbrainEngine:
                 Board(width, height, n_in_row)
             except ValueError as exc:
                 raise ProtocolError(str(exc)) from None
-            what = f"AlphaZero with {self.options.model} ({n_in_row} in a row)"
+            what = (f"AlphaZero with {self.options.model} ({n_in_row} in a row, "
+                    f"{self._evaluator.model.precision} inference)")
         else:
             try:
                 Board(width, height, self.n_in_row)
@@ -414,7 +417,7 @@ class PbrainEngine:
             from gomoku.search.evaluator import NetEvaluator
 
             model = PolicyValueModel.load(self.options.model, device=self.options.device,
-                                          threads=self.options.threads)
+                                          threads=self.options.threads, precision=self.options.precision)
             evaluator = NetEvaluator(model)
             spec = model.spec
             # The first evaluation builds the inference predictor (a second or so):
@@ -688,6 +691,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--device", choices=["cpu", "gpu", "auto"], default="auto",
                         help="where the model runs")
     parser.add_argument("--threads", type=int, default=1, help="CPU threads for the model")
+    parser.add_argument("--precision", choices=("auto", "fp32", "bf16"), default="auto",
+                        help="the model's inference arithmetic: auto is bf16 on a CPU that does it natively "
+                             "(AVX-512 BF16 or AMX), else fp32")
     parser.add_argument("--c-puct", type=float, default=5.0, help="PUCT exploration constant")
     add_search_flags(parser, "the search", default="sharp")
     parser.add_argument("--max-playouts", type=int,
@@ -708,7 +714,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         if value is not None and value < 1:
             build_parser().error(f"--{name.replace('_', '-')} must be at least 1")
     options = EngineOptions(model=args.model, heuristic=args.heuristic, n_in_row=args.n_in_row, device=args.device,
-                            threads=args.threads, c_puct=args.c_puct, max_playouts=args.max_playouts,
+                            threads=args.threads, precision=args.precision, c_puct=args.c_puct, max_playouts=args.max_playouts,
                             turn_ms=args.turn_ms, margin_ms=args.margin_ms, seed=args.seed,
                             messages=not args.quiet, search=SearchOptions.from_args(args))
     warnings.filterwarnings("ignore", message=".*ccache.*")

@@ -44,6 +44,7 @@ class Match:
         seed: seeds the AI players (each side gets its own stream).
         device: where models run ('cpu', 'gpu' or 'auto').
         c_puct: exploration constant of the searches.
+        precision: the arithmetic of the models' inference ('fp32', 'bf16' or 'auto').
 
     Raises:
         gomoku.net.ModelFileError: a seat's model is missing or made for another board.
@@ -51,10 +52,11 @@ class Match:
 
     def __init__(self, board: Board, specs: dict[int, PlayerSpec],
                  choices: Optional[list[PlayerSpec]] = None, seed: Optional[int] = None,
-                 device: str = "auto", c_puct: float = 5.0):
+                 device: str = "auto", c_puct: float = 5.0, precision: str = "auto"):
         self.board = board
         self.seed = seed
         self.device = device
+        self.precision = precision
         self.c_puct = c_puct
         self._models: dict = {}  # loaded once, shared by every seat that plays the same file
         self.specs: dict[int, PlayerSpec] = {}
@@ -72,7 +74,7 @@ class Match:
         """
         seed = None if self.seed is None else self.seed + player
         built = make_player(spec, self.board, c_puct=self.c_puct, seed=seed,
-                            device=self.device, models=self._models)
+                            device=self.device, models=self._models, precision=self.precision)
         self.specs[player] = spec
         self.players[player] = built
 
@@ -186,7 +188,8 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
                 black: Optional[str] = None, white: Optional[str] = None,
                 size: Optional[tuple[int, int]] = None, n_in_row: Optional[int] = None,
                 load: Optional[str] = None, seed: Optional[int] = None,
-                device: str = "auto", search: SearchOptions = SearchOptions()) -> Match:
+                device: str = "auto", search: SearchOptions = SearchOptions(),
+                precision: str = "auto") -> Match:
     """Builds the match that ``play.py``'s flags describe.
 
     By default a human plays Black against AlphaZero with ``model`` (the shipped
@@ -209,6 +212,7 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
         seed: seeds the AI players.
         device: where models run.
         search: how the AlphaZero players search.
+        precision: the arithmetic of the models' inference ('fp32', 'bf16' or 'auto').
 
     Raises:
         MissingModelError: the default model is needed but not there yet.
@@ -279,7 +283,7 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
     if model_files or (os.path.isfile(offered) and _fits(offered, geometry)):
         choices[1:1] = [PlayerSpec("az", offered, playouts, search=search)]
         choices.insert(-1, PlayerSpec("policy", offered))
-    return Match(board, specs, choices, seed=seed, device=device)
+    return Match(board, specs, choices, seed=seed, device=device, precision=precision)
 
 
 def _project_file(path: Optional[str]) -> Optional[str]:

@@ -89,6 +89,9 @@ class PlayerSpec:
     level: Optional[int] = None  # the heuristic's strength
     # Search options of an 'az' player; not part of the text form, set by flags.
     search: SearchOptions = SearchOptions()
+    # The inference precision of a model player ('fp32', 'bf16', 'auto'); None: the caller's.
+    # Not part of the text form either: set by flags, e.g. to play one net in two precisions.
+    precision: Optional[str] = None
 
     @classmethod
     def parse(cls, text: str, default_model: Optional[str] = None,
@@ -132,10 +135,10 @@ class PlayerSpec:
         if self.kind == "pure":
             return f"pure MCTS {self.playouts}"
         if self.kind == "az":
-            options = self.search.words()
+            options = self.search.words() + ([self.precision] if self.precision else [])
             return f"AlphaZero {self.playouts}" + (f" ({', '.join(options)})" if options else "")
         if self.kind == "policy":
-            return "policy net"
+            return "policy net" + (f" ({self.precision})" if self.precision else "")
         if self.kind == "heuristic":
             return f"heuristic {self.level}"
         return "human"
@@ -161,7 +164,7 @@ def _playouts(text: str, whole: str) -> int:
 
 
 def make_player(spec: PlayerSpec, board: Board, c_puct: float = 5.0, seed: Optional[int] = None,
-                device: str = "auto", models: Optional[dict] = None):
+                device: str = "auto", models: Optional[dict] = None, precision: str = "fp32"):
     """Builds the player a spec describes for ``board`` (None for a human).
 
     Args:
@@ -170,6 +173,7 @@ def make_player(spec: PlayerSpec, board: Board, c_puct: float = 5.0, seed: Optio
         c_puct: exploration constant of the searches.
         seed: seeds the player's randomness.
         device: where a model runs.
+        precision: the arithmetic of a model's inference ('fp32', 'bf16' or 'auto').
         models: a cache of loaded models by path, shared between players.
 
     Raises:
@@ -189,10 +193,13 @@ def make_player(spec: PlayerSpec, board: Board, c_puct: float = 5.0, seed: Optio
     if spec.model is None:
         raise ValueError(f"the {spec.kind} player needs a model file")
     models = {} if models is None else models
-    if spec.model not in models:
+    # One evaluator per file and precision: two seats with the same file share it.
+    key = spec.model if spec.precision is None else f"{spec.model} ({spec.precision})"
+    if key not in models:
         expect = NetSpec(board.width, board.height, board.n_in_row)
-        models[spec.model] = NetEvaluator(PolicyValueModel.load(spec.model, device=device, expect=expect))
-    evaluator = models[spec.model]
+        models[key] = NetEvaluator(PolicyValueModel.load(spec.model, device=device, expect=expect,
+                                                         precision=spec.precision or precision))
+    evaluator = models[key]
     if spec.kind == "policy":
         return PolicyPlayer(evaluator, name=str(spec))
     return MCTSPlayer(evaluator, c_puct=c_puct, n_playout=spec.playouts, seed=seed, name=str(spec),

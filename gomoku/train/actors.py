@@ -240,6 +240,7 @@ class MatchTask:
     c_puct: float
     seed: int
     device: str = "cpu"
+    precision: str = "fp32"
 
 
 @dataclass
@@ -278,7 +279,8 @@ def play_match(task: MatchTask, published=None,
     def build(spec: PlayerSpec, board: Board, seed: int):
         if spec.model == PUBLISHED and published is None:
             raise WorkerError("a match asks for the published weights, but none were published")
-        player = make_player(spec, board, c_puct=task.c_puct, seed=seed, device=task.device, models=models)
+        player = make_player(spec, board, c_puct=task.c_puct, seed=seed, device=task.device, models=models,
+                             precision=task.precision)
         if spec.kind == "pure":
             player.evaluator = rollouts
         return player
@@ -433,7 +435,8 @@ class Actors(ABC):
 
     def match(self, a: PlayerSpec, b: PlayerSpec, geometry: tuple, openings: Sequence[list],
               seed: int, parallel: int = 16, c_puct: float = 5.0, device: str = "cpu",
-              progress: Optional[Callable[[Progress], None]] = None) -> tuple[list[MatchGame], RunStats]:
+              progress: Optional[Callable[[Progress], None]] = None,
+              precision: str = "fp32") -> tuple[list[MatchGame], RunStats]:
         """Plays ``len(openings)`` games of A against B; game ``i`` starts from ``openings[i]``.
 
         A plays Black in even games and White in odd ones. Each actor plays a
@@ -447,7 +450,7 @@ class Actors(ABC):
         tasks, first = [], 0
         for share in split(len(openings), self.slots):
             tasks.append(MatchTask(a, b, tuple(geometry), first, [list(o) for o in openings[first:first + share]],
-                                   parallel, c_puct, seed, device))
+                                   parallel, c_puct, seed, device, precision))
             first += share
         games, stats = merge_games(self._start(tasks, progress).result())
         return sorted(games, key=lambda g: g.index), stats
@@ -527,28 +530,28 @@ def prepare_actor_process(nice: int) -> None:
     signal.signal(signal.SIGTERM, lambda signum, frame: os._exit(0))
 
 
-def load_evaluator(model_dir: str, device: str, threads: int):
+def load_evaluator(model_dir: str, device: str, threads: int, precision: str = "fp32"):
     """A ``NetEvaluator`` on a predictor for the net exported in ``model_dir``."""
     from gomoku.net.inference import InferencePredictor
     from gomoku.search.evaluator import NetEvaluator
 
-    return NetEvaluator(InferencePredictor(model_dir, device, threads))
+    return NetEvaluator(InferencePredictor(model_dir, device, threads, precision))
 
 
-def _worker_main(conn, device: str, threads: int, nice: int = 0) -> None:
+def _worker_main(conn, device: str, threads: int, nice: int = 0, precision: str = "fp32") -> None:
     # Started with SIGTERM and SIGINT blocked (see ProcessActors._spawn): a signal sent now
     # stays pending until our own handler is in place.
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and closes us
     _die_with_parent()
     prepare_actor_process(nice)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, _STARTUP_SIGNALS)
-    _serve(conn, device, threads)
+    _serve(conn, device, threads, precision)
     # Leaving on our own: Python's shutdown puts the default SIGTERM action back, and a stop
     # that arrives meanwhile would end the worker with a signal instead of its exit code 0.
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
 
 
-def _serve(conn, device: str, threads: int) -> None:
+def _serve(conn, device: str, threads: int, precision: str = "fp32") -> None:
     """A worker's loop: a task, play (and play ahead) until COLLECT, the reply, play ahead until
     the next message; None or EOF ends it. An error while playing ahead between tasks is the
     next task's reply."""
@@ -570,7 +573,7 @@ def _serve(conn, device: str, threads: int) -> None:
                 failed, ahead_error = ahead_error, None
                 raise RuntimeError(f"self-play ahead of this task failed:\n{failed}")
             if model_dir is not None and version != loaded_version:
-                evaluator = load_evaluator(model_dir, device, threads)
+                evaluator = load_evaluator(model_dir, device, threads, precision)
                 loaded_version = version
             report = _progress_sender(conn) if wants_progress else None
             # Self-play goes on ahead until the caller asks for the result (collect's message).
@@ -636,9 +639,10 @@ class ProcessActors(Actors):
         device: 'cpu' or 'gpu' for their predictors.
         threads: CPU threads per predictor.
         nice: added to the workers' niceness (lower CPU priority than the caller).
+        precision: the predictors' arithmetic ('fp32', 'bf16' or 'auto').
     """
 
-    def __init__(self, n: int, device: str = "cpu", threads: int = 1, nice: int = 0):
+    def __init__(self, n: int, device: str = "cpu", threads: int = 1, nice: int = 0, precision: str = "fp32"):
         if n < 1:
             raise ValueError(f"need at least one worker, got {n}")
         self.device = device
@@ -654,14 +658,14 @@ class ProcessActors(Actors):
         _live.add(self)
         try:
             for _ in range(n):
-                self._workers.append(self._spawn(device, threads, nice))
+                self._workers.append(self._spawn(device, threads, nice, precision))
         except BaseException:
             self.close()
             raise
 
-    def _spawn(self, device: str, threads: int, nice: int) -> _Worker:
+    def _spawn(self, device: str, threads: int, nice: int, precision: str) -> _Worker:
         parent, child = self._ctx.Pipe()
-        proc = self._ctx.Process(target=_worker_main, args=(child, device, threads, nice), daemon=True)
+        proc = self._ctx.Process(target=_worker_main, args=(child, device, threads, nice, precision), daemon=True)
         # The child inherits the signal mask: it starts with SIGTERM and SIGINT blocked. The
         # resource tracker starts first, on its own: its start unblocks both in this process.
         resource_tracker.ensure_running()
@@ -808,13 +812,15 @@ def _join_all(procs: list, seconds: float) -> None:
 
 
 def make_actors(n_workers: int, device: str = "cpu", nice: int = 0, backend: str = "local",
-                address: Optional[str] = None, log: Callable[[str], None] = print) -> Actors:
+                address: Optional[str] = None, log: Callable[[str], None] = print,
+                precision: str = "fp32") -> Actors:
     """The actors a run asks for.
 
     Args:
         n_workers: local worker processes (1 plays in the caller's process), or
             Ray actors (0: one per CPU of the cluster).
         device: where the actors' predictors run.
+        precision: the arithmetic of the actors' predictors ('fp32', 'bf16' or 'auto').
         nice: added to the actors' niceness.
         backend: 'local' (processes on this machine) or 'ray' (``ray_actors.RayActors``).
         address: with 'ray', the cluster to join; None starts a local one.
@@ -827,9 +833,9 @@ def make_actors(n_workers: int, device: str = "cpu", nice: int = 0, backend: str
     if backend == "ray":
         from gomoku.train.ray_actors import RayActors
 
-        return RayActors(n_workers, device=device, nice=nice, address=address, log=log)
+        return RayActors(n_workers, device=device, nice=nice, address=address, log=log, precision=precision)
     if backend != "local":
         raise ValueError(f"unknown actors backend {backend!r}: use 'local' or 'ray'")
     if n_workers > 1:
-        return ProcessActors(n_workers, device=device, threads=1, nice=nice)
+        return ProcessActors(n_workers, device=device, threads=1, nice=nice, precision=precision)
     return InlineActors()

@@ -25,6 +25,13 @@ thread each):
   ``game_bytes_per_move``, a finished self-play game with its training positions
   as the actors send it back, per move.
 
+The net and self-play figures are measured once per inference precision
+(``--precisions``, by default fp32 and, on a CPU with native bf16, bf16 too), side
+by side in one run: the first precision's figures have plain names, the others'
+end in ``_bf16`` and so on. ``--model PATH`` measures a trained net instead of a
+fresh one (its games are as long as the model plays them, so games per hour are
+the run's).
+
 ``--json PATH`` writes the same figures as JSON.
 """
 
@@ -40,6 +47,7 @@ import sys
 import tempfile
 import time
 import warnings
+from typing import Optional
 
 import numpy as np
 
@@ -122,11 +130,16 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
                   workers: int = 0, parallel: int = 32, pure_parallel: int = 5,
                   pure_playouts: int = 1000, seconds: float = 20.0, device: str = "cpu",
                   sizefree_sizes: tuple = (9, 15), sizefree_blocks: int = 4, sizefree_filters: int = 32,
-                  actors: str = "local", log=print) -> dict:
+                  actors: str = "local", log=print, precisions: tuple = ("fp32",),
+                  model_path: Optional[str] = None) -> dict:
     """Measures everything; returns the figures as a dict (see the module docstring).
 
     ``sizefree_sizes``: the square boards on which the size-free net
     (``sizefree_blocks`` x ``sizefree_filters``) and the reference net are compared.
+    ``precisions``: the inference precisions to measure the net and self-play in, side
+    by side; the first one's figures have plain names, the others' end in ``_<precision>``.
+    ``model_path``: a model file whose net the net-alone and self-play figures use
+    (a size-free one also stands in for the size-free net), instead of a fresh one.
     """
     warnings.filterwarnings("ignore")
     from gomoku.net.policy_value import PolicyValueModel
@@ -138,76 +151,93 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
     results = {
         "board": f"{width}x{height}, {n_in_row} in a row", "n_playout": n_playout,
         "workers": workers, "parallel_games_per_worker": parallel, "device": device, "actors": actors,
+        "precision": precisions[0], "net": model_path or "a fresh reference net",
         "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
                    f"Python {platform.python_version()}",
     }
-    model = PolicyValueModel(NetSpec(width, height, n_in_row), device=device,
-                             threads=usable_cpus())
+    if model_path is not None:
+        model = PolicyValueModel.load(model_path, device=device, threads=usable_cpus(),
+                                      expect=NetSpec(width, height, n_in_row))
+    else:
+        model = PolicyValueModel(NetSpec(width, height, n_in_row), device=device, threads=usable_cpus())
     with tempfile.TemporaryDirectory(prefix="gomoku-bench-") as directory:
         model.export_inference(directory)  # what a publish sends to each machine
         results["weights_bytes"] = sum(os.path.getsize(os.path.join(directory, f)) for f in os.listdir(directory))
-    if actors == "ray":
-        from gomoku.train.ray_actors import RayActors
-
-        pool = RayActors(workers, device=device)
-    else:
-        pool = ProcessActors(workers, device=device)
-    with pool as actors:
-        actors.publish(model)
-        actors.map(_no_op, [None] * workers)  # the actors have started and loaded the weights
-        model.weights_changed()  # as after an update: the next publish sends them again
-        start = time.perf_counter()
-        actors.publish(model)
-        actors.map(_no_op, [None] * workers)
-        results["publish_s"] = round(time.perf_counter() - start, 3)
-        calls = []
-        for _ in range(20):
-            start = time.perf_counter()
-            actors.map(_no_op, [None] * workers)
-            calls.append(time.perf_counter() - start)
-        results["task_roundtrip_ms"] = round(1000 * float(np.median(calls)), 2)
-        log(f"net alone: batch {parallel}, {workers} process(es), {seconds:.0f} s ...")
-        with timed_phase("net alone", seconds):
-            nn = actors.map(_nn_worker, [(shape, parallel, seconds)] * workers)
-        results["nn_positions_per_s"] = round(sum(r for r, _ in nn))
-
-        log(f"self-play: {parallel} games in lockstep per process, {seconds:.0f} s or more "
-            f"(until the first {parallel} games have finished) ...")
-        with timed_phase("self-play", seconds):
-            sp = actors.map(_selfplay_worker, [(shape, parallel, n_playout, seconds, 1000 * i)
-                                               for i in range(workers)])
-        playouts_per_s = sum(r["playouts"] / r["seconds"] for r in sp)
-        lengths = [n for r in sp for n in r["lengths"]]
-        results["selfplay_playouts_per_s"] = round(playouts_per_s)
-        results["selfplay_share_of_nn"] = round(playouts_per_s / results["nn_positions_per_s"], 3)
-        results["selfplay_nn_evals_per_playout"] = round(
-            sum(r["nn_positions"] for r in sp) / max(1, sum(r["playouts"] for r in sp)), 3)
-        results["game_bytes_per_move"] = round(sum(r["game_bytes"] for r in sp) / sum(r["game_moves"] for r in sp))
-        if lengths:
-            results["selfplay_moves_per_game"] = round(float(np.mean(lengths)), 1)
-            results["selfplay_games_per_hour"] = round(
-                playouts_per_s * 3600 / (np.mean(lengths) * n_playout))
-
-        log(f"pure MCTS: {pure_parallel} games of {pure_playouts} playouts in lockstep per process, "
-            f"{seconds:.0f} s ...")
-        with timed_phase("pure MCTS", seconds):
-            pure = actors.map(_pure_worker, [(shape, pure_parallel, pure_playouts, seconds, 77 + i)
-                                             for i in range(workers)])
-        results["pure_playouts_per_s"] = round(sum(r["playouts"] / r["seconds"] for r in pure))
-        worker_rss = max([r for _, r in nn] + [r["rss_mb"] for r in sp + pure])
-
-        if sizefree_sizes:
+    if sizefree_sizes:
+        if model.spec.size_free:
+            sizefree = model
+            results["sizefree_net"] = f"{model_path}: {model.spec.res_blocks} blocks x {model.spec.res_filters} filters"
+        else:
             sizefree = PolicyValueModel(NetSpec(width, height, n_in_row, "sizefree", sizefree_blocks,
                                                 sizefree_filters), device=device)
             results["sizefree_net"] = f"{sizefree_blocks} blocks x {sizefree_filters} filters"
-        for n in sizefree_sizes:
-            board = (n, n, n_in_row)
-            for name, net in (("sizefree", sizefree), ("reference", PolicyValueModel(NetSpec(*board), device=device))):
-                log(f"net alone: {name} net on {n}x{n}, batch {parallel}, {workers} process(es), "
+    worker_rss = 0.0
+    for first, precision in zip([True] + [False] * len(precisions), precisions):
+        name = "" if first else f"_{precision}"
+        if actors == "ray":
+            from gomoku.train.ray_actors import RayActors
+
+            pool = RayActors(workers, device=device, precision=precision)
+        else:
+            pool = ProcessActors(workers, device=device, precision=precision)
+        with pool as actors_:
+            actors_.publish(model)
+            actors_.map(_no_op, [None] * workers)  # the actors have started and loaded the weights
+            if first:
+                model.weights_changed()  # as after an update: the next publish sends them again
+                start = time.perf_counter()
+                actors_.publish(model)
+                actors_.map(_no_op, [None] * workers)
+                results["publish_s"] = round(time.perf_counter() - start, 3)
+                calls = []
+                for _ in range(20):
+                    start = time.perf_counter()
+                    actors_.map(_no_op, [None] * workers)
+                    calls.append(time.perf_counter() - start)
+                results["task_roundtrip_ms"] = round(1000 * float(np.median(calls)), 2)
+            log(f"net alone ({precision}): batch {parallel}, {workers} process(es), {seconds:.0f} s ...")
+            with timed_phase(f"net alone ({precision})", seconds):
+                nn = actors_.map(_nn_worker, [(shape, parallel, seconds)] * workers)
+            results["nn_positions_per_s" + name] = round(sum(r for r, _ in nn))
+
+            log(f"self-play ({precision}): {parallel} games in lockstep per process, {seconds:.0f} s or more "
+                f"(until the first {parallel} games have finished) ...")
+            with timed_phase(f"self-play ({precision})", seconds):
+                sp = actors_.map(_selfplay_worker, [(shape, parallel, n_playout, seconds, 1000 * i)
+                                                    for i in range(workers)])
+            playouts_per_s = sum(r["playouts"] / r["seconds"] for r in sp)
+            lengths = [n for r in sp for n in r["lengths"]]
+            results["selfplay_playouts_per_s" + name] = round(playouts_per_s)
+            results["selfplay_share_of_nn" + name] = round(playouts_per_s / results["nn_positions_per_s" + name], 3)
+            if lengths:
+                results["selfplay_games_per_hour" + name] = round(
+                    playouts_per_s * 3600 / (np.mean(lengths) * n_playout))
+            if first:
+                results["selfplay_nn_evals_per_playout"] = round(
+                    sum(r["nn_positions"] for r in sp) / max(1, sum(r["playouts"] for r in sp)), 3)
+                results["game_bytes_per_move"] = round(sum(r["game_bytes"] for r in sp)
+                                                       / sum(r["game_moves"] for r in sp))
+                if lengths:
+                    results["selfplay_moves_per_game"] = round(float(np.mean(lengths)), 1)
+
+                log(f"pure MCTS: {pure_parallel} games of {pure_playouts} playouts in lockstep per process, "
                     f"{seconds:.0f} s ...")
-                actors.publish(net)
-                measured = actors.map(_nn_worker, [(board, parallel, seconds)] * workers)
-                results[f"nn_positions_per_s_{name}_{n}x{n}"] = round(sum(r for r, _ in measured))
+                with timed_phase("pure MCTS", seconds):
+                    pure = actors_.map(_pure_worker, [(shape, pure_parallel, pure_playouts, seconds, 77 + i)
+                                                      for i in range(workers)])
+                results["pure_playouts_per_s"] = round(sum(r["playouts"] / r["seconds"] for r in pure))
+                worker_rss = max([worker_rss] + [r["rss_mb"] for r in pure])
+            worker_rss = max([worker_rss] + [r for _, r in nn] + [r["rss_mb"] for r in sp])
+
+            for n in sizefree_sizes:
+                board = (n, n, n_in_row)
+                for net_name, net in (("sizefree", sizefree),
+                                      ("reference", PolicyValueModel(NetSpec(*board), device=device))):
+                    log(f"net alone ({precision}): {net_name} net on {n}x{n}, batch {parallel}, "
+                        f"{workers} process(es), {seconds:.0f} s ...")
+                    actors_.publish(net)
+                    measured = actors_.map(_nn_worker, [(board, parallel, seconds)] * workers)
+                    results[f"nn_positions_per_s_{net_name}_{n}x{n}{name}"] = round(sum(r for r, _ in measured))
 
     log("training step: Adam on a batch of 512 ...")
     rng = np.random.default_rng(0)
@@ -232,13 +262,18 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
 
 
 def format_table(results: dict) -> str:
+    others = [k[len("nn_positions_per_s_"):] for k in results
+              if k.startswith("nn_positions_per_s_") and k.count("_") == 4]  # the further precisions
+    per_precision = [f"{k}{suffix}" for suffix in [""] + [f"_{p}" for p in others]
+                     for k in ("nn_positions_per_s", "selfplay_playouts_per_s", "selfplay_share_of_nn",
+                               "selfplay_games_per_hour")]
     rows = [(k, results[k]) for k in (
-        "board", "n_playout", "workers", "parallel_games_per_worker", "nn_positions_per_s",
-        "selfplay_playouts_per_s", "selfplay_share_of_nn", "selfplay_nn_evals_per_playout",
-        "selfplay_moves_per_game", "selfplay_games_per_hour", "pure_playouts_per_s",
+        "board", "n_playout", "workers", "parallel_games_per_worker", "net", "precision", *per_precision,
+        "selfplay_nn_evals_per_playout", "selfplay_moves_per_game", "pure_playouts_per_s",
         "train_step_s", "update_s", "peak_rss_mb", "peak_rss_mb_worker", "actors", "publish_s",
         "task_roundtrip_ms", "weights_bytes", "game_bytes_per_move", "machine") if k in results]
-    rows[-1:-1] = [(k, v) for k, v in results.items() if k.startswith("nn_positions_per_s_") or k == "sizefree_net"]
+    rows[-1:-1] = [(k, v) for k, v in results.items()
+                   if (k.startswith("nn_positions_per_s_") and k.count("_") > 4) or k == "sizefree_net"]
     width = max(len(k) for k, _ in rows)
     return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
 
@@ -263,6 +298,12 @@ def main(argv=None) -> int:
                              "(empty: skip)")
     parser.add_argument("--sizefree-blocks", type=int, default=4, help="the size-free net's residual blocks")
     parser.add_argument("--sizefree-filters", type=int, default=32, help="the size-free net's channels")
+    parser.add_argument("--precisions", default="auto",
+                        help="inference precisions to measure side by side, e.g. fp32,bf16 (the first "
+                             "one's figures have plain names); auto: fp32, and bf16 too on a CPU that "
+                             "does it natively")
+    parser.add_argument("--model", help="measure the net and self-play with this model file's net "
+                                        "(a size-free one also stands in for the size-free net)")
     parser.add_argument("--json", metavar="PATH", help="also write the figures to this JSON file")
     args = parser.parse_args(argv)
     try:
@@ -273,13 +314,26 @@ def main(argv=None) -> int:
         parser.error("every --sizefree-sizes board must hold n_in_row")
     if min(args.width, args.height) < args.n_in_row or args.playouts < 1 or args.parallel < 1:
         parser.error("the board must hold n_in_row, and playouts and parallel must be positive")
-    from gomoku.net.device import resolve_device
+    from gomoku.net.device import cpu_has_bf16, resolve_device, resolve_precision
 
+    device = resolve_device(args.device)
+    if args.precisions == "auto":
+        precisions = ("fp32", "bf16") if device == "cpu" and cpu_has_bf16() else ("fp32",)
+    else:
+        precisions = tuple(p.strip() for p in args.precisions.split(",") if p.strip())
+        try:
+            for precision in precisions:
+                resolve_precision(precision, device)
+        except ValueError as exc:
+            parser.error(str(exc))
+        if not precisions or len(set(precisions)) < len(precisions):
+            parser.error(f"--precisions wants distinct precisions like fp32,bf16, got {args.precisions!r}")
     results = run_benchmark(args.width, args.height, args.n_in_row, args.playouts, args.workers,
                             args.parallel, pure_playouts=args.pure_playouts, seconds=args.seconds,
-                            device=resolve_device(args.device), actors=args.actors, sizefree_sizes=sizefree_sizes,
+                            device=device, actors=args.actors, sizefree_sizes=sizefree_sizes,
                             sizefree_blocks=args.sizefree_blocks, sizefree_filters=args.sizefree_filters,
-                            log=lambda s: print(s, file=sys.stderr, flush=True))
+                            log=lambda s: print(s, file=sys.stderr, flush=True), precisions=precisions,
+                            model_path=args.model)
     print(format_table(results))
     if args.json:
         with open(args.json, "w") as f:

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, fields, replace
 
 from gomoku.game.openings import check_opening_stones
 from gomoku.search.heuristic import check_level
+from gomoku.net.device import PRECISIONS
 from gomoku.net.spec import NetSpec
 from gomoku.util import board_size_arg, usable_cpus
 
@@ -119,6 +120,8 @@ class TrainConfig:
     """self-play processes; 0 uses the CPU cores there are (1 plays in the trainer's process); with --actors ray, Ray actors (0: one per CPU of the cluster)"""
     device: str = "auto"
     """cpu, gpu, or auto (the GPU when Paddle has one)"""
+    precision: str = "auto"
+    """the arithmetic of the net's inference in self-play and evaluation: fp32, bf16 (a CPU's oneDNN), or auto (bf16 where the CPU does bf16 natively, else fp32); training is always fp32"""
     actors: str = "local"
     """where games are played: 'local' (worker processes on this machine) or 'ray' (Ray actors)"""
     ray_address: str = ""
@@ -146,6 +149,8 @@ class TrainConfig:
             raise ValueError(f"batch_size {self.batch_size} is larger than buffer_size {self.buffer_size}")
         if self.device not in ("cpu", "gpu", "auto"):
             raise ValueError(f"device must be cpu, gpu or auto, got {self.device!r}")
+        if self.precision not in PRECISIONS:
+            raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {self.precision!r}")
         if self.actors not in ("local", "ray"):
             raise ValueError(f"actors must be 'local' or 'ray', got {self.actors!r}")
         if not 0.0 < self.p_full <= 1.0:

@@ -51,7 +51,7 @@ from gomoku import interrupt
 from gomoku.progress import advance_to, progress_bar
 from gomoku.game.openings import paired_openings
 from gomoku.game.symmetry import augment
-from gomoku.net.device import device_report
+from gomoku.net.device import device_report, precision_report
 from gomoku.net.grow import check_growable, grow_weights
 from gomoku.net.modelfile import BEST_MODEL, CURRENT_MODEL, find_model
 from gomoku.net.policy_value import PolicyValueModel
@@ -115,7 +115,8 @@ class TrainPipeline:
         start: dict = {"how": "new"}
         if init_model is not None:
             self.model = PolicyValueModel.load(init_model, device=config.device, expect=self.spec,
-                                               weight_decay=config.weight_decay, threads=threads)
+                                               weight_decay=config.weight_decay, threads=threads,
+                                               precision=config.precision)
             if len(config.board_sizes()) > 1 and not self.model.spec.size_free:
                 raise ValueError(f"{init_model} is a fixed-size model ({self.model.spec.board_name()}): "
                                  f"only a size-free model can train on several board sizes")
@@ -131,7 +132,8 @@ class TrainPipeline:
             config = config.with_net(self.spec)  # what the checkpoint says must rebuild this net
         else:
             self.model = PolicyValueModel(self.spec, device=config.device,
-                                          weight_decay=config.weight_decay, threads=threads)
+                                          weight_decay=config.weight_decay, threads=threads,
+                                          precision=config.precision)
         # the boards an initial size-free model was trained on, still named in the files it becomes
         self._earlier_sizes = self.spec.trained_sizes if init_model is not None else ()
         self._start = start
@@ -157,7 +159,7 @@ class TrainPipeline:
         large = replace(model.spec, res_blocks=config.sizefree_blocks, res_filters=config.sizefree_filters)
         check_growable(model.spec, large)
         grown = PolicyValueModel(large, device=config.device, weight_decay=config.weight_decay,
-                                 threads=threads)
+                                 threads=threads, precision=config.precision)
         grown.set_weights(grow_weights(model.spec, model.weights(), large, grown.weights()))
         return grown
 
@@ -250,10 +252,11 @@ class TrainPipeline:
                          f"{cfg.n_playout} playouts, {workers} x "
                          f"{cfg.games_in_lockstep(self.model.device)} games in lockstep, "
                          f"device {self.model.device}; iteration {self.iteration} of {cfg.game_batch_num}")
-                self.log(f"  {device_report(cfg.device)}")
+                self.log(f"  {device_report(cfg.device)}; {precision_report(cfg.precision, self.model.device)}")
                 self.actors = make_actors(cfg.workers if cfg.actors == "ray" else cfg.n_workers(),
                                           self.model.device, nice=WORKER_NICE, backend=cfg.actors,
-                                          address=cfg.ray_address or None, log=self.log)
+                                          address=cfg.ray_address or None, log=self.log,
+                                          precision=cfg.precision)
                 if cfg.actors == "ray":
                     self.log(f"  {self.actors.slots} Ray actor(s) on the cluster")
                 self._append_metrics({"event": "start", "iteration": self.iteration, "games": self.games,
@@ -427,7 +430,7 @@ class TrainPipeline:
                 opponent,
                 geometry, openings, seed,
                 parallel=cfg.eval_games, c_puct=cfg.c_puct, device=self.model.device,
-                progress=on_progress if not bar.disable else None)
+                progress=on_progress if not bar.disable else None, precision=cfg.precision)
         as_black, as_white = tally_by_colour(games)
         total = as_black + as_white
         win_ratio = total.score

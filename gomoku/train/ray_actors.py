@@ -57,14 +57,15 @@ class GameActor:
         device: 'cpu' or 'gpu' for the predictor.
         threads: CPU threads of the predictor.
         nice: added to the process's niceness.
+        precision: the predictor's arithmetic ('fp32', 'bf16' or 'auto').
     """
 
-    def __init__(self, device: str = "cpu", threads: int = 1, nice: int = 0):
+    def __init__(self, device: str = "cpu", threads: int = 1, nice: int = 0, precision: str = "fp32"):
         try:
             prepare_actor_process(nice)
         except ValueError:
             pass  # not the process's main thread: Ray keeps its own SIGTERM handling
-        self._device, self._threads = device, threads
+        self._device, self._threads, self._precision = device, threads, precision
         self._runner = TaskRunner()
         self._evaluator = None
         self._loaded: Optional[int] = None
@@ -90,7 +91,7 @@ class GameActor:
         for name, data in weights["files"].items():
             with open(os.path.join(directory, name), "wb") as f:
                 f.write(data)
-        self._evaluator = load_evaluator(directory, self._device, self._threads)
+        self._evaluator = load_evaluator(directory, self._device, self._threads, self._precision)
         self._loaded = weights["version"]
 
 
@@ -122,13 +123,14 @@ class RayActors(Actors):
         address: None or "" starts a local cluster for this run; "auto" or
             "HOST:PORT" joins a running one (``ray start --head``).
         log: where the loss of an actor's games is reported.
+        precision: the arithmetic of the actors' predictors ('fp32', 'bf16' or 'auto').
 
     Raises:
         RuntimeError: Ray is not installed.
     """
 
     def __init__(self, n: int = 0, device: str = "cpu", nice: int = 0, address: Optional[str] = None,
-                 log: Callable[[str], None] = print):
+                 log: Callable[[str], None] = print, precision: str = "fp32"):
         ray = import_ray()
         self._ray = ray
         self._log = log
@@ -143,7 +145,7 @@ class RayActors(Actors):
                 self._started_cluster = True
         n = n or max(1, int(ray.cluster_resources().get("CPU", 1)))
         remote = ray.remote(num_cpus=1, max_restarts=-1, max_task_retries=0, max_concurrency=2)(GameActor)
-        self._actors = [remote.remote(device, 1, nice) for _ in range(n)]
+        self._actors = [remote.remote(device, 1, nice, precision) for _ in range(n)]
         self._weights = None  # the object ref of the published files
         self._model_ref = None
         self._model_version = None
