@@ -344,3 +344,19 @@ def test_workers_die_with_their_parent():
     finally:
         parent.kill()
         parent.wait(30)
+
+
+def test_no_two_self_play_games_are_the_same_across_actors_iterations_and_playing_ahead():
+    # Two workers, four calls of 4 games (2 each): the streams play ahead between calls, so
+    # worker 0's later games run beside worker 1's first ones with the same weights. With seeds
+    # of seed + index the two streams repeated each other's games; each game must be new.
+    settings = SelfPlaySettings((6, 6, 4), parallel=2, n_playout=8, c_puct=5.0)
+    games = []
+    with ProcessActors(2, device="cpu") as actors:
+        actors.publish(tiny_model())
+        for call in range(4):
+            played, _ = actors.start_self_play(4, settings, seed=100 + call).result()
+            games += played
+    assert len(games) == 16
+    keys = {(g.start_player, tuple(g.moves)) for g in games}
+    assert len(keys) == len(games), "two self-play games were the same game"

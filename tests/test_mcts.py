@@ -6,7 +6,7 @@ import pytest
 from gomoku.game.board import Board
 from gomoku.search.mcts import MCTS, MCTSPlayer, SearchStopped, TreeNode, search
 from gomoku.search.rollout import line_cells, pure_mcts_player, random_rollout_values
-from gomoku.train.selfplay import self_play_games
+from gomoku.train.selfplay import game_seeds, self_play_games
 from tests.boards import load_board
 
 
@@ -198,17 +198,26 @@ def test_line_cells_counts():
     assert len(line_cells(15, 15, 5)) == 11 * 15 * 2 + 11 * 11 * 2
 
 
+def play_alone(seed: int, n_playout: int, start_player: int = 1) -> Board:
+    """One self-play game searched sequentially by a player with ``seed``, as a stream would play it."""
+    board = Board(6, 6, 4, start_player=start_player)
+    player = MCTSPlayer(HashEvaluator(), n_playout=n_playout, self_play=True, seed=seed)
+    while not board.game_over:
+        move = player.get_action(board)
+        board.do_move(move)
+        player.notify_move(move)
+    return board
+
+
 def test_lockstep_games_equal_games_played_alone():
     evaluator = HashEvaluator()
     together, stats = self_play_games(evaluator, (6, 6, 4), n_games=4, parallel=4, n_playout=30,
                                       c_puct=5.0, seed=11)
     assert max(evaluator.batches) == 4  # leaves of the four games shared calls
     for i in range(4):
-        alone, _ = self_play_games(HashEvaluator(), (6, 6, 4), n_games=1, parallel=1, n_playout=30,
-                                   c_puct=5.0, seed=11 + i)
-        # game i of the batch opens with player 1 + i % 2; alone it is game 0, so compare moves only
-        if i % 2 == 0:
-            assert alone[0].moves == together[i].moves
+        # game i of the stream opens with player 1 + i % 2 and searches with its own seed
+        alone = play_alone(game_seeds(11, i)[0], 30, start_player=1 + i % 2)
+        assert alone.history == together[i].moves
     assert stats.games == 4 and stats.playouts == 30 * stats.moves
 
 
@@ -216,12 +225,7 @@ def test_lockstep_with_one_game_equals_the_sequential_search():
     evaluator = HashEvaluator()
     games, _ = self_play_games(evaluator, (6, 6, 4), n_games=1, parallel=1, n_playout=40,
                                c_puct=5.0, seed=5)
-    board = Board(6, 6, 4, start_player=1)
-    player = MCTSPlayer(HashEvaluator(), n_playout=40, self_play=True, seed=5)
-    while not board.game_over:
-        move = player.get_action(board)
-        board.do_move(move)
-        player.notify_move(move)
+    board = play_alone(game_seeds(5, 0)[0], 40)
     assert board.history == games[0].moves
     assert board.winner == games[0].winner
 

@@ -10,7 +10,7 @@ from gomoku.game.board import Board
 from gomoku.search.gumbel import GumbelNode, GumbelPlayer, GumbelTree, improved_policy
 from gomoku.search.mcts import MCTS, MCTSPlayer
 from gomoku.train.config import TrainConfig
-from gomoku.train.selfplay import training_arrays, self_play_games
+from gomoku.train.selfplay import game_seeds, training_arrays, self_play_games
 from tests.test_mcts import HashEvaluator
 
 
@@ -202,11 +202,18 @@ def test_gumbel_games_in_lockstep_equal_games_played_alone():
     kwargs = dict(c_puct=5.0, root_search="gumbel")
     together, stats = self_play_games(HashEvaluator(), (6, 6, 4), n_games=4, parallel=4, n_playout=6,
                                       seed=11, **kwargs)
-    for i in (0, 2):
-        alone, _ = self_play_games(HashEvaluator(), (6, 6, 4), n_games=1, parallel=1, n_playout=6,
-                                   seed=11 + i, **kwargs)
-        assert alone[0].moves == together[i].moves
-        np.testing.assert_array_equal(alone[0].pis, together[i].pis)
+    for i in range(4):
+        # game i of the stream opens with player 1 + i % 2 and searches with its own seed
+        board = Board(6, 6, 4, start_player=1 + i % 2)
+        player = GumbelPlayer(HashEvaluator(), n_playout=6, seed=game_seeds(11, i)[0], name="self-play")
+        pis = []
+        while not board.game_over:
+            move, pi = player.get_action(board, return_probs=True)
+            pis.append(pi)
+            board.do_move(move)
+            player.notify_move(move)
+        assert board.history == together[i].moves
+        np.testing.assert_array_equal(np.array(pis, dtype=together[i].pis.dtype), together[i].pis)
     assert stats.playouts == 7 * stats.moves  # six simulations and the root, every move
 
 

@@ -157,7 +157,8 @@ class SelfPlaySettings:
 
 @dataclass
 class SelfPlayTask:
-    """``n_games`` games from an actor's self-play stream; game ``i`` of the stream uses seed ``seed + i``."""
+    """``n_games`` games from an actor's self-play stream; a stream started by this task takes
+    ``seed`` as its own (see ``SelfPlayStream``), a running one keeps the seed it has."""
 
     settings: SelfPlaySettings
     n_games: int
@@ -259,6 +260,11 @@ def a_colour(index: int) -> int:
 def game_seed(seed: int, index: int, side: int) -> int:
     """A seed of its own for each game and side, so no two players share a random stream."""
     return int(np.random.SeedSequence([seed, index, side]).generate_state(1)[0])
+
+
+def stream_seed(seed: int, actor: int) -> int:
+    """The seed of actor ``actor``'s self-play stream, from the caller's seed for the call."""
+    return int(np.random.SeedSequence([seed, actor, 7]).generate_state(1)[0])
 
 
 def split(total: int, parts: int) -> list[int]:
@@ -419,14 +425,15 @@ class Actors(ABC):
                         progress: Optional[Callable[[Progress], None]] = None) -> Pending:
         """Starts ``n_games`` self-play games; ``result()`` gives ``(games, stats)``.
 
-        The games are split over the actors; actor ``k``'s games use seeds from
-        ``seed + first_k``, where ``first_k`` counts the games of the actors before it.
+        The games are split over the actors; actor ``k`` gets the stream seed
+        ``stream_seed(seed, k)``. An actor's stream keeps the seed of the task that
+        started it and derives each game's seed from it and the game's index, so no
+        two games of a run share a random stream: not between actors, not when a
+        stream plays ahead, and not after a restart (a new stream, a new seed).
         ``progress`` (see the module docstring) is called until ``result()`` returns.
         """
-        tasks, first = [], 0
-        for share in split(n_games, self.slots):
-            tasks.append(SelfPlayTask(settings, share, seed + first))
-            first += share
+        tasks = [SelfPlayTask(settings, share, stream_seed(seed, k))
+                 for k, share in enumerate(split(n_games, self.slots))]
         pending = self._start(tasks, progress)
         return Pending(lambda: merge_games(pending.result()))
 

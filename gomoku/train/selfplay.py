@@ -22,6 +22,17 @@ workers, whose shares are done, go on playing instead of idling. The games playe
 come from weights at most this many calls old."""
 
 
+def game_seeds(seed: int, index: int) -> tuple[int, int]:
+    """Seeds for game ``index`` of a stream with seed ``seed``: its player's and its opening's.
+
+    Hashed from both numbers (``SeedSequence``), so that the games of streams whose
+    seeds are close (``seed`` and ``seed + 1``) do not repeat each other at shifted
+    indices, as ``seed + index`` would.
+    """
+    player, opening = np.random.SeedSequence([seed, index]).generate_state(2)
+    return int(player), int(opening)
+
+
 class SelfPlayStream:
     """Self-play that never drains: ``parallel`` games always in progress.
 
@@ -31,9 +42,11 @@ class SelfPlayStream:
     iteration asks for. Handing games out in the order they started, not the
     order they finished, keeps short games from crowding the first
     collections after a start: the first games to finish are the short ones.
-    Game ``i`` uses seed ``seed + i`` for its noise and move sampling and
-    opens with player ``1 + i % 2``, so the games do not depend on
-    ``parallel`` while the evaluator is unchanged.
+    Game ``i`` draws its noise, move sampling and opening from random streams
+    of its own, derived from ``(seed, i)`` (``game_seeds``): no two games of
+    a stream, nor of two streams with different seeds, share one. It opens
+    with player ``1 + i % 2``, so the games do not depend on ``parallel``
+    while the evaluator is unchanged.
 
     Args:
         evaluator: the net evaluator shared by all games.
@@ -60,15 +73,16 @@ class SelfPlayStream:
         width, height, n_in_row = board_shape
 
         def new_game(i):
+            player_seed, opening_seed = game_seeds(seed, i)
             if root_search == "gumbel":
-                player = GumbelPlayer(self.evaluator, n_playout=n_playout, seed=seed + i,
+                player = GumbelPlayer(self.evaluator, n_playout=n_playout, seed=player_seed,
                                       name="self-play", **player_kwargs)
             else:
                 player = MCTSPlayer(self.evaluator, c_puct=c_puct, n_playout=n_playout, self_play=True,
-                                    seed=seed + i, name="self-play", **player_kwargs)
+                                    seed=player_seed, name="self-play", **player_kwargs)
             board = Board(width, height, n_in_row, start_player=1 + i % 2)
             if opening_stones:
-                rng = np.random.default_rng([seed, i])  # apart from the players' seed + i streams
+                rng = np.random.default_rng(opening_seed)
                 stones = int(rng.integers(opening_stones + 1))
                 for move in make_openings(1, width, height, n_in_row, stones, rng)[0]:
                     board.do_move(move)
