@@ -3,7 +3,7 @@
 ``python -m gomoku.play.referee "ENGINE 1" "ENGINE 2"`` starts both engines,
 plays one game through the protocol that ``engine`` speaks, checks every answer
 with ``board.Board`` and prints the transcript. ``run_match`` is the same game
-as a function, for the soak (``scripts/engine_soak.py``) and the tests.
+as a function, for the soak (``gomoku.play.soak``) and the tests.
 
 The referee talks the way managers do:
 
@@ -192,10 +192,10 @@ def run_match(commands: tuple[list[str], list[str]], width: int, height: int, n_
     start = f"START {width}" if width == height else f"RECTSTART {width},{height}"
     try:
         for engine in engines:
-            engine.send(start)
             try:
+                engine.send(start)
                 answer, _ = engine.reply(start_timeout)
-            except (TimeoutError, EOFError) as exc:
+            except (TimeoutError, EOFError, OSError) as exc:  # OSError: it exited before START came
                 return result(None, f"{engine.name} did not start: {exc}",
                               "hang" if isinstance(exc, TimeoutError) else "crash")
             if answer != "OK":
@@ -206,16 +206,21 @@ def run_match(commands: tuple[list[str], list[str]], width: int, height: int, n_
             side = referee.current_player - 1
             engine = engines[side]
             limit_ms = timeout_turn_ms if not timeout_match_ms else min(timeout_turn_ms, time_left[side])
-            if timeout_match_ms:
-                engine.send(f"INFO time_left {time_left[side]}")
-            if board_each_turn or (len(referee.history) == len(opening) and opening):
+            # After an opening, each engine's first request is a BOARD block: neither has seen the
+            # referee's stones, and White's first turn comes one stone after Black's.
+            if board_each_turn or (opening and len(referee.history) - len(opening) < 2):
                 command = board_block(referee, referee.current_player, width)
             elif referee.history:
                 y, x = referee.location(referee.last_move)
                 command = [f"TURN {x},{y}"]
             else:
                 command = ["BEGIN"]
-            engine.send(*command)
+            if timeout_match_ms:
+                command = [f"INFO time_left {time_left[side]}"] + command
+            try:
+                engine.send(*command)
+            except OSError as exc:  # it exited after its last answer: its pipe is closed
+                return result(2 - side, f"{engine.name} lost: it is gone ({exc})", "crash")
             limit = limit_ms / 1000.0
             try:
                 answer, latency = engine.reply(limit + HANG_GRACE_S)
