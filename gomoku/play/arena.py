@@ -340,8 +340,9 @@ def run_arena(settings: ArenaSettings, log: Optional[Callable[[str], None]] = No
     workers = min(settings.workers, settings.games)
     if log is not None:
         width, height, n_in_row = geometry
+        inference = "" if spec_a.precision is None else f" ({spec_a.precision} against {spec_b.precision})"
         log(f"{settings.games} games on {width}x{height}, {n_in_row} in a row: {spec_text(spec_a)} "
-            f"against {spec_text(spec_b)}, {workers} worker(s)")
+            f"against {spec_text(spec_b)}{inference}, {workers} worker(s)")
     start = time.perf_counter()
     with make_actors(workers) as actors, \
             progress_bar(settings.games, "arena", stream=progress_stream) as bar:

@@ -75,7 +75,7 @@ from typing import Callable, Iterable, Optional, TextIO
 import numpy as np
 
 from gomoku import __version__
-from gomoku.game.board import DRAW, Board
+from gomoku.game.board import COLUMN_LETTERS, DRAW, Board
 from gomoku.search.heuristic import DEFAULT_LEVEL, LEVELS, HeuristicPlayer
 from gomoku.search.mcts import MCTS, search
 from gomoku.search.options import SearchOptions, add_search_flags
@@ -95,19 +95,28 @@ NODE_BYTES_PER_CELL = 32
 NODE_BYTES = 400
 TREE_MEMORY_SHARE = 0.25  # of max_memory; the rest is Python, Paddle and the net's cache
 
-_PAIR = re.compile(r"\s*(-?\d+)\s*,\s*(-?\d+)\s*")
-_TRIPLE = re.compile(r"\s*(-?\d+)\s*,\s*(-?\d+)\s*,\s*(-?\d+)\s*")
+# Numbers of at most 9 digits: anything longer is off every board (and Python's int() refuses
+# strings of thousands of digits with an error of its own).
+_PAIR = re.compile(r"\s*(-?\d{1,9})\s*,\s*(-?\d{1,9})\s*")
+_TRIPLE = re.compile(r"\s*(-?\d{1,9})\s*,\s*(-?\d{1,9})\s*,\s*(-?\d{1,9})\s*")
+_SIZE = re.compile(r"\s*(-?\d{1,9})\s*")
+MAX_SIDE = len(COLUMN_LETTERS)  # the widest board the rules module labels; the tallest we build
 
 
 class ProtocolError(ValueError):
     """Input the engine answers with ``ERROR`` and otherwise ignores."""
 
 
+def shown(text: str, most: int = 40) -> str:
+    """``text`` quoted for an error message, cut short if long (an answer is one short line)."""
+    return repr(text if len(text) <= most else text[:most] + "...")
+
+
 def parse_pair(text: str, what: str) -> tuple[int, int]:
     """Reads ``"a,b"`` (two integers) or raises ProtocolError naming ``what`` was expected."""
     match = _PAIR.fullmatch(text)
     if not match:
-        raise ProtocolError(f"cannot read {text!r}: expected {what}")
+        raise ProtocolError(f"cannot read {shown(text)}: expected {what}")
     return int(match.group(1)), int(match.group(2))
 
 
@@ -369,10 +378,10 @@ class PbrainEngine:
 
     # -------------------------------------------------------- game set-up
     def _start(self, arg: str, started: float) -> None:
-        try:
-            size = int(arg)
-        except ValueError:
-            raise ProtocolError(f"cannot read {arg!r}: expected START size") from None
+        match = _SIZE.fullmatch(arg)
+        if not match:
+            raise ProtocolError(f"cannot read {shown(arg)}: expected START size")
+        size = int(match.group(1))
         self._new_game(size, size)
 
     def _rectstart(self, arg: str, started: float) -> None:
@@ -381,6 +390,8 @@ class PbrainEngine:
     def _new_game(self, width: int, height: int) -> None:
         if width < 1 or height < 1:
             raise ProtocolError(f"the board {width}x{height} has no cells")
+        if width > MAX_SIDE or height > MAX_SIDE:
+            raise ProtocolError(f"the board {width}x{height} is too large: at most {MAX_SIDE} cells a side")
         if self.options.model is not None:
             spec = self._load_model()
             n_in_row = spec.n_in_row
@@ -494,12 +505,12 @@ class PbrainEngine:
         for text in lines:
             match = _TRIPLE.fullmatch(text)
             if not match:
-                raise ProtocolError(f"cannot read BOARD line {text!r}: expected x,y,who")
+                raise ProtocolError(f"cannot read BOARD line {shown(text)}: expected x,y,who")
             x, y, who = (int(g) for g in match.groups())
             if who == CONTINUOUS_MARK:
                 raise ProtocolError("BOARD field 3 (continuous game) is not supported")
             if who not in (OWN, OPPONENT):
-                raise ProtocolError(f"BOARD line {text!r}: who must be 1 (own) or 2 (opponent's)")
+                raise ProtocolError(f"BOARD line {shown(text)}: who must be 1 (own) or 2 (opponent's)")
             position.add(position.move_of(x, y), who)
         self.position = position
         self._move(started)
@@ -645,7 +656,7 @@ class PbrainEngine:
         try:
             number = int(value)
         except ValueError:
-            self._pending.append(f"ignored INFO {key} {value!r}: not an integer")
+            self._pending.append(f"ignored INFO {key} {shown(value)}: not an integer")
             return
         if key == "rule":
             if number & ~2:  # 1 exact five, 4 renju, 8 caro; 2 (continuous) only matters in BOARD
