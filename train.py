@@ -10,6 +10,7 @@ from dataclasses import fields
 
 warnings.filterwarnings("ignore", message=".*ccache.*")
 
+from gomoku.game.features import INPUT_VERSIONS  # noqa: E402
 from gomoku.train.config import DEFAULT_PRESET, PRESETS, TrainConfig, field_docs, preset  # noqa: E402
 from gomoku.util import DefaultsHelpFormatter, switch_arg  # noqa: E402
 
@@ -27,7 +28,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="continue the run in RUN_DIR from its checkpoint "
                              "(flags given with it override its settings)")
     parser.add_argument("--init-model", metavar="PATH",
-                        help="start a new run from the weights of this model file")
+                        help="start a new run from the weights of this model file (with a later "
+                             "--inputs version than the model's, it carries the model over to it: "
+                             "the new input planes start at zero weight, so it plays as before)")
     parser.add_argument("--grow", action="store_true",
                         help="with --init-model: grow the size-free model to --sizefree-blocks "
                              "and --sizefree-filters (more blocks, more channels) before training; "
@@ -40,7 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
         kind = {"int": int, "float": float, "str": str, "bool": switch_arg}[
             field.type if isinstance(field.type, str) else field.type.__name__]
         extra = {"device": {"choices": ["cpu", "gpu", "auto"]}, "precision": {"choices": ["auto", "fp32", "bf16"]},
-                 "root_search": {"choices": ["puct", "gumbel"]}}.get(field.name, {})
+                 "root_search": {"choices": ["puct", "gumbel"]},
+                 "inputs": {"choices": list(INPUT_VERSIONS)}}.get(field.name, {})
         if kind is switch_arg:
             extra = {"metavar": "on|off"}
             default = "on" if field.default else "off"
@@ -61,12 +65,18 @@ NET_FIELDS = ("arch", "sizefree_blocks", "sizefree_filters", "res_blocks", "res_
 
 
 def check_net_flags(parser: argparse.ArgumentParser, init_model: str, config: TrainConfig,
-                    overrides: dict) -> None:
+                    overrides: dict, grow: bool = False) -> None:
     """A run from a model trains that model's net: net flags that ask for another are an error
-    (the model can grow with --grow, but never silently)."""
+    (the model can grow with --grow, and take a later --inputs version, but never silently;
+    it cannot go back to an earlier input version)."""
     from gomoku.net.modelfile import read_model_file
 
     spec, _ = read_model_file(init_model)
+    if "inputs" in overrides and config.inputs < spec.inputs:
+        parser.error(f"--inputs {config.inputs}: {init_model} takes input version {spec.inputs}, "
+                     f"and a net cannot go back to an earlier one")
+    if grow:
+        return
     model_net = config.with_net(spec)
     for name in NET_FIELDS:
         if name in overrides and getattr(config, name) != getattr(model_net, name):
@@ -98,8 +108,8 @@ def main(argv=None) -> int:
             run_dir = args.run_dir or os.path.join("runs", f"{args.preset}-{time.strftime('%Y%m%d-%H%M%S')}")
             if os.path.exists(os.path.join(run_dir, "checkpoint.pkl")):
                 parser.error(f"{run_dir} already holds a run: use --resume {run_dir}, or another --run-dir")
-            if args.init_model and not args.grow:
-                check_net_flags(parser, args.init_model, config, overrides)
+            if args.init_model:
+                check_net_flags(parser, args.init_model, config, overrides, args.grow)
             pipeline = TrainPipeline(config, run_dir, log=log, init_model=args.init_model, grow=args.grow)
         if args.iterations is not None and args.iterations < 1:
             parser.error("--iterations must be at least 1")

@@ -316,9 +316,11 @@ def test_self_play_settings_carry_every_option_of_the_config():
     assert settings.board_shape == (9, 9, 5) and settings.parallel == 3
     assert (settings.n_playout, settings.gumbel_m, settings.opening_stones) == (32, 8, 2)
     assert settings.player_kwargs() == dict(m_max=8, c_visit=50.0, c_scale=0.1, p_full=0.5, n_fast=4,
-                                            win_check=True)
-    puct = SelfPlaySettings.from_config(TrainConfig(win_check=True, forced_k=2.0), (8, 8, 5), parallel=1)
+                                            win_check=True, threats=False)
+    puct = SelfPlaySettings.from_config(TrainConfig(win_check=True, forced_k=2.0, threats=True), (8, 8, 5),
+                                        parallel=1)
     assert puct.player_kwargs()["win_check"] is True and puct.player_kwargs()["forced_k"] == 2.0
+    assert puct.player_kwargs()["threats"] is True
 
 
 def test_win_check_is_an_on_off_flag_and_old_checkpoints_holding_1_still_load():

@@ -290,10 +290,11 @@ class Board:
 
     # ----------------------------------------------------------------- planes
     def planes(self) -> np.ndarray:
-        """The network input, ``(4, height, width)`` float32, for the player to move.
+        """The network input of input version 1, ``(4, height, width)`` float32, for the player to move.
 
         Plane 0: own stones; 1: opponent's stones; 2: the last move; 3: all ones
-        when the player to move is the one who opened the game.
+        when the player to move is the one who opened the game. Later input
+        versions begin with these four (``gomoku.game.features`` builds every version).
         """
         out = np.zeros((4, self.size), dtype=np.float32)
         self.fill_planes(out)

@@ -13,11 +13,19 @@ al. 2016), and training goes on from there with the extra capacity:
   batch norm at zero: such a block adds 0 to its input, and its input is a ReLU
   output already, so the block passes it through unchanged.
 
+A net of any architecture can also take a later input version
+(``carry_inputs``): the first convolution, the only layer that reads the
+planes, gets zero weights on the new planes, so the net computes what it did
+from the planes it had; the new planes' weights have a gradient from the first
+update on.
+
 Everything here works on weight dicts of NumPy arrays (``PolicyValueModel.weights``),
 so it needs no Paddle.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 
@@ -33,6 +41,8 @@ def check_growable(small: NetSpec, large: NetSpec) -> None:
                          f"the net asked for {large.arch!r})")
     if small.n_in_row != large.n_in_row:
         raise ValueError(f"a model for {small.n_in_row} in a row cannot grow into one for {large.n_in_row}")
+    if small.inputs != large.inputs:
+        raise ValueError(f"growing keeps the input version ({small.inputs}); carry_inputs changes it")
     if large.res_blocks < small.res_blocks or large.res_filters < small.res_filters:
         raise ValueError(f"a net can grow but not shrink: the model has {small.res_blocks} blocks of "
                          f"{small.res_filters} channels, the net asked for {large.res_blocks} of "
@@ -77,7 +87,7 @@ def grow_weights(small: NetSpec, weights: dict[str, np.ndarray], large: NetSpec,
         for part in _BN:
             out[f"{prefix}.{part}"][:f] = take(f"{prefix}.{part}", (f,))
 
-    conv("conv1.weight", 4)
+    conv("conv1.weight", small.channels)
     batch_norm("bn1")
     for i in range(small.res_blocks):
         for layer in ("conv1", "conv2"):
@@ -102,3 +112,26 @@ def grow_weights(small: NetSpec, weights: dict[str, np.ndarray], large: NetSpec,
     for name in ("value_fc1.bias", "value_fc2.weight", "value_fc2.bias"):
         out[name] = take(name, out[name].shape).copy()
     return out
+
+
+def carry_inputs(spec: NetSpec, weights: dict[str, np.ndarray], inputs: int) -> tuple[NetSpec, dict]:
+    """The net ``spec`` with input version ``inputs``, and weights with which it plays exactly as
+    ``weights`` did: the first convolution reads the old planes as before (a later version's
+    planes begin with the earlier version's) and the new ones with zero weights.
+
+    Raises:
+        ValueError: ``inputs`` is not a later version than the net's, or the weights do not fit.
+    """
+    if inputs <= spec.inputs:
+        raise ValueError(f"a net can take a later input version, not version {inputs} "
+                         f"(the model takes version {spec.inputs})")
+    wider = replace(spec, inputs=inputs)
+    conv = weights.get("conv1.weight")
+    if conv is None or conv.ndim != 4 or conv.shape[1] != spec.channels:
+        raise ValueError(f"weight conv1.weight does not fit a net of input version {spec.inputs} "
+                         f"({None if conv is None else conv.shape})")
+    grown = np.zeros((conv.shape[0], wider.channels, *conv.shape[2:]), dtype=conv.dtype)
+    grown[:, :spec.channels] = conv
+    out = {name: np.array(value, copy=True) for name, value in weights.items()}
+    out["conv1.weight"] = grown
+    return wider, out

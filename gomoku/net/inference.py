@@ -16,17 +16,27 @@ from typing import Optional
 import numpy as np
 import paddle
 
+from gomoku.game.features import check_input_version, input_channels
 
-def export_inference(net, width: Optional[int], height: Optional[int], directory: str) -> None:
-    """Writes ``net`` as a Paddle Inference model (``model.json`` / ``model.pdiparams``).
+
+INPUT_VERSION_FILE = "input_version.txt"
+"""beside an exported net: its input version (``gomoku.game.features``); without it, version 1"""
+
+
+def export_inference(net, width: Optional[int], height: Optional[int], directory: str,
+                     inputs: int = 1) -> None:
+    """Writes ``net`` as a Paddle Inference model (``model.json`` / ``model.pdiparams``) and its
+    input version (``INPUT_VERSION_FILE``), so that a predictor knows which planes to ask for.
 
     ``width`` and ``height`` None leave them open (a size-free net): the
     predictor then takes any board size; with oneDNN it runs a fixed size as
     fast as a predictor exported for that size.
     """
     net.eval()
-    spec = [paddle.static.InputSpec([None, 4, height, width], "float32", "planes")]
+    spec = [paddle.static.InputSpec([None, input_channels(inputs), height, width], "float32", "planes")]
     paddle.jit.save(net, os.path.join(directory, "model"), input_spec=spec)
+    with open(os.path.join(directory, INPUT_VERSION_FILE), "w") as f:
+        f.write(f"{inputs}\n")
 
 
 class InferencePredictor:
@@ -45,6 +55,8 @@ class InferencePredictor:
         from gomoku.net.device import resolve_precision
 
         self.precision = resolve_precision(precision, device)
+        self.input_version = read_input_version(model_dir)
+        """the planes this net takes (``gomoku.game.features``)"""
         program = next(os.path.join(model_dir, f) for f in sorted(os.listdir(model_dir))
                        if f.endswith((".json", ".pdmodel")))
         config = inference.Config(program, os.path.join(model_dir, "model.pdiparams"))
@@ -62,7 +74,7 @@ class InferencePredictor:
         self._outputs = [self._predictor.get_output_handle(n) for n in self._predictor.get_output_names()]
 
     def run(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``planes (B, 4, H, W)`` -> ``(log_probs (B, H*W), values (B,))``."""
+        """``planes (B, C, H, W)`` -> ``(log_probs (B, H*W), values (B,))``."""
         self._input.reshape(planes.shape)
         self._input.copy_from_cpu(np.ascontiguousarray(planes, dtype=np.float32))
         self._predictor.run()
@@ -72,3 +84,10 @@ class InferencePredictor:
     predict = run  # so a predictor can stand in for a model in NetEvaluator
 
 
+def read_input_version(model_dir: str) -> int:
+    """The input version of the net exported in ``model_dir`` (1 when it does not say)."""
+    path = os.path.join(model_dir, INPUT_VERSION_FILE)
+    if not os.path.isfile(path):
+        return 1
+    with open(path) as f:
+        return check_input_version(int(f.read().strip()))

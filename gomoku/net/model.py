@@ -1,8 +1,10 @@
 """The policy-value networks, built from a ``NetSpec``.
 
-``PolicyValueNet`` (SPEC section 3) maps the 4 input planes of
-``Board.planes`` to log move probabilities over all ``width * height`` cells
-and a value in [-1, 1] for the player to move. ``SizeFreeNet`` (SPEC section 7)
+``PolicyValueNet`` (SPEC section 3) maps the input planes (4 for input version
+1, ``Board.planes``; more for later versions, ``gomoku.game.features``) to log
+move probabilities over all ``width * height`` cells and a value in [-1, 1]
+for the player to move. Only the first convolution reads the planes, so the
+input version changes its input channels alone. ``SizeFreeNet`` (SPEC section 7)
 has no layer sized to the board, so one set of weights evaluates any ``H x W``.
 """
 
@@ -18,9 +20,9 @@ from gomoku.net.spec import NetSpec
 class PolicyValueNet(nn.Layer):
     """The reference net: a 3-layer conv trunk, a policy head and a value head."""
 
-    def __init__(self, width: int, height: int):
+    def __init__(self, width: int, height: int, channels: int = 4):
         super().__init__()
-        self.conv1 = nn.Conv2D(4, 32, 3, padding=1)
+        self.conv1 = nn.Conv2D(channels, 32, 3, padding=1)
         self.conv2 = nn.Conv2D(32, 64, 3, padding=1)
         self.conv3 = nn.Conv2D(64, 128, 3, padding=1)
         self.policy_conv = nn.Conv2D(128, 4, 1)
@@ -59,9 +61,9 @@ class ResidualBlock(nn.Layer):
 class ResidualPolicyValueNet(PolicyValueNet):
     """The same heads on a deeper residual trunk (an option, not the default)."""
 
-    def __init__(self, width: int, height: int, blocks: int, filters: int):
-        super().__init__(width, height)
-        self.conv1 = nn.Conv2D(4, filters, 3, padding=1)
+    def __init__(self, width: int, height: int, blocks: int, filters: int, channels: int = 4):
+        super().__init__(width, height, channels)
+        self.conv1 = nn.Conv2D(channels, filters, 3, padding=1)
         self.conv2 = self.conv3 = None
         self.blocks = nn.LayerList([ResidualBlock(filters) for _ in range(blocks)])
         self.policy_conv = nn.Conv2D(filters, 4, 1)
@@ -88,9 +90,9 @@ class SizeFreeNet(nn.Layer):
     layers and tanh. Every layer's size depends on the channels alone.
     """
 
-    def __init__(self, blocks: int, filters: int):
+    def __init__(self, blocks: int, filters: int, channels: int = 4):
         super().__init__()
-        self.conv1 = nn.Conv2D(4, filters, 3, padding=1, bias_attr=False)
+        self.conv1 = nn.Conv2D(channels, filters, 3, padding=1, bias_attr=False)
         self.bn1 = nn.BatchNorm2D(filters)
         self.blocks = nn.LayerList([ResidualBlock(filters) for _ in range(blocks)])
         self.policy_conv = nn.Conv2D(filters, 1, 1)
@@ -119,11 +121,11 @@ def build_net(spec: NetSpec) -> nn.Layer:
         ValueError: an unknown architecture.
     """
     if spec.arch == "reference":
-        return PolicyValueNet(spec.width, spec.height)
+        return PolicyValueNet(spec.width, spec.height, spec.channels)
     if spec.arch == "resnet":
-        return ResidualPolicyValueNet(spec.width, spec.height, spec.res_blocks, spec.res_filters)
+        return ResidualPolicyValueNet(spec.width, spec.height, spec.res_blocks, spec.res_filters, spec.channels)
     if spec.arch == "sizefree":
-        return SizeFreeNet(spec.res_blocks, spec.res_filters)
+        return SizeFreeNet(spec.res_blocks, spec.res_filters, spec.channels)
     raise ValueError(f"unknown architecture {spec.arch!r}: use 'reference', 'resnet' or 'sizefree'")
 
 

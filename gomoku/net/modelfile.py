@@ -4,8 +4,10 @@ The archive holds the weights under their parameter names plus ``__meta__``, a
 JSON string with the format, the board size, ``n_in_row`` and the architecture,
 so loading it needs no flags. A size-free net's file also says ``"size_free": true``
 and lists the boards it was trained on (``trained_sizes``); the board size is
-then the one it plays by default. Files without these keys are fixed-size nets. It loads without pickle, and reading one imports
-no Paddle.
+then the one it plays by default. Files without these keys are fixed-size nets.
+A net whose input planes are not version 1 records its ``inputs`` version
+(``gomoku.game.features``); files without it take version 1. It loads without
+pickle, and reading one imports no Paddle.
 """
 
 from __future__ import annotations
@@ -58,7 +60,10 @@ def read_model_file(path: str) -> tuple[NetSpec, dict[str, np.ndarray]]:
         found = meta.get("format") if isinstance(meta, dict) else None
         raise ModelFileError(f"{path} has format {found!r}, expected {MODEL_FORMAT!r}")
     fields = {k: meta[k] for k in NetSpec.__dataclass_fields__ if k in meta}
-    return NetSpec(**fields), weights
+    try:
+        return NetSpec(**fields), weights
+    except ValueError as exc:  # an input version this code does not know
+        raise ModelFileError(f"{path}: {exc}") from None
 
 
 def find_model(path: str) -> str:
@@ -88,5 +93,7 @@ def save_model_file(path: str, spec: NetSpec, weights: dict[str, np.ndarray]) ->
         meta["size_free"] = True
     else:
         del meta["trained_sizes"]  # a fixed-size net's file reads as it always has
+    if spec.inputs == 1:
+        del meta["inputs"]  # so does a net of the first input version
     arrays["__meta__"] = np.array(json.dumps(meta))
     atomic_write(path, lambda f: np.savez(f, **arrays))

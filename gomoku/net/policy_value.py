@@ -52,13 +52,19 @@ class PolicyValueModel:
         """counts the changes of the weights: evaluators and actors compare it to what they hold"""
         self.net.eval()
 
+    @property
+    def input_version(self) -> int:
+        """The planes the net takes (``gomoku.game.features``), from its spec."""
+        return self.spec.inputs
+
     def weights_changed(self) -> None:
         """Records that the weights changed (an optimizer step, new weights loaded)."""
         self.version += 1
 
     # ------------------------------------------------------------ inference
     def predict(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(log_probs (B, H*W), values (B,))`` for a batch of planes ``(B, 4, H, W)``."""
+        """``(log_probs (B, H*W), values (B,))`` for a batch of planes ``(B, C, H, W)``
+        (``C`` the planes of the net's input version)."""
         if self.fast_inference:
             if self._predictor_version != self.version:
                 self.refresh_inference()
@@ -85,9 +91,9 @@ class PolicyValueModel:
         so that one predictor serves every board size.
         """
         if self.spec.size_free:
-            export_inference(self.net, None, None, directory)
+            export_inference(self.net, None, None, directory, self.spec.inputs)
         else:
-            export_inference(self.net, self.spec.width, self.spec.height, directory)
+            export_inference(self.net, self.spec.width, self.spec.height, directory, self.spec.inputs)
 
     # ------------------------------------------------------------- training
     def train_step(self, planes: np.ndarray, pis: np.ndarray, zs: np.ndarray, lr: float):

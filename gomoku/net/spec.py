@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
+from gomoku.game.features import check_input_version, input_channels
+
 SIZE_FREE_ARCHS = ("sizefree",)
 """architectures with no layer sized to the board: one weight file plays any board size"""
 
@@ -29,10 +31,14 @@ class NetSpec:
     """channels of the residual trunk, for arch='resnet' and 'sizefree'"""
     trained_sizes: tuple = ()
     """the (width, height) boards a size-free net was trained on; empty for a fixed-size net"""
+    inputs: int = 1
+    """the input version: which planes the net takes (``gomoku.game.features``: 1 the four of
+    ``Board.planes``, 2 those and the threat planes); files without it are version 1"""
 
     def __post_init__(self):
         # JSON gives lists back: keep the spec hashable and comparable.
         object.__setattr__(self, "trained_sizes", tuple(tuple(int(v) for v in s) for s in self.trained_sizes))
+        check_input_version(self.inputs)
 
     @classmethod
     def for_config(cls, config) -> "NetSpec":
@@ -41,10 +47,16 @@ class NetSpec:
             sizes = config.board_sizes()
             width, height = max(sizes, key=lambda s: s[0] * s[1])
             return cls(width, height, config.n_in_row, config.arch, config.sizefree_blocks,
-                       config.sizefree_filters, tuple(sizes))
+                       config.sizefree_filters, tuple(sizes), config.inputs)
         width, height = config.board_sizes()[0]
         return cls(width, height, config.n_in_row, config.arch,
-                   config.res_blocks if config.arch == "resnet" else 0, config.res_filters)
+                   config.res_blocks if config.arch == "resnet" else 0, config.res_filters,
+                   inputs=config.inputs)
+
+    @property
+    def channels(self) -> int:
+        """The input planes the net takes."""
+        return input_channels(self.inputs)
 
     @property
     def size_free(self) -> bool:

@@ -259,6 +259,7 @@ class ArenaResult:
             "fpu": self.settings.search.fpu,
             "win_check": self.settings.search.win_check,
             "solve": self.settings.search.solve,
+            "threats": self.settings.search.threats,
             "seed": self.settings.seed,
             "workers": self.workers,
             "a_as_black": self.as_black.to_json(),

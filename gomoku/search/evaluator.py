@@ -14,6 +14,7 @@ from typing import Sequence
 import numpy as np
 
 from gomoku.game.board import Board
+from gomoku.game.features import fill_planes, input_channels
 
 
 class NetEvaluator:
@@ -21,6 +22,10 @@ class NetEvaluator:
 
     Transpositions (the same stones reached by different move orders, with the
     same last move) and positions shared by parallel games are evaluated once.
+    The planes are those of the model's input version (``input_version``, 1 for
+    a model that does not say; ``gomoku.game.features``): every plane of every
+    version is a function of the stones, the last move and the player to move,
+    the cache's key.
 
     Args:
         model: anything with ``predict(planes) -> (log_probs, values)``.
@@ -35,6 +40,11 @@ class NetEvaluator:
         self.calls = 0
         self.positions = 0
         self.hits = 0
+
+    @property
+    def input_version(self) -> int:
+        """The input version of the model's planes: what a recorded training position must hold."""
+        return getattr(self.model, "input_version", 1)
 
     def _check_version(self) -> None:
         version = getattr(self.model, "version", 0)
@@ -59,10 +69,12 @@ class NetEvaluator:
         self.hits += n - len(todo)
         if todo:
             first = boards[0]
-            planes = np.zeros((len(todo), 4, size), dtype=np.float32)
+            version = self.input_version
+            channels = input_channels(version)
+            planes = np.zeros((len(todo), channels, size), dtype=np.float32)
             for row, i in enumerate(todo):
-                boards[i].fill_planes(planes[row])
-            log_p, value = self.model.predict(planes.reshape(len(todo), 4, first.height, first.width))
+                fill_planes(boards[i], planes[row], version)
+            log_p, value = self.model.predict(planes.reshape(len(todo), channels, first.height, first.width))
             p = np.exp(log_p)
             self.calls += 1
             self.positions += len(todo)

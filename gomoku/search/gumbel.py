@@ -100,11 +100,15 @@ class GumbelTree(MCTS):
 
     Args:
         c_visit, c_scale: the constants of ``sigma``.
-        win_check: see ``mcts.MCTS``.
+        win_check, solve, threats: see ``mcts.MCTS``; proven results steer the descent below
+            the root only through their backed-up values (the deterministic rule has no
+            notion of a proven child), while the root's moves are cut to the blocks, the
+            own VCF or the defences as in ``MCTS``.
     """
 
-    def __init__(self, c_visit: float = C_VISIT, c_scale: float = C_SCALE, win_check: bool = False):
-        super().__init__(win_check=win_check)
+    def __init__(self, c_visit: float = C_VISIT, c_scale: float = C_SCALE, win_check: bool = False,
+                 solve: bool = False, threats: bool = False):
+        super().__init__(win_check=win_check, solve=solve, threats=threats)
         self.c_visit = float(c_visit)
         self.c_scale = float(c_scale)
         self.root_choice: Optional[int] = None  # the root child the next descent takes
@@ -149,14 +153,15 @@ class GumbelPlayer:
         c_visit, c_scale: the constants of ``sigma`` (paper: 50 and 1; mctx: 50 and 0.1).
         p_full, n_fast: playout cap randomisation.
         win_check: a new node whose player to move can complete a line is a known win (see ``mcts.MCTS``).
+        solve, threats: the solver and the threat searches (see ``mcts.MCTS`` and ``GumbelTree``).
         seed: seeds the Gumbel draws.
         name: shown in logs.
     """
 
     def __init__(self, evaluator: Evaluator, n_playout: int = 16, m_max: int = M_MAX,
                  c_visit: float = C_VISIT, c_scale: float = C_SCALE, p_full: float = 1.0,
-                 n_fast: int = 4, win_check: bool = False, seed: Optional[int] = None,
-                 name: str = "Gumbel"):
+                 n_fast: int = 4, win_check: bool = False, solve: bool = False, threats: bool = False,
+                 seed: Optional[int] = None, name: str = "Gumbel"):
         if n_playout < 1 or n_fast < 1 or m_max < 1:
             raise ValueError(f"n_playout, n_fast and m_max must be at least 1, got "
                              f"{n_playout}, {n_fast} and {m_max}")
@@ -170,7 +175,7 @@ class GumbelPlayer:
         self.n_fast = int(n_fast)
         self.m_max = int(m_max)
         self.p_full = float(p_full)
-        self.tree = GumbelTree(c_visit, c_scale, win_check)
+        self.tree = GumbelTree(c_visit, c_scale, win_check, solve, threats)
         self.rng = np.random.default_rng(seed)
         self.name = name
         self.playouts_run = 0

@@ -139,7 +139,7 @@ class ThreatBoard:
     def _open_windows(self, player: int, stones: int) -> np.ndarray:
         """Cells of the windows holding ``stones`` of ``player`` and none of the other."""
         mask = (self.counts[player] == stones) & (self.counts[3 - player] == 0)
-        return self.windows[np.flatnonzero(mask)]
+        return self.windows[mask]
 
     def five_cells(self, player: int) -> list[int]:
         """The cells where ``player`` wins at once, in increasing order."""

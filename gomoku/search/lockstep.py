@@ -21,6 +21,7 @@ import numpy as np
 
 from gomoku import interrupt
 from gomoku.game.board import Board
+from gomoku.game.features import input_channels, planes
 
 
 @dataclass
@@ -34,7 +35,7 @@ class FinishedGame:
     moves: list[int]
     winner: int  # 0 for a draw
     names: dict[int, str] = field(default_factory=dict)
-    planes: Optional[np.ndarray] = None  # (T, 4, H, W)
+    planes: Optional[np.ndarray] = None  # (T, C, H, W), the planes of the recording net's input version
     pis: Optional[np.ndarray] = None  # (T, H*W)
     to_move: Optional[np.ndarray] = None  # (T,) player to move in each position
     root_values: Optional[np.ndarray] = None  # (T,) the search's root value, for the player to move
@@ -90,7 +91,8 @@ class Lockstep:
             Players follow ``MCTSPlayer``'s protocol (next_leaf, receive, choose,
             notify_move, reset) and carry an ``evaluator``.
         record: keep planes and pi of every position the mover's search marks as a
-            training target (``last_recorded``; a player without it records all).
+            training target (``last_recorded``; a player without it records all). The
+            planes are those of the input version of the mover's evaluator (1 without one).
     """
 
     def __init__(self, new_game: GameFactory, record: bool = False):
@@ -136,7 +138,7 @@ class Lockstep:
             stats.moves += 1
             move, pi = player.choose(board)
             if slot.record and getattr(player, "last_recorded", True):
-                slot.planes.append(board.planes())
+                slot.planes.append(planes(board, _input_version(player)))
                 slot.pis.append(pi.astype(np.float32))
                 slot.to_move.append(board.current_player)
                 slot.root_values.append(getattr(player, "last_root_value", 0.0))
@@ -154,6 +156,11 @@ class Lockstep:
         for slot in self.slots:
             for p in _distinct(slot.players):
                 p.reset()
+
+
+def _input_version(player) -> int:
+    """The input version of the planes ``player``'s net takes (1 for a player without a net)."""
+    return getattr(getattr(player, "evaluator", None), "input_version", 1)
 
 
 def _distinct(players: dict) -> list:
@@ -192,7 +199,8 @@ def _finish(slot: _Slot) -> FinishedGame:
     if slot.record:
         size = board.width * board.height
         # a game may record no position at all (playout cap randomisation)
-        game.planes = np.stack(slot.planes) if slot.planes else np.zeros((0, 4, board.height, board.width),
+        channels = input_channels(_input_version(next(iter(slot.players.values()))))
+        game.planes = np.stack(slot.planes) if slot.planes else np.zeros((0, channels, board.height, board.width),
                                                                           np.float32)
         game.pis = np.stack(slot.pis) if slot.pis else np.zeros((0, size), np.float32)
         game.to_move = np.asarray(slot.to_move, dtype=np.int8)

@@ -38,6 +38,9 @@ import numpy as np
 from gomoku import interrupt
 from gomoku.game.board import Board
 from gomoku.search.options import check_search_options
+from gomoku.search.threats import ThreatSolver
+
+HINT_PRIOR = 0.5  # the prior a root move that starts the player's own VCT gets at least (``threats``)
 
 
 class Evaluator(Protocol):
@@ -141,6 +144,7 @@ class Leaf:
     value: Optional[float]  # for the player to move at the leaf; None if it needs evaluating
     moves: Optional[np.ndarray] = None  # the moves to expand it with; None: every empty cell
     plies: int = 0  # with a known result: the moves left to the game's end
+    hint: Optional[int] = None  # a move to favour in the priors on expansion (the root's own VCT)
 
 
 class MCTS:
@@ -178,6 +182,19 @@ class MCTS:
       child; a node whose children are all won for their movers is lost. A
       forcing line of fours is then followed one reply deep at each step and
       proved in a few playouts.
+    * ``threats`` (the solver and threat searches, ``threats.ThreatSolver``):
+      before the net is asked at a new node, a VCF (victory by continuous
+      fours) of the player to move is looked for within a small node budget;
+      one found makes the node a proven win, ``plies`` moves from the end,
+      backed up like any proven result. At the root, the player's own VCF is
+      the only child; else, when the opponent has a forced win (a VCF or a
+      VCT, looked for as if the player passed), the children are only the
+      moves after which the opponent has none, so a move that loses by force
+      gets no visits (all moves stay when none defends). A root kept from the
+      last move (tree reuse) gets the same searches on the first descent: the
+      VCF is proved at once, and the moves that do not defend are marked lost.
+      With no threat against it, the first move of the player's own VCT gets a
+      prior of at least ``HINT_PRIOR``; a VCT is no proof, so it is not backed up.
 
     Args:
         c_puct: exploration constant.
@@ -185,16 +202,20 @@ class MCTS:
         fpu: the first-play-urgency reduction; None: unvisited children count as 0.
         win_check: treat a node whose player to move can win at once as won.
         solve: the win check, forced blocks and proven results backed up.
+        threats: the solver, VCF at new nodes, and forced wins and defences at the root.
     """
 
     def __init__(self, c_puct: float = 5.0, forced_k: float = 0.0, fpu: Optional[float] = None,
-                 win_check: bool = False, solve: bool = False):
-        check_search_options(fpu, win_check, solve)
+                 win_check: bool = False, solve: bool = False, threats: bool = False):
+        check_search_options(fpu, win_check, solve, threats)
         self.c_puct = float(c_puct)
         self.forced_k = float(forced_k)
         self.fpu = None if fpu is None else float(fpu)
-        self.win_check = win_check or solve
-        self.solve = solve
+        self.solve = solve or threats
+        self.win_check = win_check or self.solve
+        self.threats = threats
+        self.threat_solver = ThreatSolver() if threats else None
+        self._analysed: Optional[TreeNode] = None  # the root the threat searches last looked at
         self.root = TreeNode()
 
     def playout(self, board: Board, evaluator: Evaluator) -> None:
@@ -210,6 +231,8 @@ class MCTS:
         """Descends to a leaf, playing the moves on ``board`` (``backup`` takes them back)."""
         node = self.root
         path = []
+        if self.threats and node.expanded and node is not self._analysed:
+            self._analyse_kept_root(board)
         while True:
             if board.winner is not None:
                 # The last mover made the game end: a win for them, so a loss for the player to move.
@@ -228,8 +251,7 @@ class MCTS:
             path.append((node, index))
             node = node.child(index)
 
-    @staticmethod
-    def solver_leaf(node: TreeNode, path: list, board: Board) -> Leaf:
+    def solver_leaf(self, node: TreeNode, path: list, board: Board) -> Leaf:
         """The leaf at a new node under ``solve``: a known result, or the moves worth expanding."""
         mine, theirs = board.completing_cells()
         if len(mine):
@@ -237,7 +259,43 @@ class MCTS:
             return Leaf(node, path, 1.0, plies=1) if path else Leaf(node, path, None, mine)
         if len(theirs) > 1 and path:
             return Leaf(node, path, -1.0, plies=2)  # one block leaves another cell that completes a line
+        if self.threats:
+            if path:
+                found = self.threat_solver.vcf(board, board.current_player)
+                if found is not None:
+                    return Leaf(node, path, 1.0, plies=found[1])
+            elif not len(theirs):
+                self._analysed = node
+                found = self.threat_solver.root(board)
+                if found.win is not None:
+                    return Leaf(node, path, None, np.array([found.win[0]], dtype=np.int64))
+                if found.keep is not None:
+                    return Leaf(node, path, None, np.flatnonzero(found.keep))
+                return Leaf(node, path, None, None, hint=found.hint)
         return Leaf(node, path, None, theirs if len(theirs) else None)
+
+    def _analyse_kept_root(self, board: Board) -> None:
+        """The root's threat searches for a root expanded before it became the root (tree reuse):
+        its own VCF is proved through its first move; moves that do not defend against the
+        opponent's forced win are marked lost, unless that would leave no move."""
+        root = self.root
+        self._analysed = root
+        if root.proven or board.winner is not None:
+            return
+        mine, theirs = board.completing_cells()
+        if len(mine) or len(theirs):
+            return  # the solver's own rules answer these
+        found = self.threat_solver.root(board)
+        if found.win is not None:
+            where = np.flatnonzero(root.moves == found.win[0])
+            if len(where):
+                index = int(where[0])
+                self.prove(Leaf(root.child(index), [(root, index)], -1.0, plies=found.plies - 1), -1)
+        elif found.keep is not None:
+            bad = ~found.keep[root.moves]
+            if bad.any() and not bad.all():
+                for index in np.flatnonzero(bad):
+                    root.mark_lost(int(index))
 
     def select_index(self, node: TreeNode) -> int:
         """The child a descent takes at ``node`` (an expanded node)."""
@@ -260,6 +318,8 @@ class MCTS:
         if priors is not None and not node.expanded:
             moves = np.flatnonzero(board.stones() == 0) if leaf.moves is None else leaf.moves
             node.expand(moves, priors, value)
+            if leaf.hint is not None:
+                favour(node, leaf.hint)
         elif self.solve:
             if priors is None and value != 0.0 and leaf.path:
                 self.prove(leaf, int(value))
@@ -426,6 +486,20 @@ class MCTS:
         return pi
 
 
+def favour(node: TreeNode, move: int) -> None:
+    """Raises the prior of child ``move`` to at least ``HINT_PRIOR``, scaling the others to keep the sum 1."""
+    where = np.flatnonzero(node.moves == move)
+    if not len(where) or len(node.moves) < 2:
+        return
+    index = int(where[0])
+    p = node.child_P
+    if p[index] >= HINT_PRIOR:
+        return
+    rest = 1.0 - p[index]
+    p *= (1.0 - HINT_PRIOR) / rest if rest > 0 else 0.0
+    p[index] = HINT_PRIOR
+
+
 class SearchStopped(Exception):
     """A search was stopped by its caller before its playout budget was spent."""
 
@@ -485,7 +559,7 @@ class MCTSPlayer:
         p_full: playout cap randomisation: the chance of a full search (1: every move).
         n_fast: playouts of a fast search.
         forced_k: forced playouts and pruning of the policy target in full searches (0: off).
-        fpu, win_check, solve: see ``MCTS`` (None, False and False: the reference search).
+        fpu, win_check, solve, threats: see ``MCTS`` (None and False: the reference search).
         seed: seeds the player's own random generator.
         name: shown in UIs and logs.
     """
@@ -495,7 +569,7 @@ class MCTSPlayer:
                  noise_frac: float = 0.25, explore_moves: int = 0, reuse_tree: Optional[bool] = None,
                  p_full: float = 1.0, n_fast: int = 100, forced_k: float = 0.0,
                  fpu: Optional[float] = None, win_check: bool = False, solve: bool = False,
-                 seed: Optional[int] = None, name: str = "MCTS"):
+                 threats: bool = False, seed: Optional[int] = None, name: str = "MCTS"):
         if n_playout < 1 or n_fast < 1:
             raise ValueError(f"n_playout and n_fast must be at least 1, got {n_playout} and {n_fast}")
         if not 0.0 < p_full <= 1.0:
@@ -504,7 +578,7 @@ class MCTSPlayer:
             raise ValueError(f"forced_k must not be negative, got {forced_k}")
         self.evaluator = evaluator
         self.n_playout = int(n_playout)
-        self.mcts = MCTS(c_puct, fpu=fpu, win_check=win_check, solve=solve)
+        self.mcts = MCTS(c_puct, fpu=fpu, win_check=win_check, solve=solve, threats=threats)
         self.self_play = self_play
         self.temperature = temperature if self_play else 1e-3
         self.dirichlet_alpha = dirichlet_alpha

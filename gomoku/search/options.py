@@ -1,6 +1,6 @@
 """Options of the play search beyond the SPEC's reference PUCT search, and their command-line flags.
 
-The arena, ``play.py``, the engine and the strength table take the same three
+The arena, ``play.py``, the engine and the strength table take the same four
 options (see ``mcts.MCTS`` for what each does); they travel together as one
 ``SearchOptions`` and are read from the same flags everywhere.
 """
@@ -15,8 +15,8 @@ from typing import Optional
 from gomoku.util import switch_arg
 
 
-def check_search_options(fpu: Optional[float], win_check: bool, solve: bool = False) -> None:
-    """Raises ValueError unless ``fpu`` is None or a finite number >= 0 and ``win_check`` and ``solve`` bools."""
+def check_search_options(fpu: Optional[float], win_check: bool, solve: bool = False, threats: bool = False) -> None:
+    """Raises ValueError unless ``fpu`` is None or a finite number >= 0 and the switches are bools."""
     if fpu is not None and (isinstance(fpu, bool) or not isinstance(fpu, (int, float))
                             or not math.isfinite(fpu) or fpu < 0):
         raise ValueError(f"fpu must be a number of at least 0 (or None for the reference 0 value), got {fpu!r}")
@@ -24,6 +24,8 @@ def check_search_options(fpu: Optional[float], win_check: bool, solve: bool = Fa
         raise ValueError(f"win_check must be True or False, got {win_check!r}")
     if not isinstance(solve, bool):
         raise ValueError(f"solve must be True or False, got {solve!r}")
+    if not isinstance(threats, bool):
+        raise ValueError(f"threats must be True or False, got {threats!r}")
 
 
 @dataclass(frozen=True)
@@ -40,38 +42,51 @@ class SearchOptions:
     """a new node whose player to move can complete a line is won, without a net call"""
     solve: bool = False
     """the win check, only blocks where a line is threatened, and proven results backed up"""
+    threats: bool = False
+    """the solver, a VCF search at new nodes, forced wins and defences at the root"""
 
     def __post_init__(self):
-        check_search_options(self.fpu, self.win_check, self.solve)
+        check_search_options(self.fpu, self.win_check, self.solve, self.threats)
+        if self.threats:
+            object.__setattr__(self, "solve", True)  # the threat searches include the solver
         if self.solve:
             object.__setattr__(self, "win_check", True)  # the solver includes the win check
 
     def kwargs(self) -> dict:
-        """The keyword arguments of ``mcts.MCTS`` and ``mcts.MCTSPlayer``."""
-        return dict(fpu=self.fpu, win_check=self.win_check, solve=self.solve)
+        """The keyword arguments of ``mcts.MCTS`` and ``mcts.MCTSPlayer``; ``threats`` only when on, so
+        that callers that build other searches from them see the keywords they always did."""
+        return dict(fpu=self.fpu, win_check=self.win_check, solve=self.solve,
+                    **({"threats": True} if self.threats else {}))
 
     def words(self) -> list[str]:
         """For names and reports, e.g. ``['fpu 0.25', 'solver']``; empty for the reference search."""
         return (([] if self.fpu is None else [f"fpu {self.fpu:g}"])
-                + (["solver"] if self.solve else ["win check"] if self.win_check else []))
+                + (["threat solver"] if self.threats else ["solver"] if self.solve
+                   else ["win check"] if self.win_check else []))
 
     def flags(self) -> str:
         """The flags that give these options where the reference search is the default (the arena, the
         strength table), e.g. ``' --fpu 0.25 --solve'``."""
         return ((f" --fpu {self.fpu:g}" if self.fpu is not None else "")
-                + (" --solve" if self.solve else " --win-check" if self.win_check else ""))
+                + (" --threats" if self.threats else " --solve" if self.solve
+                   else " --win-check" if self.win_check else ""))
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> "SearchOptions":
         """The options that ``add_search_flags``'s flags gave: the ``--search`` preset, then each flag given.
 
-        ``--win-check off`` without ``--solve`` turns the solver off too; ``--solve on`` includes the win check.
+        ``--win-check off`` without ``--solve`` turns the solver off too; ``--solve on`` includes the win check;
+        ``--threats on`` includes the solver, and ``--solve off`` or ``--win-check off`` without ``--threats``
+        turns the threat searches off too. A namespace without ``threats`` (a parser made before the flag
+        existed) reads as the preset's.
         """
         base = SEARCH_PRESETS[args.search]
         fpu = base.fpu if args.fpu is None else None if args.fpu == FPU_OFF else args.fpu
         win_check = base.win_check if args.win_check is None else args.win_check
         solve = args.solve if args.solve is not None else base.solve and win_check
-        return cls(fpu, win_check, solve)
+        flag = getattr(args, "threats", None)
+        threats = flag if flag is not None else base.threats and solve
+        return cls(fpu, win_check, solve, threats)
 
 
 SEARCH_PRESETS = {"reference": SearchOptions(), "sharp": SearchOptions(fpu=0.25, solve=True)}
@@ -96,14 +111,15 @@ def fpu_arg(text: str):
 
 def add_search_flags(parser: argparse.ArgumentParser, whose: str = "the AlphaZero players' searches",
                      default: str = "reference") -> None:
-    """Adds ``--search``, ``--fpu``, ``--win-check`` and ``--solve``; ``SearchOptions.from_args`` reads them.
+    """Adds ``--search``, ``--fpu``, ``--win-check``, ``--solve`` and ``--threats``; ``SearchOptions.from_args``
+    reads them.
 
     ``default`` names the preset (a key of ``SEARCH_PRESETS``) that applies without ``--search``.
     """
     shown = SEARCH_PRESETS[default]
     parser.add_argument("--search", choices=tuple(SEARCH_PRESETS), default=default,
                         help=f"options of {whose}: reference is the SPEC's PUCT search, sharp adds --fpu 0.25 "
-                             f"--solve; the three flags below change one option of it (default: {default})")
+                             f"--solve; the flags below change one option of it (default: {default})")
     parser.add_argument("--fpu", type=fpu_arg, metavar="R|off",
                         help=f"first-play urgency: an unvisited move counts as its position's mean value less "
                              f"R * sqrt(prior of the visited moves) (Leela Zero, KataGo; 0.25 is usual); off: "
@@ -115,3 +131,8 @@ def add_search_flags(parser: argparse.ArgumentParser, whose: str = "the AlphaZer
                         help=f"also keep only the blocks where the opponent threatens to complete a line, count "
                              f"two such threats as lost, and back results known for certain up the tree (an "
                              f"MCTS solver; includes the win check); alone: on (default: {'on' if shown.solve else 'off'})")
+    parser.add_argument("--threats", type=switch_arg, nargs="?", const=True, metavar="on|off",
+                        help=f"also look for a win by continuous fours (VCF) before asking the net at each new "
+                             f"position and count one found as won, and at the root play the own VCF or keep "
+                             f"only the moves that stop the opponent's VCF or VCT (includes --solve); alone: on "
+                             f"(default: {'on' if shown.threats else 'off'})")

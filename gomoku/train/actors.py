@@ -138,6 +138,8 @@ class SelfPlaySettings:
     """each game starts from 0 to this many random central stones (0: the empty board)"""
     win_check: bool = False
     """a new node whose player to move can complete a line is a known win (see ``mcts.MCTS``)"""
+    threats: bool = False
+    """VCF at new nodes and forced wins and defences at the root (see ``mcts.MCTS``)"""
 
     @classmethod
     def from_config(cls, config, board_shape: tuple, parallel: int) -> "SelfPlaySettings":
@@ -149,10 +151,11 @@ class SelfPlaySettings:
         """The keyword arguments of each self-play player."""
         if self.root_search == "gumbel":
             return dict(m_max=self.gumbel_m, c_visit=self.gumbel_c_visit, c_scale=self.gumbel_c_scale,
-                        p_full=self.p_full, n_fast=self.n_fast, win_check=self.win_check)
+                        p_full=self.p_full, n_fast=self.n_fast, win_check=self.win_check,
+                        threats=self.threats)
         return dict(dirichlet_alpha=self.dirichlet_alpha, noise_frac=self.noise_frac,
                     explore_moves=self.explore_moves, p_full=self.p_full, n_fast=self.n_fast,
-                    forced_k=self.forced_k, win_check=self.win_check)
+                    forced_k=self.forced_k, win_check=self.win_check, threats=self.threats)
 
 
 @dataclass

@@ -51,6 +51,7 @@ from typing import Optional
 
 import numpy as np
 
+from gomoku.game.features import input_channels
 from gomoku.progress import timed_phase
 
 from gomoku.util import DefaultsHelpFormatter, usable_cpus
@@ -64,7 +65,8 @@ def _nn_worker(args, evaluator) -> tuple[float, float]:
     shape, batch, seconds = args
     predictor = evaluator.model  # the worker's InferencePredictor, without the evaluator's cache
     width, height = shape[:2]
-    planes = (np.random.default_rng(0).random((batch, 4, height, width)) > 0.7).astype(np.float32)
+    channels = input_channels(evaluator.input_version)
+    planes = (np.random.default_rng(0).random((batch, channels, height, width)) > 0.7).astype(np.float32)
     for _ in range(3):
         predictor.run(planes)
     count, start = 0, time.perf_counter()
@@ -241,7 +243,7 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
 
     log("training step: Adam on a batch of 512 ...")
     rng = np.random.default_rng(0)
-    planes = (rng.random((512, 4, height, width)) > 0.7).astype(np.float32)
+    planes = (rng.random((512, model.spec.channels, height, width)) > 0.7).astype(np.float32)
     pis = rng.dirichlet(np.ones(width * height), 512).astype(np.float32)
     zs = rng.choice([-1.0, 1.0], 512).astype(np.float32)
     model.train_step(planes, pis, zs, 2e-3)  # warm-up

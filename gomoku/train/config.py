@@ -12,6 +12,7 @@ import ast
 import inspect
 from dataclasses import asdict, dataclass, fields, replace
 
+from gomoku.game.features import check_input_version
 from gomoku.game.openings import check_opening_stones
 from gomoku.search.heuristic import check_level
 from gomoku.net.device import PRECISIONS
@@ -96,6 +97,8 @@ class TrainConfig:
     """self-play games start from 0 to this many random stones near the centre (each count as often; drawn like the arena's openings; placed, not searched, so no training position comes from them): the opening variety the arena and people play; 0: every game from the empty board"""
     win_check: bool = False
     """on: the self-play and evaluation searches treat a new node whose player to move can complete a line as won, without asking the net, so a move that leaves the opponent a winning line is valued -1 on its first visit (off: the reference search, which learns that from the net)"""
+    threats: bool = False
+    """on: the self-play and evaluation searches look for a VCF (continuous fours) at each new node before asking the net, counting one found as a proven win, and at the root play their own forced win or keep only the moves that stop the opponent's (includes the solver and the win check)"""
     value_mix: float = 0.0
     """value target mixing: z' = (1 - value_mix) z + value_mix Q_root for recorded positions (0: z)"""
     arch: str = "sizefree"
@@ -108,6 +111,8 @@ class TrainConfig:
     """residual blocks when arch is 'sizefree'"""
     sizefree_filters: int = 32
     """residual channels when arch is 'sizefree' (on one CPU thread 32 run several times faster than 64)"""
+    inputs: int = 1
+    """the net's input version: 1 (stones, last move, who opened) or 2 (those and threat planes for each side: fives, fours, open fours, open threes, and whether each side has a VCF); with --init-model, a higher version than the model's carries it over (its new input channels start at zero weight, so it plays as before)"""
     sizes: str = ""
     """board sizes to train on, e.g. '9,11,15' (square) or '9x9,11x11'; more than one needs --arch sizefree, and each size keeps its own buffer of buffer_size positions; empty: width x height alone"""
     size_schedule: str = "mixed"
@@ -191,6 +196,7 @@ class TrainConfig:
         if self.eval_opponent not in ("pure", "heuristic"):
             raise ValueError(f"eval_opponent must be 'pure' or 'heuristic', got {self.eval_opponent!r}")
         check_level(self.heuristic_level_start, "heuristic_level_start")
+        check_input_version(self.inputs)
         return self
 
     def board_sizes(self) -> list[tuple[int, int]]:
@@ -245,7 +251,7 @@ class TrainConfig:
             net = {"res_blocks": spec.res_blocks, "res_filters": spec.res_filters}
         else:
             net = {}
-        return replace(self, arch=spec.arch, **net)
+        return replace(self, arch=spec.arch, inputs=spec.inputs, **net)
 
     def sizes_in_play(self, iteration: int) -> list[tuple[int, int]]:
         """The boards whose positions iteration ``iteration`` trains on: every size when mixed,

@@ -49,10 +49,11 @@ import numpy as np
 
 from gomoku import interrupt
 from gomoku.progress import advance_to, progress_bar
+from gomoku.game.features import input_channels
 from gomoku.game.openings import paired_openings
 from gomoku.game.symmetry import augment
 from gomoku.net.device import device_report, precision_report
-from gomoku.net.grow import check_growable, grow_weights
+from gomoku.net.grow import carry_inputs, check_growable, grow_weights
 from gomoku.net.modelfile import BEST_MODEL, CURRENT_MODEL, find_model
 from gomoku.net.policy_value import PolicyValueModel
 from gomoku.net.spec import NetSpec
@@ -95,7 +96,8 @@ class TrainPipeline:
         grow: grow the size-free ``init_model`` to the config's ``sizefree_blocks`` and
             ``sizefree_filters`` first (``gomoku.net.grow``: it plays as before until
             training uses the new blocks and channels). Without it the run's net is the
-            model's own, whatever those settings say.
+            model's own, whatever those settings say, but a later input version
+            (``config.inputs``) carries it over (``gomoku.net.grow.carry_inputs``).
     """
 
     def __init__(self, config: TrainConfig, run_dir: str, log: Callable[[str], None] = print,
@@ -128,6 +130,15 @@ class TrainPipeline:
                 log(f"grew {start['init_model']} from {small.res_blocks} blocks of {small.res_filters} "
                     f"channels to {self.model.spec.res_blocks} of {self.model.spec.res_filters}; "
                     f"it plays as before until training changes it")
+            if config.inputs > self.model.spec.inputs:
+                start["inputs_from"] = self.model.spec.inputs
+                spec, weights = carry_inputs(self.model.spec, self.model.weights(), config.inputs)
+                self.model = PolicyValueModel(spec, device=config.device, weight_decay=config.weight_decay,
+                                              threads=threads, precision=config.precision)
+                self.model.set_weights(weights)
+                log(f"{start['init_model']} takes input version {self.model.spec.inputs} now (it took "
+                    f"{start['inputs_from']}); its new input planes start at zero weight, so it plays as "
+                    f"before until training changes it")
             self.spec = self.model.spec
             config = config.with_net(self.spec)  # what the checkpoint says must rebuild this net
         else:
@@ -138,7 +149,7 @@ class TrainPipeline:
         self._earlier_sizes = self.spec.trained_sizes if init_model is not None else ()
         self._start = start
         self.config = config
-        self.buffer = SizedReplayBuffer(config.buffer_size, config.board_sizes())
+        self.buffer = SizedReplayBuffer(config.buffer_size, config.board_sizes(), input_channels(config.inputs))
         self.rng = np.random.default_rng(config.seed)
         self.iteration = 0
         self.lr_multiplier = 1.0
@@ -178,7 +189,7 @@ class TrainPipeline:
         state = read_checkpoint(os.path.join(run_dir, CHECKPOINT))
         config = TrainConfig.from_dict(state["config"])
         fixed = ("width", "height", "n_in_row", "arch", "res_blocks", "res_filters", "sizefree_blocks",
-                 "sizefree_filters", "sizes", "size_schedule", "stage_iters")
+                 "sizefree_filters", "sizes", "size_schedule", "stage_iters", "inputs")
         changed = {}
         for key, value in overrides.items():
             if value == getattr(config, key):
@@ -426,7 +437,7 @@ class TrainPipeline:
                 advance_to(bar, progress.games)
 
             games, _ = self.actors.match(
-                PlayerSpec("az", PUBLISHED, playouts, search=SearchOptions(win_check=cfg.win_check)),
+                PlayerSpec("az", PUBLISHED, playouts, search=SearchOptions(win_check=cfg.win_check, threats=cfg.threats)),
                 opponent,
                 geometry, openings, seed,
                 parallel=cfg.eval_games, c_puct=cfg.c_puct, device=self.model.device,

@@ -8,7 +8,8 @@ import numpy as np
 class ReplayBuffer:
     """A FIFO of the last ``capacity`` training positions, kept as ring arrays.
 
-    Planes are stored as uint8 (they are 0/1), move probabilities and outcomes as float32.
+    Planes are stored as uint8 (they are 0/1 in every input version), move
+    probabilities and outcomes as float32.
     """
 
     def __init__(self, capacity: int, planes_shape: tuple, n_moves: int):
@@ -58,16 +59,22 @@ class SizedReplayBuffer:
     Args:
         capacity: positions kept per board size.
         sizes: the ``(width, height)`` boards the buffer takes.
+        channels: the planes of a position (those of the net's input version,
+            ``gomoku.game.features.input_channels``).
     """
 
-    def __init__(self, capacity: int, sizes):
+    def __init__(self, capacity: int, sizes, channels: int = 4):
         self.capacity = capacity
-        self.buffers = {tuple(s): ReplayBuffer(capacity, (4, s[1], s[0]), s[0] * s[1]) for s in sizes}
+        self.channels = channels
+        self.buffers = {tuple(s): ReplayBuffer(capacity, (channels, s[1], s[0]), s[0] * s[1]) for s in sizes}
 
     def __len__(self) -> int:
         return sum(len(b) for b in self.buffers.values())
 
     def _buffer_for(self, planes: np.ndarray) -> ReplayBuffer:
+        if planes.shape[1] != self.channels:
+            raise ValueError(f"positions of {planes.shape[1]} planes, but the buffer holds {self.channels} "
+                             f"(the planes of another input version)")
         height, width = planes.shape[-2:]
         if (width, height) not in self.buffers:
             raise ValueError(f"positions of a {width}x{height} board, but the buffer holds "
