@@ -97,9 +97,10 @@ TREE_MEMORY_SHARE = 0.25  # of max_memory; the rest is Python, Paddle and the ne
 
 # Numbers of at most 9 digits: anything longer is off every board (and Python's int() refuses
 # strings of thousands of digits with an error of its own).
-_PAIR = re.compile(r"\s*(-?\d{1,9})\s*,\s*(-?\d{1,9})\s*")
-_TRIPLE = re.compile(r"\s*(-?\d{1,9})\s*,\s*(-?\d{1,9})\s*,\s*(-?\d{1,9})\s*")
-_SIZE = re.compile(r"\s*(-?\d{1,9})\s*")
+# ASCII digits only: Python's \d also matches Arabic-Indic and fullwidth digits.
+_PAIR = re.compile(r"\s*(-?\d{1,9})\s*,\s*(-?\d{1,9})\s*", re.ASCII)
+_TRIPLE = re.compile(r"\s*(-?\d{1,9})\s*,\s*(-?\d{1,9})\s*,\s*(-?\d{1,9})\s*", re.ASCII)
+_SIZE = re.compile(r"\s*(-?\d{1,9})\s*", re.ASCII)
 MAX_SIDE = len(COLUMN_LETTERS)  # the widest board the rules module labels; the tallest we build
 
 
@@ -481,7 +482,7 @@ class PbrainEngine:
     def _block_line(self, line: str) -> bool:
         """Takes a line inside BOARD/SWAP2BOARD; False if it is a command to run instead."""
         block = self._block
-        word = line.split()[0].upper()
+        word = line.replace("\t", " ").partition(" ")[0].upper()  # the command word as handle() reads it
         if word == "DONE":
             self._block = None
             if block.command == "SWAP2BOARD":
