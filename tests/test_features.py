@@ -13,6 +13,7 @@ from gomoku.game.symmetry import augment, symmetries
 from gomoku.search.heuristic import ThreatBoard, choose_move, find_vcf
 
 from tests.boards import load_board
+from tests.test_grow import trained
 
 OWN = {"five": 4, "four": 5, "open four": 6, "open three": 7}
 THEIRS = {name: plane + 4 for name, plane in OWN.items()}
@@ -259,17 +260,6 @@ def _boards(rng, count=12, width=9, height=9):
     return [random_board(width, height, 5, int(rng.integers(0, 40)), rng) for _ in range(count)]
 
 
-def _trained(spec, rng):
-    """A net of ``spec`` whose every weight, batch-norm statistics included, is away from its start."""
-    from gomoku.net.policy_value import PolicyValueModel
-
-    model = PolicyValueModel(spec, device="cpu")
-    weights = {k: (v + rng.normal(0, 0.3, v.shape)).astype(np.float32) for k, v in model.weights().items()}
-    for name in weights:
-        if name.endswith("_variance"):
-            weights[name] = np.abs(weights[name]) + 0.5
-    model.set_weights(weights)
-    return model
 
 
 @pytest.mark.parametrize("arch", ["sizefree", "reference"])
@@ -280,7 +270,7 @@ def test_a_carried_over_net_plays_exactly_as_before(arch):
     from gomoku.search.evaluator import NetEvaluator
 
     rng = np.random.default_rng(5)
-    old = _trained(NetSpec(9, 9, 5, arch, 2 if arch == "sizefree" else 0, 8, ((9, 9),) if arch == "sizefree" else ()),
+    old = trained(NetSpec(9, 9, 5, arch, 2 if arch == "sizefree" else 0, 8, ((9, 9),) if arch == "sizefree" else ()),
                    rng)
     spec, weights = carry_inputs(old.spec, old.weights(), 2)
     assert spec == NetSpec(**{**old.spec.__dict__, "inputs": 2}) and spec.channels == 14
@@ -415,7 +405,7 @@ def test_a_version_two_net_grows_and_the_config_checks_its_version():
     from tests.test_pipeline import tiny_config
 
     rng = np.random.default_rng(4)
-    small = _trained(NetSpec(9, 9, 5, "sizefree", 1, 8, ((9, 9),), inputs=2), rng)
+    small = trained(NetSpec(9, 9, 5, "sizefree", 1, 8, ((9, 9),), inputs=2), rng)
     large_spec = replace(small.spec, res_blocks=2, res_filters=12)
     large = PolicyValueModel(large_spec, device="cpu")
     large.set_weights(grow_weights(small.spec, small.weights(), large_spec, large.weights()))

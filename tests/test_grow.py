@@ -26,7 +26,12 @@ LARGE = replace(SMALL, res_blocks=3, res_filters=12)
 
 def trained_small(rng):
     """A small net whose every weight, batch-norm statistic included, is away from its initial value."""
-    model = PolicyValueModel(SMALL, device="cpu")
+    return trained(SMALL, rng)
+
+
+def trained(spec, rng):
+    """A net of ``spec`` whose every weight, batch-norm statistic included, is away from its initial value."""
+    model = PolicyValueModel(spec, device="cpu")
     weights = {k: (v + rng.normal(0, 0.3, v.shape)).astype(np.float32) for k, v in model.weights().items()}
     for name in weights:
         if name.endswith("_variance"):

@@ -79,13 +79,19 @@ FOUR_AND_THREE = """
 """
 
 
-def test_a_four_leaves_one_reply_and_a_loss_is_proved_through_it():
-    board = load_board(FOUR_AND_THREE, to_move=2)
+def search_until_proven(board, playouts: int = 200) -> MCTS:
+    """A solver's tree over ``board`` after playouts with flat priors, until its root is proven."""
     tree = MCTS(solve=True)
-    for _ in range(200):
+    for _ in range(playouts):
         tree.playout(board, FlatEvaluator())
         if tree.root.proven:
             break
+    return tree
+
+
+def test_a_four_leaves_one_reply_and_a_loss_is_proved_through_it():
+    board = load_board(FOUR_AND_THREE, to_move=2)
+    tree = search_until_proven(board)
     root = tree.root
     assert [board.move_to_label(int(m)) for m in root.moves] == ["f3"]  # every other move loses at once
     assert root.proven == -1 and root.lost.all()
@@ -243,11 +249,7 @@ def test_a_won_root_plays_its_quickest_proven_line_and_a_five_before_any():
 
 def test_a_proven_loss_records_the_longest_line_below_it():
     board = load_board(FOUR_AND_THREE, to_move=2)
-    tree = MCTS(solve=True)
-    for _ in range(200):
-        tree.playout(board, FlatEvaluator())
-        if tree.root.proven:
-            break
+    tree = search_until_proven(board)
     # f3 (forced), g5 (open four), a block, the five: four moves to the end of the game
     assert tree.root.proven == -1 and tree.root.plies == 4
 

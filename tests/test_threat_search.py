@@ -101,13 +101,20 @@ DEFEND_VCF = """
 """
 
 
+def plain_then_threats(board, blunder_label: str, playouts: int):
+    """Searches ``board`` with a prior that favours the losing move ``blunder_label``: the solver
+    alone must play it (so the position tests something), then the threat search; returns the
+    threat search's player and its move."""
+    blunder = board.parse_move(blunder_label)
+    plain = MCTSPlayer(FavouringEvaluator(board, blunder), n_playout=playouts, seed=0, solve=True)
+    assert plain.get_action(board.copy()) == blunder
+    player = MCTSPlayer(FavouringEvaluator(board, blunder), n_playout=playouts, seed=0, threats=True)
+    return player, player.get_action(board.copy())
+
+
 def test_only_the_defences_against_a_vcf_are_searched_and_one_is_played():
     board = load_board(DEFEND_VCF, to_move=2)
-    blunder = board.parse_move("a9")
-    plain = MCTSPlayer(FavouringEvaluator(board, blunder), n_playout=200, seed=0, solve=True)
-    assert plain.get_action(board.copy()) == blunder
-    player = MCTSPlayer(FavouringEvaluator(board, blunder), n_playout=200, seed=0, threats=True)
-    move = player.get_action(board.copy())
+    player, move = plain_then_threats(board, "a9", 200)
     root = player.mcts.root
     # every playout but the first (which expanded the root) went to a defence
     assert labels(board, root.moves) == ["f5", "h5"] and root.child_N.sum() == 199
@@ -143,11 +150,7 @@ DEFEND_VCT = """
 
 def test_only_the_defences_against_a_vct_are_searched():
     board = load_board(DEFEND_VCT, to_move=2)
-    blunder = board.parse_move("a9")
-    plain = MCTSPlayer(FavouringEvaluator(board, blunder), n_playout=100, seed=0, solve=True)
-    assert plain.get_action(board.copy()) == blunder
-    player = MCTSPlayer(FavouringEvaluator(board, blunder), n_playout=100, seed=0, threats=True)
-    move = player.get_action(board.copy())
+    player, move = plain_then_threats(board, "a9", 100)
     assert labels(board, player.mcts.root.moves) == ["b6", "c5", "e3"]
     assert board.move_to_label(move) in ("b6", "c5", "e3")
 
