@@ -259,6 +259,7 @@ def test_one_model_in_two_precisions_gets_an_evaluator_for_each(model_6x6, monke
     result = run_arena(ArenaSettings(spec, spec, games=2, workers=1, device="cpu", precision="fp32",
                                      precision_b="auto"))
     assert sorted(loaded) == ["auto", "fp32"] and result.spec_b.precision == "auto"
+    assert (result.summary()["precision"], result.summary()["precision_b"]) == ("fp32", "auto")
     loaded.clear()
     run_arena(ArenaSettings(spec, spec, games=2, workers=1, device="cpu", precision="fp32", precision_b="fp32"))
     assert loaded == ["fp32"]  # one precision: both seats share one evaluator

@@ -260,6 +260,8 @@ class ArenaResult:
             "win_check": self.settings.search.win_check,
             "solve": self.settings.search.solve,
             "threats": self.settings.search.threats,
+            "precision": self.settings.precision,
+            "precision_b": self.settings.precision_b or self.settings.precision,
             "seed": self.settings.seed,
             "workers": self.workers,
             "a_as_black": self.as_black.to_json(),
