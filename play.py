@@ -48,7 +48,7 @@ def parse_args(argv=None) -> argparse.Namespace:
                         help="who plays Black, the side that moves first (default: human)")
     parser.add_argument("--black", metavar="SPEC",
                         help="Black's player: human, az[:MODEL[:N]], pure[:N], policy[:MODEL], "
-                             "heuristic[:LEVEL] (levels 1 to 4, 4 by default)")
+                             "heuristic[:LEVEL] (levels 0 to 4, 4 by default)")
     parser.add_argument("--white", metavar="SPEC", help="White's player (same forms as --black)")
     parser.add_argument("--text", action="store_true", help="play in the terminal instead of a window")
     parser.add_argument("--load", metavar="FILE", help="a saved game (JSON) to replay or continue")

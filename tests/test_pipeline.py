@@ -399,3 +399,9 @@ def test_evaluation_from_paired_openings_and_a_resume_that_changes_them(tmp_path
     assert changed.best_win_ratio == 0.0 and changed.pure_playouts == pipeline.pure_playouts
     with pytest.raises(ValueError, match="enough to win"):
         tiny_config(eval_opening_stones=7).validate()
+
+
+def test_a_bad_rate_or_constant_is_named_in_its_error():
+    for name, value in (("lr", -1.0), ("kl_targ", 0.0), ("c_puct", float("nan"))):
+        with pytest.raises(ValueError, match=f"^{name} must be positive, got {value}$"):
+            TrainConfig(**{name: value}).validate()

@@ -148,8 +148,9 @@ class TrainConfig:
                      "pure_playout_step", "res_blocks", "sizefree_blocks"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative, got {getattr(self, name)}")
-        if self.lr <= 0 or self.kl_targ <= 0 or self.c_puct <= 0:
-            raise ValueError("lr, kl_targ and c_puct must be positive")
+        for name in ("lr", "kl_targ", "c_puct"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
         if self.batch_size > self.buffer_size:
             raise ValueError(f"batch_size {self.batch_size} is larger than buffer_size {self.buffer_size}")
         if self.device not in ("cpu", "gpu", "auto"):
