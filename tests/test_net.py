@@ -197,3 +197,22 @@ def test_bf16_inference_stays_close_to_fp32():
     assert bf16.precision == "bf16" and not np.array_equal(log_p, log_p16)  # bf16 really ran
     assert np.abs(np.exp(log_p16) - np.exp(log_p)).max() < 0.05
     assert np.abs(v16 - v).max() < 0.05
+
+
+def test_a_damaged_model_file_is_told_from_a_foreign_one(model, tmp_path):
+    whole = tmp_path / "whole.npz"
+    model.save(str(whole))
+    data = whole.read_bytes()
+    cut = tmp_path / "cut.npz"
+    cut.write_bytes(data[: len(data) // 2])  # a copy that stopped half way
+    with pytest.raises(ModelFileError, match="is damaged"):
+        read_model_file(str(cut))
+    foreign = tmp_path / "foreign.npz"
+    np.savez(foreign, weights=np.zeros(3))
+    with pytest.raises(ModelFileError, match="a .npz archive but not a Gomoku Zero model file"):
+        read_model_file(str(foreign))
+    corrupt = tmp_path / "corrupt.npz"
+    middle = len(data) // 2
+    corrupt.write_bytes(data[:middle] + bytes(b ^ 0xFF for b in data[middle:middle + 64]) + data[middle + 64:])
+    with pytest.raises(ModelFileError, match="is damaged"):
+        read_model_file(str(corrupt))

@@ -34,6 +34,9 @@ class ModelFileError(ValueError):
     """A model file that is missing, unreadable, or made for another board."""
 
 
+ZIP_MAGIC = b"PK\x03\x04"  # how a zip archive (an .npz) begins
+
+
 def read_model_file(path: str) -> tuple[NetSpec, dict[str, np.ndarray]]:
     """Reads a model file's spec and weights.
 
@@ -45,17 +48,26 @@ def read_model_file(path: str) -> tuple[NetSpec, dict[str, np.ndarray]]:
         raise ModelFileError(f"{path} is a directory; {EXPECTED}")
     if not os.path.isfile(path):
         raise ModelFileError(f"no model file at {path}")
+    damaged = (f"{path} is damaged (cut short or corrupted): it begins as a model file's archive but "
+               f"cannot be read; copy or save it again")
     if not zipfile.is_zipfile(path):
         if os.path.basename(path) == "checkpoint.pkl":
             raise ModelFileError(f"{path} is a training checkpoint, not a model: give the run "
                                  f"directory ({os.path.dirname(path) or '.'}) to play its model")
+        with open(path, "rb") as f:
+            if f.read(4) == ZIP_MAGIC:  # a zip archive whose end is missing: a truncated copy
+                raise ModelFileError(damaged)
         raise ModelFileError(f"{path} is not a model file: {EXPECTED}")
     try:
         with np.load(path, allow_pickle=False) as data:
+            if "__meta__" not in data.files:
+                raise ModelFileError(f"{path} is a .npz archive but not a Gomoku Zero model file: {EXPECTED}")
             meta = json.loads(str(data["__meta__"]))
             weights = {k: data[k] for k in data.files if k != "__meta__"}
-    except Exception:  # a .npz of something else, a damaged archive: the same to a user
-        raise ModelFileError(f"{path} is not a readable Gomoku Zero model file: {EXPECTED}") from None
+    except ModelFileError:
+        raise
+    except Exception:  # an archive whose members do not read back: corrupted
+        raise ModelFileError(damaged) from None
     if not isinstance(meta, dict) or meta.get("format") != MODEL_FORMAT:
         found = meta.get("format") if isinstance(meta, dict) else None
         raise ModelFileError(f"{path} has format {found!r}, expected {MODEL_FORMAT!r}")
