@@ -66,8 +66,13 @@ def test_checkpoint_detects_corruption(tmp_path):
     open(path, "wb").write(b"junk")
     with pytest.raises(CheckpointError, match="not a Gomoku Zero checkpoint"):
         read_checkpoint(path)
-    with pytest.raises(CheckpointError, match="no checkpoint"):
+    with pytest.raises(CheckpointError, match="no checkpoint.*is this a run directory"):
         read_checkpoint(str(tmp_path / "missing.pkl"))
+    stopped = tmp_path / "stopped-run"  # train.py took its lock and was killed before a checkpoint
+    stopped.mkdir()
+    (stopped / "lock").write_text("")
+    with pytest.raises(CheckpointError, match="stopped before its first checkpoint"):
+        read_checkpoint(str(stopped / "checkpoint.pkl"))
 
 
 def test_pipeline_iterates_evaluates_and_resumes_in_process(tmp_path):

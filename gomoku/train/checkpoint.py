@@ -69,6 +69,11 @@ def read_checkpoint(path: str) -> dict:
         CheckpointError: missing, truncated, corrupted, or not a checkpoint.
     """
     if not os.path.isfile(path):
+        run_dir = os.path.dirname(path) or "."
+        if os.path.isfile(os.path.join(run_dir, "lock")):
+            # train.py takes the lock first thing: this run stopped before its first checkpoint.
+            raise CheckpointError(f"no checkpoint at {path}: the run in {run_dir} stopped before its first "
+                                  f"checkpoint, so there is nothing to resume; start it again")
         raise CheckpointError(f"no checkpoint at {path}: is this a run directory of train.py?")
     with open(path, "rb") as f:
         data = f.read()
