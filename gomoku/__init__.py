@@ -15,4 +15,16 @@ The subpackages are layers; each imports only the layers below it:
 short names of the commands: ``python -m gomoku.arena`` and so on.
 """
 
+import os
+import warnings
+
 __version__ = "0.1.0"
+
+# Paddle's C++ log lines and Python warnings that every run would print and none needs: the
+# static-graph export's "not support input out tensor" and the oneDNN "Hardware support for
+# BFLOAT16" notes (glog warnings and infos; errors still show, and a GLOG_minloglevel set by the
+# user wins; it must be set before Paddle is imported), the ccache note of its build tools, and
+# batch norm's note that it tracks running statistics in training (it always has).
+os.environ.setdefault("GLOG_minloglevel", "2")
+warnings.filterwarnings("ignore", message=".*ccache.*")
+warnings.filterwarnings("ignore", message="When training, we now always track global mean and variance")
