@@ -1,10 +1,10 @@
 """The policy-value networks, built from a ``NetSpec``.
 
-``PolicyValueNet`` (SPEC section 3) maps the input planes (4 for input version
+``PolicyValueNet`` (docs/algorithm.md, section 3) maps the input planes (4 for input version
 1, ``Board.planes``; more for later versions, ``gomoku.game.features``) to log
 move probabilities over all ``width * height`` cells and a value in [-1, 1]
 for the player to move. Only the first convolution reads the planes, so the
-input version changes its input channels alone. ``SizeFreeNet`` (SPEC section 7)
+input version changes its input channels alone. ``SizeFreeNet`` (docs/algorithm.md, section 7)
 has no layer sized to the board, so one set of weights evaluates any ``H x W``.
 """
 
@@ -81,7 +81,7 @@ OCCUPIED_LOGIT = -1e9
 
 
 class SizeFreeNet(nn.Layer):
-    """A fully convolutional net: any board size, one weight file (SPEC section 7).
+    """A fully convolutional net: any board size, one weight file (docs/algorithm.md, section 7).
 
     Trunk: a 3x3 convolution to ``filters`` channels, then ``blocks`` residual
     blocks. Policy: a 1x1 convolution to one logit per cell; occupied cells

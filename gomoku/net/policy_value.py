@@ -28,7 +28,7 @@ class PolicyValueModel:
     Args:
         spec: board size and architecture.
         device: 'cpu', 'gpu' or 'auto'.
-        weight_decay: L2 coefficient on the weights (coupled, as in the loss of SPEC section 3).
+        weight_decay: L2 coefficient on the weights (coupled, as in the loss of docs/algorithm.md, section 3).
         fast_inference: serve ``evaluate`` from a Paddle Inference predictor.
         threads: CPU threads for the predictor.
         precision: the predictor's arithmetic, 'fp32', 'bf16' or 'auto' (``device.resolve_precision``);

@@ -24,7 +24,7 @@ class NetSpec:
     height: int = 8
     n_in_row: int = 5
     arch: str = "reference"
-    """'reference' (SPEC section 3), 'resnet' (residual blocks) or 'sizefree' (SPEC section 7)"""
+    """'reference' (docs/algorithm.md, section 3), 'resnet' (residual blocks) or 'sizefree' (docs/algorithm.md, section 7)"""
     res_blocks: int = 0
     """residual blocks, for arch='resnet' and 'sizefree'"""
     res_filters: int = 64

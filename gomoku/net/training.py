@@ -1,6 +1,6 @@
 """Training the net: Adam steps on one mini-batch of ``(planes, pi, z)``.
 
-The loss is ``(z - v)^2 - pi . log p`` (SPEC section 3); L2 on the weights
+The loss is ``(z - v)^2 - pi . log p`` (docs/algorithm.md, section 3); L2 on the weights
 comes from the optimizer's weight decay.
 """
 

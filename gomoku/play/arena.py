@@ -441,8 +441,8 @@ def parse_args(argv=None) -> argparse.Namespace:
                "pure[:PLAYOUTS] (pure MCTS), policy:MODEL (the policy net alone, no search), "
                "heuristic[:LEVEL] (threat scoring with forced-win searches; levels 0 to 4, 4 by default; "
                "the yardstick on big boards).")
-    parser.add_argument("--a", required=True, metavar="SPEC", help="player A, whose score is reported")
-    parser.add_argument("--b", required=True, metavar="SPEC", help="player B, the opponent")
+    parser.add_argument("--a", required=True, metavar="PLAYER", help="player A, whose score is reported")
+    parser.add_argument("--b", required=True, metavar="PLAYER", help="player B, the opponent")
     parser.add_argument("--games", type=positive_int_arg, default=40, metavar="N",
                         help="games in all; each opening is played twice, colours swapped (default: 40)")
     parser.add_argument("--opening-stones", type=int, default=2, metavar="K",

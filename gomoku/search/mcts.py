@@ -158,7 +158,7 @@ class MCTS:
     policy target. ``forced_k = 0`` is the plain AlphaZero search.
 
     Two options sharpen the search where the prior is wrong; both off is the
-    reference search of the SPEC:
+    reference search (docs/algorithm.md, section 4):
 
     * ``fpu`` (first-play urgency, as in Leela Zero and KataGo): an unvisited
       child counts with its node's mean value (its own evaluation and its
@@ -554,7 +554,7 @@ class MCTSPlayer:
         dirichlet_alpha, noise_frac: the noise mixed into the move choice in self-play.
         explore_moves: in self-play, sample (with noise) only the first this many moves
             of a game and play the most visited move after them; 0 samples every move
-            (SPEC section 4). The returned pi stays the temperature-1 visit distribution.
+            (docs/algorithm.md, section 4). The returned pi stays the temperature-1 visit distribution.
         reuse_tree: keep the subtree of each played move (default: in self-play only).
         p_full: playout cap randomisation: the chance of a full search (1: every move).
         n_fast: playouts of a fast search.

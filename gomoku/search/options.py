@@ -1,4 +1,4 @@
-"""Options of the play search beyond the SPEC's reference PUCT search, and their command-line flags.
+"""Options of the play search beyond the reference PUCT search (docs/algorithm.md, section 4), and their command-line flags.
 
 The arena, ``play.py``, the engine and the strength table take the same four
 options (see ``mcts.MCTS`` for what each does); they travel together as one
@@ -90,7 +90,7 @@ class SearchOptions:
 
 
 SEARCH_PRESETS = {"reference": SearchOptions(), "sharp": SearchOptions(fpu=0.25, solve=True)}
-"""``--search``: the SPEC's PUCT search, and the strongest options measured (README, Sharper search)."""
+"""``--search``: the reference PUCT search, and the strongest options measured (docs/search.md)."""
 
 FPU_OFF = "off"
 """``--fpu off``: an unvisited move counts as 0, as in the reference search."""
@@ -118,7 +118,7 @@ def add_search_flags(parser: argparse.ArgumentParser, whose: str = "the AlphaZer
     """
     shown = SEARCH_PRESETS[default]
     parser.add_argument("--search", choices=tuple(SEARCH_PRESETS), default=default,
-                        help=f"options of {whose}: reference is the SPEC's PUCT search, sharp adds --fpu 0.25 "
+                        help=f"options of {whose}: reference is the reference PUCT search, sharp adds --fpu 0.25 "
                              f"--solve; the flags below change one option of it (default: {default})")
     parser.add_argument("--fpu", type=fpu_arg, metavar="R|off",
                         help=f"first-play urgency: an unvisited move counts as its position's mean value less "

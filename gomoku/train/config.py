@@ -1,6 +1,6 @@
 """The training configuration: one dataclass, a docstring per field, and presets.
 
-Defaults are those of SPEC section 6 where it gives one. ``train.py`` turns
+Defaults are those of docs/algorithm.md, section 6 where it gives one. ``train.py`` turns
 every field into a flag (``n_playout`` -> ``--n-playout``); library code takes a
 ``TrainConfig`` and reads nothing else.
 """
@@ -102,7 +102,7 @@ class TrainConfig:
     value_mix: float = 0.0
     """value target mixing: z' = (1 - value_mix) z + value_mix Q_root for recorded positions (0: z)"""
     arch: str = "sizefree"
-    """network: 'sizefree' (fully convolutional: one net for every board size; the default because it won the time-to-strength race, see the README), 'reference' (SPEC section 3, the reference recipe) or 'resnet'"""
+    """network: 'sizefree' (fully convolutional: one net for every board size; the default because it won the time-to-strength race, see docs/training.md), 'reference' (docs/algorithm.md, section 3, the reference recipe) or 'resnet'"""
     res_blocks: int = 4
     """residual blocks when arch is 'resnet'"""
     res_filters: int = 64
@@ -289,7 +289,7 @@ def size_order(size: tuple[int, int]) -> tuple:
 PRESETS = {
     "6x6x4": dict(width=6, height=6, n_in_row=4),
     "8x8x5": dict(width=8, height=8, n_in_row=5),
-    # The recipe the shipped 15x15 model trains with (README, Models), from random weights: a
+    # The recipe the shipped 15x15 model trains with (docs/models.md), from random weights: a
     # size-free net on a 9x9 -> 11x11 -> 15x15 curriculum, Gumbel self-play with 64 simulations,
     # games from random central stones, the win check, and the heuristic ladder as the yardstick
     # (pure MCTS is none on 15x15: a shallow threat search beats 5000 playouts).

@@ -10,7 +10,7 @@ left it; in one process the games are played first and the updates follow, in
 the same order of data. An update samples a
 mini-batch and takes up to ``epochs`` Adam steps on it at
 ``lr * lr_multiplier``, stopping early once the KL divergence from the policy
-before the update exceeds ``4 * kl_targ``; the multiplier then adapts (SPEC
+before the update exceeds ``4 * kl_targ``; the multiplier then adapts (docs/algorithm.md,
 section 6). Every ``check_freq`` iterations the net plays its evaluation
 opponent: pure MCTS, or the threat-aware heuristic (``eval_opponent``), on a
 ladder: once the best win ratio reaches 1.0 the opponent gets stronger (more
@@ -382,7 +382,7 @@ class TrainPipeline:
 
     # --------------------------------------------------------------- update
     def update(self) -> UpdateResult:
-        """One KL-adaptive update on a fresh mini-batch (SPEC section 6, step 4)."""
+        """One KL-adaptive update on a fresh mini-batch (docs/algorithm.md, section 6, step 4)."""
         cfg = self.config
         planes, pis, zs = self.buffer.sample(cfg.batch_size, self.rng, cfg.sizes_in_play(self.iteration))
         fit = self.model.fit_batch(planes, pis, zs)

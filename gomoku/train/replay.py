@@ -1,4 +1,4 @@
-"""The replay buffer: a FIFO of the last training positions (SPEC section 6, step 3), one per board size."""
+"""The replay buffer: a FIFO of the last training positions (docs/algorithm.md, section 6, step 3), one per board size."""
 
 from __future__ import annotations
 
