@@ -1,4 +1,4 @@
-"""Self-play options of SPEC section 7: playout cap randomisation, forced playouts with pruning,
+"""Self-play options of docs/algorithm.md, section 7: playout cap randomisation, forced playouts with pruning,
 Gumbel root search, value target mixing."""
 
 import math
