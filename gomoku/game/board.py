@@ -7,8 +7,12 @@ Notation used across the project:
   Row 0 is the bottom row when a board is drawn, so the human label of a move is
   its column letter and its row number counted from 1 at the bottom (``h8`` is
   the centre of a 15x15 board).
-* Freestyle rules: ``n_in_row`` *or more* stones in a line win; a full board
-  without a winner is a draw (``winner == 0``).
+* The rule (``gomoku.game.rules``): ``freestyle`` (the default) lets ``n_in_row`` *or
+  more* stones in a line win; ``standard`` wants exactly ``n_in_row``; ``renju`` wants
+  exactly five from Black (player 1) and five or more from White, and forbids Black's
+  overlines, double fours and double threes. A full board without a winner is a draw
+  (``winner == 0``), and so is a renju position where Black must move and every empty
+  cell is forbidden.
 
 This module imports neither paddle nor pygame.
 """
@@ -22,6 +26,9 @@ from numbers import Integral
 from typing import Optional, Sequence
 
 import numpy as np
+
+from gomoku.game import rules
+from gomoku.game.rules import FREESTYLE, RENJU
 
 DRAW = 0
 COLUMN_LETTERS = string.ascii_lowercase
@@ -78,6 +85,28 @@ def line_cells(width: int, height: int, n_in_row: int) -> np.ndarray:
     return table
 
 
+@lru_cache(maxsize=None)
+def line_ends(width: int, height: int, n_in_row: int) -> np.ndarray:
+    """For every line of ``line_cells`` (same order), the cell just before its first cell
+    and just after its last: ``(n_lines, 2)`` move indices, ``width * height`` where that
+    cell is off the board. The exact-length win tests read these. Callers must not write to it.
+    """
+    size = width * height
+    ends = []
+    for row in range(height):
+        for col in range(width):
+            for d_row, d_col in DIRECTIONS:
+                end_row, end_col = row + (n_in_row - 1) * d_row, col + (n_in_row - 1) * d_col
+                if 0 <= end_row < height and 0 <= end_col < width:
+                    pair = []
+                    for r, c in ((row - d_row, col - d_col), (end_row + d_row, end_col + d_col)):
+                        pair.append(r * width + c if 0 <= r < height and 0 <= c < width else size)
+                    ends.append(pair)
+    table = np.asarray(ends, dtype=np.int64).reshape(-1, 2)
+    table.setflags(write=False)
+    return table
+
+
 class Board:
     """A Gomoku position and its history.
 
@@ -85,13 +114,16 @@ class Board:
         width: number of columns.
         height: number of rows.
         n_in_row: stones in a line needed to win.
-        start_player: the player who moves first, 1 or 2.
+        start_player: the player who moves first, 1 or 2 (1 under renju: Black).
+        rule: ``"freestyle"``, ``"standard"`` or ``"renju"`` (see ``gomoku.game.rules``).
 
     Raises:
-        ValueError: on sizes that cannot hold a game.
+        ValueError: on sizes that cannot hold a game, an unknown rule, renju with
+            ``n_in_row != 5`` or with player 2 moving first.
     """
 
-    def __init__(self, width: int = 8, height: int = 8, n_in_row: int = 5, start_player: int = 1):
+    def __init__(self, width: int = 8, height: int = 8, n_in_row: int = 5, start_player: int = 1,
+                 rule: str = FREESTYLE):
         for name, value in (("width", width), ("height", height), ("n_in_row", n_in_row)):
             if not isinstance(value, Integral) or isinstance(value, bool) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
@@ -102,11 +134,19 @@ class Board:
                 f"the board {width}x{height} cannot hold {n_in_row} in a row: "
                 f"width and height must be at least n_in_row"
             )
+        self.rule = rules.check_rule(rule, n_in_row)
         self.width = int(width)
         self.height = int(height)
         self.n_in_row = int(n_in_row)
         self.size = self.width * self.height
         self._rays = _rays(self.width, self.height, self.n_in_row)
+        # Per player (index 0 unused): whether only exactly n_in_row wins. Freestyle is
+        # all False, so its win test never looks past the first line of n_in_row.
+        self._exact = rules.exact_players(self.rule)
+        # How many moves must have been played before play() asks whether the game is drawn:
+        # a board can only fill up at the last move, while under renju Black may be left
+        # without an allowed move at any time. One comparison either way.
+        self._draw_test_from = 0 if self.rule == RENJU else self.size
         self.reset(start_player)
 
     # ------------------------------------------------------------------ state
@@ -114,6 +154,8 @@ class Board:
         """Empties the board for a new game that ``start_player`` opens."""
         if start_player not in (1, 2):
             raise ValueError(f"start_player must be 1 or 2, got {start_player!r}")
+        if self.rule == RENJU and start_player != rules.BLACK:
+            raise ValueError("under renju player 1 is Black and moves first: start_player must be 1")
         self.start_player = start_player
         self.current_player = start_player
         self.cells = [0] * self.size  # 0 empty, else the player's stone
@@ -121,7 +163,7 @@ class Board:
         self.winner: Optional[int] = None  # None while the game goes on; 0 for a draw
 
     def copy(self) -> "Board":
-        """A cheap independent copy (no deep copy of the geometry tables)."""
+        """A cheap independent copy (no deep copy of the geometry tables); keeps the rule."""
         other = Board.__new__(Board)
         other.__dict__.update(self.__dict__)
         other.cells = self.cells.copy()
@@ -146,15 +188,54 @@ class Board:
         return np.frombuffer(bytes(self.cells), dtype=np.uint8)
 
     def legal_moves(self) -> list[int]:
-        """The empty cells, in increasing order (none once the game is over)."""
+        """The empty cells, in increasing order (none once the game is over), less Black's
+        forbidden points under renju."""
         if self.winner is not None:
             return []
-        return [m for m, stone in enumerate(self.cells) if stone == 0]
+        empty = [m for m, stone in enumerate(self.cells) if stone == 0]
+        if self.rule == RENJU and self.current_player == rules.BLACK:
+            forbidden = set(self.forbidden_moves())
+            if forbidden:
+                return [m for m in empty if m not in forbidden]
+        return empty
 
     def winning_moves(self) -> list[int]:
-        """The legal moves that give the player to move ``n_in_row`` at once, in increasing order."""
-        player = self.current_player
-        return [m for m in self.legal_moves() if self._line_length(m, player) >= self.n_in_row]
+        """The legal moves that win at once for the player to move, under the rule, in increasing order.
+
+        A move that makes a winning line is never a forbidden point, so the empty cells are
+        all the candidates.
+        """
+        if self.winner is not None:
+            return []
+        player, n_in_row, exact = self.current_player, self.n_in_row, self._exact[self.current_player]
+        return [m for m, stone in enumerate(self.cells)
+                if stone == 0 and self._line_length(m, player) >= n_in_row
+                and (not exact or self._has_exact_line(m, player))]
+
+    def is_forbidden(self, move: int) -> bool:
+        """Whether ``move`` is an empty cell forbidden to the player to move: only under
+        renju, only for Black, and never for a move that makes exactly five."""
+        return self.forbidden_reason(move) is not None
+
+    def forbidden_reason(self, move: int) -> Optional[str]:
+        """``"overline"``, ``"double four"`` or ``"double three"`` when ``is_forbidden(move)``, else None.
+
+        Raises:
+            IllegalMoveError: ``move`` is not a cell of this board.
+        """
+        if isinstance(move, bool) or not isinstance(move, Integral) or not 0 <= move < self.size:
+            raise IllegalMoveError(f"move {move!r} is not a cell of the {self.width}x{self.height} board")
+        if self.rule != RENJU or self.current_player != rules.BLACK or self.cells[move] != 0:
+            return None
+        geometry = rules.renju_geometry(self.width, self.height)
+        return rules.forbidden_reason(self.cells + [2], int(move), geometry)
+
+    def forbidden_moves(self) -> list[int]:
+        """The empty cells forbidden to the player to move, in increasing order: empty
+        unless the rule is renju, Black is to move and the game goes on."""
+        if self.rule != RENJU or self.current_player != rules.BLACK or self.winner is not None:
+            return []
+        return rules.forbidden_points(self.cells, self.width, self.height)
 
     def can_win_now(self) -> bool:
         """Whether the player to move has a move that wins at once (``winning_moves`` is not empty).
@@ -193,14 +274,28 @@ class Board:
         return lines, windows, (windows == 0).sum(axis=1) == 1
 
     def _short_for(self, player: int, windows: np.ndarray, open_one: np.ndarray) -> np.ndarray:
-        """Which lines hold ``n_in_row - 1`` of ``player``'s stones and one empty cell."""
-        return open_one & ((windows == player).sum(axis=1) == self.n_in_row - 1)
+        """Which lines hold ``n_in_row - 1`` of ``player``'s stones and one empty cell (and,
+        when the rule wants exactly ``n_in_row`` from ``player``, no stone of ``player`` just
+        beyond either end, so that filling the cell makes exactly ``n_in_row``)."""
+        short = open_one & ((windows == player).sum(axis=1) == self.n_in_row - 1)
+        if self._exact[player]:
+            ends = self._padded_stones()[line_ends(self.width, self.height, self.n_in_row)]
+            short &= (ends != player).all(axis=1)
+        return short
+
+    def _padded_stones(self) -> np.ndarray:
+        """``stones()`` followed by one empty cell, which ``line_ends`` uses for off the board."""
+        return np.frombuffer(bytes(self.cells) + b"\0", dtype=np.uint8)
 
     def legal_mask(self) -> np.ndarray:
         """Boolean mask over all ``size`` moves, True where a move is legal."""
         if self.winner is not None:
             return np.zeros(self.size, dtype=bool)
-        return np.fromiter((s == 0 for s in self.cells), dtype=bool, count=self.size)
+        mask = np.fromiter((s == 0 for s in self.cells), dtype=bool, count=self.size)
+        forbidden = self.forbidden_moves()
+        if forbidden:
+            mask[forbidden] = False
+        return mask
 
     # ------------------------------------------------------------------ moves
     def check_move(self, move) -> int:
@@ -216,6 +311,11 @@ class Board:
             )
         if self.cells[move] != 0:
             raise IllegalMoveError(f"move {move} ({self.move_to_label(move)}) is on an occupied cell")
+        if self.rule == RENJU and self.current_player == rules.BLACK:
+            reason = self.forbidden_reason(move)
+            if reason is not None:
+                raise IllegalMoveError(
+                    f"move {move} ({self.move_to_label(move)}) is forbidden for Black under renju: {reason}")
         return move
 
     def do_move(self, move) -> None:
@@ -223,19 +323,29 @@ class Board:
 
         Raises:
             IllegalMoveError: the move is not an integer, off the board, on an
-                occupied cell, or the game is over. The board is unchanged.
+                occupied cell, forbidden for Black under renju, or the game is over.
+                The board is unchanged.
         """
         self.play(self.check_move(move))
 
     def play(self, move: int) -> None:
-        """Plays a move already known to be legal (the search's fast path)."""
+        """Plays a move already known to be legal (the search's fast path).
+
+        The rule only costs time when the move makes a line of ``n_in_row`` or more (is it
+        exactly ``n_in_row``?) and, under renju, after White's moves (has Black a move left?).
+        """
         player = self.current_player
         self.cells[move] = player
         self.history.append(move)
-        if self._line_length(move, player) >= self.n_in_row:
+        if self._line_length(move, player) >= self.n_in_row and (
+                not self._exact[player] or self._has_exact_line(move, player)):
             self.winner = player
-        elif len(self.history) == self.size:
-            self.winner = DRAW
+        elif len(self.history) >= self._draw_test_from:
+            # A full board is a draw; under renju (where _draw_test_from is 0) so is a
+            # position after White's move where every empty cell is forbidden to Black.
+            if len(self.history) == self.size or (player == rules.WHITE and not rules.black_has_allowed_move(
+                    self.cells, self.width, self.height)):
+                self.winner = DRAW
         self.current_player = 3 - player
 
     def undo(self) -> int:
@@ -270,8 +380,27 @@ class Board:
                 best = count
         return best
 
+    def _has_exact_line(self, move: int, player: int) -> bool:
+        """Whether a stone of ``player`` on ``move`` lies (or would lie) on a line of exactly
+        ``n_in_row``. Like ``_line_length`` it reads only the cells around ``move``, through
+        rays of ``n_in_row`` cells per side, one more than ``_rays``, to see past a line's end."""
+        cells = self.cells
+        for forward, backward in _rays(self.width, self.height, self.n_in_row + 1)[move]:
+            count = 1
+            for cell in forward:
+                if cells[cell] != player:
+                    break
+                count += 1
+            for cell in backward:
+                if cells[cell] != player:
+                    break
+                count += 1
+            if count == self.n_in_row:
+                return True
+        return False
+
     def winning_line(self) -> list[int]:
-        """The cells of the line that won the game (all of it, for an overline), else []."""
+        """The cells of the line that won the game (all of it, for a freestyle overline), else []."""
         if not self.winner:
             return []
         move = self.history[-1]
@@ -284,7 +413,7 @@ class Board:
                 while 0 <= r < self.height and 0 <= c < self.width and self.cells[r * self.width + c] == player:
                     line.append(r * self.width + c)
                     r, c = r + sign * d_row, c + sign * d_col
-            if len(line) >= self.n_in_row:
+            if len(line) == self.n_in_row or (len(line) > self.n_in_row and not self._exact[player]):
                 return sorted(line)
         return []
 
@@ -365,13 +494,14 @@ class Board:
         return "\n".join(lines)
 
     def __repr__(self) -> str:
-        return f"Board({self.width}x{self.height}, n_in_row={self.n_in_row}, moves={len(self.history)})"
+        rule = "" if self.rule == FREESTYLE else f", rule={self.rule}"
+        return f"Board({self.width}x{self.height}, n_in_row={self.n_in_row}{rule}, moves={len(self.history)})"
 
     @classmethod
     def from_moves(cls, width: int, height: int, n_in_row: int, moves: Sequence[int],
-                   start_player: int = 1) -> "Board":
-        """A board after playing ``moves`` in order (each checked)."""
-        board = cls(width, height, n_in_row, start_player)
+                   start_player: int = 1, rule: str = FREESTYLE) -> "Board":
+        """A board after playing ``moves`` in order (each checked) under ``rule``."""
+        board = cls(width, height, n_in_row, start_player, rule)
         for move in moves:
             board.do_move(move)
         return board
