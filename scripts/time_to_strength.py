@@ -1,7 +1,7 @@
 """Time to strength: race training recipes side by side from scratch and compare their curves.
 
 Each recipe is a string of ``train.py`` flags. All recipes start together, from
-random weights, and train for the same wall-clock budget on the same machine:
+random weights or from the model their flags give with ``--init-model``, and train for the same wall-clock budget on the same machine:
 the cores this script may use are dealt out in turn (recipe i is pinned to core
 i mod C), each run plays its games in its own process with one math thread, so
 every recipe gets the same share of the machine and the same machine conditions.
@@ -15,7 +15,8 @@ on, one arena match at a time in a child process (``python -m gomoku.arena``:
 the same openings and seeds for every snapshot, colours alternating) against one
 fixed opponent, with the same search (``az:SNAPSHOT:PLAYOUTS``, PUCT) whatever
 search the recipe trained with, so that the nets, not the searches, are
-compared. The arena takes the same share from every recipe; what is left to
+compared. With ``--openings`` the games start from an openings file (such as the
+balanced ones), and the score as White is kept and drawn beside the total. The arena takes the same share from every recipe; what is left to
 score once the budget is spent is scored then.
 
 The in-run evaluation is switched off (``--check-freq`` very large) unless a
@@ -84,6 +85,8 @@ class Snapshot:
     score: float = float("nan")
     low: float = float("nan")
     high: float = float("nan")
+    white: float = float("nan")
+    """the score in the games the snapshot played as White"""
     summary: dict = field(default_factory=dict)
 
 
@@ -287,8 +290,10 @@ class Scorer:
                 snapshot.summary = json.load(f)
             snapshot.score = snapshot.summary["score"]
             snapshot.low, snapshot.high = snapshot.summary["score_low"], snapshot.summary["score_high"]
+            snapshot.white = snapshot.summary["a_as_white"]["score"]
             self.log(f"[{name}] {snapshot.hours:.3f} h (iteration {snapshot.iteration}): score "
-                     f"{snapshot.score:.3f} [{snapshot.low:.3f}, {snapshot.high:.3f}] over {self.args.games} games "
+                     f"{snapshot.score:.3f} [{snapshot.low:.3f}, {snapshot.high:.3f}], as White "
+                     f"{snapshot.white:.3f}, over {self.args.games} games "
                      f"({time.time() - started:.0f}s)")
         if self.queue:
             name, snapshot = self.queue.pop(0)
@@ -298,6 +303,8 @@ class Scorer:
                        "--b", self.args.opponent, "--games", str(self.args.games), "--seed", str(self.args.seed),
                        "--workers", str(self.args.arena_workers), "--size", f"{width}x{height}",
                        "--device", "cpu", "--json", summary, "--quiet"]
+            if self.args.openings:
+                command += ["--openings", self.args.openings]
             process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                        text=True, start_new_session=True)
             self.current = (name, snapshot, process, summary, time.time())
@@ -384,6 +391,7 @@ def report(recipes: list[Recipe], results: dict, args) -> dict:
         "machine": machine(),
         "opponent": args.opponent,
         "games_per_snapshot": args.games,
+        "openings": args.openings,
         "snapshot_playouts": args.playouts,
         "seed": args.seed,
         "targets": args.targets,
@@ -395,7 +403,7 @@ def report(recipes: list[Recipe], results: dict, args) -> dict:
             "snapshots": [{"hours": round(s.hours, 4), "cpu_hours": round(s.cpu_hours, 4),
                            "iteration": s.iteration, "games": s.games,
                            "model": os.path.relpath(s.path, args.out), "score": s.score,
-                           "score_low": s.low, "score_high": s.high,
+                           "score_low": s.low, "score_high": s.high, "as_white": s.white,
                            "wins": s.summary.get("total", {}).get("wins"),
                            "draws": s.summary.get("total", {}).get("draws"),
                            "losses": s.summary.get("total", {}).get("losses")}
@@ -414,7 +422,8 @@ def markdown(data: dict) -> str:
              "",
              f"{data['side_by_side']} recipes side by side for {data['budget_hours']:.3g} h of wall-clock on "
              f"{_cores(data['cores'])} of {data['machine']}; each snapshot plays {data['games_per_snapshot']} "
-             f"games against `{data['opponent']}` with {data['snapshot_playouts']} playouts (seed {data['seed']}).",
+             f"games against `{data['opponent']}` with {data['snapshot_playouts']} playouts (seed {data['seed']}), "
+             f"from {('the openings `' + data['openings'] + '`') if data.get('openings') else 'two random central stones'}.",
              "", "## Hours to first reach a score (wall-clock / CPU)", "",
              "| recipe | flags | " + " | ".join(f"score {t:g}" for t in data["targets"]) + " |",
              "|---|---|" + "---|" * len(data["targets"])]
@@ -423,12 +432,14 @@ def markdown(data: dict) -> str:
                  for h, c in zip(r["hours_to_reach"].values(), r["cpu_hours_to_reach"].values())]
         lines.append(f"| {r['name']} | `{r['flags'] or '(defaults)'}` | " + " | ".join(cells) + " |")
     lines += ["", "## Snapshots", "",
-              "| recipe | hours | CPU-hours | iteration | games | score | 95% interval |",
-              "|---|---|---|---|---|---|---|"]
+              "| recipe | hours | CPU-hours | iteration | games | score | 95% interval | as White |",
+              "|---|---|---|---|---|---|---|---|"]
     for r in data["recipes"]:
         for s in r["snapshots"]:
+            white = s.get("as_white", float("nan"))
             lines.append(f"| {r['name']} | {s['hours']:.2f} | {s['cpu_hours']:.2f} | {s['iteration']} | "
-                         f"{s['games']} | {s['score']:.3f} | {s['score_low']:.3f} to {s['score_high']:.3f} |")
+                         f"{s['games']} | {s['score']:.3f} | {s['score_low']:.3f} to {s['score_high']:.3f} | "
+                         f"{white:.3f} |")
     return "\n".join(lines) + "\n"
 
 
@@ -446,12 +457,16 @@ def plot(data: dict, path: str) -> None:
             score = [s["score"] for s in r["snapshots"]]
             below = [s["score"] - s["score_low"] for s in r["snapshots"]]
             above = [s["score_high"] - s["score"] for s in r["snapshots"]]
-            axis.errorbar(x, score, yerr=[below, above], marker="o", capsize=3, label=r["name"])
+            line = axis.errorbar(x, score, yerr=[below, above], marker="o", capsize=3, label=r["name"])
+            white = [s.get("as_white", float("nan")) for s in r["snapshots"]]
+            if any(w == w for w in white):  # NaN-free: the run recorded White's games
+                axis.plot(x, white, linestyle="--", marker="v", color=line[0].get_color(),
+                          label=f"{r['name']}, as White")
         for t in data["targets"]:
             axis.axhline(t, color="grey", linewidth=0.6, linestyle="--")
         axis.set(xlabel=label, ylim=(-0.02, 1.02), xlim=(0, None))
         axis.grid(alpha=0.3)
-    axes[0].set_ylabel(f"score against {data['opponent']}")
+    axes[0].set_ylabel(f"score against {data['opponent']} (dashed: as White)")
     axes[1].legend(loc="center left", bbox_to_anchor=(1.02, 0.5))
     board = data["board"]
     fig.suptitle(f"{board['width']}x{board['height']}, {board['n_in_row']} in a row: {data['side_by_side']} recipes "
@@ -475,6 +490,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--opponent", default="pure:1000",
                         help="the fixed opponent, an arena player spec (e.g. pure:1000, or az:MODEL:400)")
     parser.add_argument("--games", type=int, default=40, help="arena games per snapshot")
+    parser.add_argument("--openings", metavar="FILE",
+                        help="the arena's openings file ('balanced': the project's own for the board); "
+                             "default: two random central stones")
     parser.add_argument("--playouts", type=int, default=400, help="MCTS playouts of each snapshot in the arena")
     parser.add_argument("--targets", type=parse_targets, default=[0.5, 0.75, 0.9],
                         help="scores whose hours to first reach are tabled, separated by commas")

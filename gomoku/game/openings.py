@@ -1,15 +1,23 @@
-"""Random openings: a few stones near the centre, placed before the players start.
+"""Openings: a few stones near the centre, placed before the players start.
 
 The arena plays each opening twice, colours swapped, so that a match measures
 play from many positions instead of one game repeated; self-play can start from
 them too (``--opening-stones``), so that the net learns the central fights
-people and the arena start from.
+people and the arena start from. Openings are drawn at random here, or read
+from an openings file (``read_openings``), such as the balanced openings that
+``gomoku.play.balanced`` generates: random central stones leave most freestyle
+positions won for Black, and only openings from which either side can win tell
+two players apart by their White games.
 """
 
 from __future__ import annotations
 
+import os
+from typing import Optional, Sequence
+
 import numpy as np
 
+from gomoku.game.board import Board, IllegalMoveError
 from gomoku.game.symmetry import symmetries
 
 OPENING_TRIES = 200  # draws per opening before a repeat (up to symmetry) is accepted
@@ -81,3 +89,146 @@ def paired_openings(n_games: int, width: int, height: int, n_in_row: int, stones
     so that each opening is played twice (the players swap colours between the two)."""
     openings = make_openings((n_games + 1) // 2, width, height, n_in_row, stones, rng)
     return [openings[i // 2] for i in range(n_games)]
+
+
+# ------------------------------------------------------------ opening files
+# An openings file is text: a ``board WIDTHxHEIGHT N_IN_ROW`` line, then one opening a
+# line, its moves as labels in the order they are played (Black first), e.g. ``h8 i9 g7``.
+# ``#`` starts a comment, to the end of the line; blank lines are skipped.
+
+DATA_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
+BALANCED = "balanced"  # names the shipped balanced openings of a board in ``--openings``
+
+
+def openings_path(name: str, width: int, height: int, n_in_row: int) -> str:
+    """The file ``--openings NAME`` means: ``balanced`` is the project's own balanced openings
+    for the board (``gomoku/data/balanced_WxH_N.txt``), anything else a path.
+
+    Raises:
+        OpeningError: ``balanced`` on a board the project ships no openings for.
+    """
+    if name != BALANCED:
+        return name
+    path = os.path.join(DATA_DIR, f"balanced_{width}x{height}_{n_in_row}.txt")
+    if not os.path.exists(path):
+        shipped = sorted(f[len("balanced_"):-len(".txt")] for f in os.listdir(DATA_DIR)
+                         if f.startswith("balanced_")) if os.path.isdir(DATA_DIR) else []
+        raise OpeningError(f"no balanced openings ship for {width}x{height} with {n_in_row} in a row "
+                           f"(there are: {', '.join(shipped) or 'none'}); make some with "
+                           f"python -m gomoku.play.balanced --size {width}x{height} --n-in-row {n_in_row} --out FILE")
+    return path
+
+
+def load_openings(name: str, width: int, height: int, n_in_row: int) -> list[list[int]]:
+    """``read_openings`` of the file ``--openings NAME`` means (see ``openings_path``)."""
+    return read_openings(openings_path(name, width, height, n_in_row), width, height, n_in_row)
+
+
+def book_for_board(name: str, width: int, height: int, n_in_row: int) -> list[list[int]]:
+    """The openings of ``--openings NAME`` for this board, or [] when they are for another
+    board (a run on several boards uses them where they fit).
+
+    Raises:
+        OpeningError: the file cannot be read, or is damaged.
+    """
+    if name == BALANCED:
+        try:
+            path = openings_path(name, width, height, n_in_row)
+        except OpeningError:
+            return []
+    else:
+        path = name
+    if read_board_line(path) != (width, height, n_in_row):
+        return []
+    return read_openings(path, width, height, n_in_row)
+
+
+def read_board_line(path: str) -> tuple[int, int, int]:
+    """``(width, height, n_in_row)`` of an openings file's ``board`` line.
+
+    Raises:
+        OpeningError: the file cannot be read or does not start with a board line.
+    """
+    try:
+        with open(path, encoding="utf-8") as f:
+            for number, raw in enumerate(f, 1):
+                line = raw.split("#", 1)[0].strip()
+                if line:
+                    return _board_line(line, f"{path}, line {number}")
+    except (OSError, UnicodeDecodeError) as e:
+        raise OpeningError(f"cannot read the openings file {path}: {e}") from None
+    raise OpeningError(f"{path} holds no openings")
+
+
+def _board_line(line: str, where: str) -> tuple[int, int, int]:
+    words = line.split()
+    size = words[1].lower().split("x") if len(words) == 3 else []
+    if words[:1] != ["board"] or len(size) != 2 or not all(p.isdigit() for p in size + words[2:]):
+        raise OpeningError(f"{where}: an openings file starts with 'board WIDTHxHEIGHT N_IN_ROW', got {line!r}")
+    return int(size[0]), int(size[1]), int(words[2])
+
+
+def read_openings(path: str, width: int, height: int, n_in_row: int) -> list[list[int]]:
+    """The openings of the file at ``path``, as move lists, for a ``width``x``height`` board.
+
+    Raises:
+        OpeningError: the file is missing or unreadable, is for another board, holds
+            a move that is not a legal one, or an opening that already ends the game.
+    """
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        raise OpeningError(f"cannot read the openings file {path}: {e}") from None
+    openings: list[list[int]] = []
+    board_seen = False
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        where = f"{path}, line {number}"
+        if not board_seen:
+            found = _board_line(line, where)
+            if found != (width, height, n_in_row):
+                raise OpeningError(f"{where}: the openings are for {found[0]}x{found[1]} with {found[2]} in a "
+                                   f"row, not {width}x{height} with {n_in_row}")
+            board_seen = True
+            continue
+        board = Board(width, height, n_in_row)
+        try:
+            for label in line.split():
+                board.do_move(board.parse_move(label))
+        except IllegalMoveError as e:
+            raise OpeningError(f"{where}: {e}") from None
+        if board.game_over:
+            raise OpeningError(f"{where}: the opening {line!r} already ends the game")
+        openings.append(list(board.history))
+    if not openings:
+        raise OpeningError(f"{path} holds no openings")
+    return openings
+
+
+def format_openings(openings: Sequence[Sequence[int]], width: int, height: int, n_in_row: int,
+                    header: Sequence[str] = (), notes: Optional[Sequence[str]] = None) -> str:
+    """The text of an openings file: ``header`` lines as comments, then the openings, each
+    followed by its note (``notes[i]``) as a comment when there is one."""
+    board = Board(width, height, n_in_row)
+    lines = [f"# {h}" if h else "#" for h in header]
+    lines.append(f"board {width}x{height} {n_in_row}")
+    for i, moves in enumerate(openings):
+        text = " ".join(board.move_to_label(m) for m in moves)
+        note = notes[i] if notes is not None else ""
+        lines.append(f"{text:<24}  # {note}" if note else text)
+    return "\n".join(lines) + "\n"
+
+
+def openings_for_games(openings: Sequence[Sequence[int]], n_games: int,
+                       rng: np.random.Generator) -> list[list[int]]:
+    """The opening of each of ``n_games`` games from a list: game ``i`` starts from the
+    ``i // 2``-th of the list in an order drawn by ``rng``, so that each opening is played
+    twice (the players swap colours between the two); the order starts over when the
+    games outnumber twice the openings."""
+    order: list[int] = []
+    while len(order) < (n_games + 1) // 2:
+        order.extend(int(k) for k in rng.permutation(len(openings)))
+    return [list(openings[order[i // 2]]) for i in range(n_games)]

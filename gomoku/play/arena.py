@@ -56,7 +56,7 @@ from gomoku import interrupt
 from gomoku.progress import advance_to, progress_bar
 from gomoku.game.board import Board
 from gomoku.game.gamefile import COLOUR_NAMES, GameRecord
-from gomoku.game.openings import paired_openings
+from gomoku.game.openings import OpeningError, load_openings, openings_for_games, paired_openings
 from gomoku.search.options import SearchOptions, add_search_flags
 from gomoku.search.players import PlayerSpec, spec_text
 from gomoku.train.actors import MatchGame, Tally, make_actors, tally_by_colour
@@ -196,6 +196,8 @@ class ArenaSettings:
     """stones in a row that win, when no model sets the board"""
     opening_stones: int = 2
     """random stones placed before the players start, Black first"""
+    openings: Optional[str] = None
+    """an openings file (or 'balanced': the shipped ones) to draw the openings from instead"""
     seed: int = 0
     """seeds the openings and the players"""
     workers: int = 1
@@ -256,6 +258,7 @@ class ArenaResult:
             "board": {"width": width, "height": height, "n_in_row": n_in_row},
             "games": total.games,
             "opening_stones": self.settings.opening_stones,
+            "openings": self.settings.openings,
             "fpu": self.settings.search.fpu,
             "win_check": self.settings.search.win_check,
             "solve": self.settings.search.solve,
@@ -338,7 +341,13 @@ def run_arena(settings: ArenaSettings, log: Optional[Callable[[str], None]] = No
         spec_b = replace(spec_b, precision=settings.precision_b)
     geometry = resolve_geometry([spec_a, spec_b], settings.size, settings.n_in_row)
     rng = np.random.default_rng(settings.seed)
-    per_game = paired_openings(settings.games, *geometry, settings.opening_stones, rng)
+    try:
+        if settings.openings:
+            per_game = openings_for_games(load_openings(settings.openings, *geometry), settings.games, rng)
+        else:
+            per_game = paired_openings(settings.games, *geometry, settings.opening_stones, rng)
+    except OpeningError as exc:
+        raise ArenaError(str(exc)) from None
 
     workers = min(settings.workers, settings.games)
     if log is not None:
@@ -373,7 +382,8 @@ def format_report(result: ArenaResult) -> str:
     lines = [
         f"A: {spec_a} ({spec_text(spec_a)})   B: {spec_b} ({spec_text(spec_b)})",
         f"{_board_name(result.geometry)}; {total.games} game{'s' if total.games > 1 else ''} from "
-        f"{n_openings} opening{'s' if n_openings > 1 else ''} of {settings.opening_stones} stones, "
+        f"{n_openings} opening{'s' if n_openings > 1 else ''} "
+        f"{'from ' + settings.openings if settings.openings else f'of {settings.opening_stones} stones'}, "
         f"each played with colours swapped; seed {settings.seed}",
         "",
         f"{'':<12}{'games':>6}{'wins':>6}{'draws':>7}{'losses':>8}{'score':>7}",
@@ -447,6 +457,9 @@ def parse_args(argv=None) -> argparse.Namespace:
                         help="games in all; each opening is played twice, colours swapped (default: 40)")
     parser.add_argument("--opening-stones", type=int, default=2, metavar="K",
                         help="random stones in the centre before the players start, Black first (default: 2)")
+    parser.add_argument("--openings", metavar="FILE",
+                        help="draw the openings from this openings file instead of placing random stones; "
+                             "'balanced' is the project's own balanced openings for the board")
     parser.add_argument("--seed", type=int, default=0, help="seeds openings and players (default: 0)")
     parser.add_argument("--workers", type=positive_int_arg, default=usable_cpus(), metavar="N",
                         help="processes playing games side by side (default: one per core)")
@@ -476,7 +489,7 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     warnings.filterwarnings("ignore", module="paddle")  # build-tool noise on import
     settings = ArenaSettings(args.a, args.b, args.games, args.size, args.n_in_row, args.opening_stones,
-                             args.seed, args.workers, args.parallel, args.c_puct, args.device,
+                             args.openings, args.seed, args.workers, args.parallel, args.c_puct, args.device,
                              SearchOptions.from_args(args), args.precision, args.precision_b)
 
     def log(line: str) -> None:

@@ -69,6 +69,7 @@ import numpy as np
 
 from gomoku import interrupt
 from gomoku.game.board import Board
+from gomoku.game.openings import book_for_board
 from gomoku.search.lockstep import RunStats, run_games
 from gomoku.search.players import PlayerSpec, make_player
 from gomoku.search.rollout import RolloutEvaluator
@@ -136,6 +137,10 @@ class SelfPlaySettings:
     gumbel_c_scale: float = 0.1
     opening_stones: int = 0
     """each game starts from 0 to this many random central stones (0: the empty board)"""
+    opening_book: tuple = ()
+    """openings (move tuples) that a share of the games start from instead"""
+    openings_share: float = 0.0
+    """that share"""
     win_check: bool = False
     """a new node whose player to move can complete a line is a known win (see ``mcts.MCTS``)"""
     threats: bool = False
@@ -144,8 +149,10 @@ class SelfPlaySettings:
     @classmethod
     def from_config(cls, config, board_shape: tuple, parallel: int) -> "SelfPlaySettings":
         """The settings a ``TrainConfig`` gives for games on ``board_shape``: its fields of the same names."""
-        names = [f.name for f in fields(cls) if f.name not in ("board_shape", "parallel")]
-        return cls(tuple(board_shape), parallel, **{name: getattr(config, name) for name in names})
+        names = [f.name for f in fields(cls) if f.name not in ("board_shape", "parallel", "opening_book")]
+        book = book_for_board(config.openings, *board_shape) if config.openings else []
+        return cls(tuple(board_shape), parallel, **{name: getattr(config, name) for name in names},
+                   opening_book=tuple(tuple(moves) for moves in book))
 
     def player_kwargs(self) -> dict:
         """The keyword arguments of each self-play player."""
@@ -358,6 +365,7 @@ class TaskRunner:
             if held is None or held.settings != s:
                 stream = SelfPlayStream(evaluator, s.board_shape, s.parallel, s.n_playout, s.c_puct,
                                         task.seed, root_search=s.root_search, opening_stones=s.opening_stones,
+                                        opening_book=s.opening_book, openings_share=s.openings_share,
                                         **s.player_kwargs())
                 held = self.streams[shape] = _Stream(stream, s, version)
             elif held.version != version or held.stream.evaluator is not evaluator:

@@ -13,7 +13,7 @@ import inspect
 from dataclasses import asdict, dataclass, fields, replace
 
 from gomoku.game.features import check_input_version
-from gomoku.game.openings import check_opening_stones
+from gomoku.game.openings import book_for_board, check_opening_stones
 from gomoku.search.heuristic import check_level
 from gomoku.net.device import PRECISIONS
 from gomoku.net.spec import NetSpec
@@ -93,6 +93,12 @@ class TrainConfig:
     """Gumbel root search: c_visit of sigma(q) = (c_visit + max N) c_scale q (paper and mctx: 50)"""
     gumbel_c_scale: float = 0.1
     """Gumbel root search: c_scale of sigma(q) (paper: 1.0; DeepMind's mctx: 0.1)"""
+    openings: str = ""
+    """an openings file, or 'balanced' (the project's balanced openings, gomoku/data): on a board the file is for, openings_share of the self-play games start from one of its openings, drawn at random (the other games as opening_stones says); empty: none"""
+    openings_share: float = 0.5
+    """the share of self-play games that start from --openings, on its board"""
+    eval_openings: str = ""
+    """an openings file, or 'balanced': evaluation games on its board start from its openings, each played twice with colours swapped, instead of eval_opening_stones random stones (empty: none)"""
     opening_stones: int = 0
     """self-play games start from 0 to this many random stones near the centre (each count as often; drawn like the arena's openings; placed, not searched, so no training position comes from them): the opening variety the arena and people play; 0: every game from the empty board"""
     win_check: bool = False
@@ -187,6 +193,12 @@ class TrainConfig:
                 raise ValueError(f"a {width}x{height} board in --sizes cannot hold {self.n_in_row} in a row")
             for stones in (self.opening_stones, self.eval_opening_stones):
                 check_opening_stones(stones, width, height, self.n_in_row)
+        for flag, name in (("openings", self.openings), ("eval_openings", self.eval_openings)):
+            if name and not any(book_for_board(name, width, height, self.n_in_row) for width, height in sizes):
+                raise ValueError(f"--{flag.replace('_', '-')} {name}: its openings are for none of the run's "
+                                 f"boards ({', '.join(f'{w}x{h}' for w, h in sizes)}, {self.n_in_row} in a row)")
+        if not 0.0 <= self.openings_share <= 1.0:
+            raise ValueError(f"openings_share must lie between 0 and 1, got {self.openings_share}")
         if len(sizes) > 1 and self.arch != "sizefree":
             raise ValueError(f"--sizes {self.sizes} trains on {len(sizes)} board sizes: only a size-free "
                              f"net can (add --arch sizefree); arch {self.arch!r} is sized to one board")

@@ -50,7 +50,7 @@ import numpy as np
 from gomoku import interrupt
 from gomoku.progress import advance_to, progress_bar
 from gomoku.game.features import input_channels
-from gomoku.game.openings import paired_openings
+from gomoku.game.openings import book_for_board, openings_for_games, paired_openings
 from gomoku.game.symmetry import augment
 from gomoku.net.device import device_report, precision_report
 from gomoku.net.grow import carry_inputs, check_growable, grow_weights
@@ -216,7 +216,7 @@ class TrainPipeline:
             pipeline.heuristic_level = config.heuristic_level_start
             pipeline.pure_playouts = config.pure_playout_start
             pipeline.best_win_ratio = 0.0
-        if "eval_opening_stones" in changed:
+        if changed.keys() & {"eval_opening_stones", "eval_openings"}:
             pipeline.best_win_ratio = 0.0  # the same rung, measured from other openings
         return pipeline
 
@@ -428,7 +428,12 @@ class TrainPipeline:
         playouts = cfg.eval_playouts or cfg.n_playout  # the net's, per move
         geometry = (*self.largest_in_play(), cfg.n_in_row)
         # A plays Black in even games, so each opening is played with colours swapped.
-        openings = paired_openings(cfg.eval_games, *geometry, cfg.eval_opening_stones, np.random.default_rng(seed))
+        book = book_for_board(cfg.eval_openings, *geometry) if cfg.eval_openings else []
+        if book:
+            openings = openings_for_games(book, cfg.eval_games, np.random.default_rng(seed))
+        else:
+            openings = paired_openings(cfg.eval_games, *geometry, cfg.eval_opening_stones,
+                                       np.random.default_rng(seed))
         self.actors.publish(self.model)
         with progress_bar(cfg.eval_games, f"evaluation against {opponent}",
                           stream=self.progress_stream) as bar:
@@ -453,7 +458,9 @@ class TrainPipeline:
                 self._climb_ladder()
         record = {"event": "evaluation", "iteration": self.iteration, "opponent": spec_text(opponent),
                   "playouts": playouts}
-        if cfg.eval_opening_stones:
+        if book:
+            record["openings"] = cfg.eval_openings
+        elif cfg.eval_opening_stones:
             record["opening_stones"] = cfg.eval_opening_stones
         if opponent.kind == "pure":
             record["pure_playouts"] = opponent.playouts

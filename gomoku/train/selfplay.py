@@ -59,13 +59,15 @@ class SelfPlayStream:
             as many of each count (drawn like the arena's openings, from game ``i``'s
             own seed); they are placed, not searched, so no training position comes
             from them. Games from the empty board keep the first move in the data.
+        opening_book, openings_share: this share of the games start instead from one of
+            these openings (move lists), drawn from game ``i``'s seed; placed, like the stones.
         player_kwargs: passed to each player (noise, playout cap, forced playouts,
             Gumbel constants; ``c_puct`` goes to PUCT players only).
     """
 
     def __init__(self, evaluator, board_shape: Sequence[int], parallel: int, n_playout: int,
                  c_puct: float, seed: int, root_search: str = "puct", opening_stones: int = 0,
-                 **player_kwargs):
+                 opening_book: Sequence[Sequence[int]] = (), openings_share: float = 0.0, **player_kwargs):
         if root_search not in ROOT_SEARCHES:
             raise ValueError(f"root_search must be one of {', '.join(ROOT_SEARCHES)}, got {root_search!r}")
         self.evaluator = evaluator
@@ -81,11 +83,16 @@ class SelfPlayStream:
                 player = MCTSPlayer(self.evaluator, c_puct=c_puct, n_playout=n_playout, self_play=True,
                                     seed=player_seed, name="self-play", **player_kwargs)
             board = Board(width, height, n_in_row, start_player=1 + i % 2)
-            if opening_stones:
-                rng = np.random.default_rng(opening_seed)
+            rng = np.random.default_rng(opening_seed)
+            if opening_book and rng.random() < openings_share:
+                opening = opening_book[int(rng.integers(len(opening_book)))]
+            elif opening_stones:
                 stones = int(rng.integers(opening_stones + 1))
-                for move in make_openings(1, width, height, n_in_row, stones, rng)[0]:
-                    board.do_move(move)
+                opening = make_openings(1, width, height, n_in_row, stones, rng)[0]
+            else:
+                opening = ()
+            for move in opening:
+                board.do_move(move)
             return board, {1: player, 2: player}
 
         self.lockstep = Lockstep(new_game, record=True)
