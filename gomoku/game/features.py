@@ -24,6 +24,15 @@ version (``input_channels``, ``planes``, ``fill_planes``).
   continuous fours, an immediate five included), and when the opponent would
   have one if it were to move (``has_vcf``).
 
+  The threat planes follow the board's rule (``Board.rule``). Where a side needs
+  exactly ``n_in_row`` (both under standard, Black under renju), a window whose
+  cell just beyond either end holds that side's stone can only make an overline
+  and marks nothing for that side: a five is then a cell that makes exactly
+  ``n_in_row``, and an open four's two completions both make exactly five. Under
+  renju Black's forbidden points are none of Black's four, open four and open
+  three cells (an exact five is never forbidden), and the VCF search knows that
+  Black cannot block on a forbidden point. Freestyle planes are unchanged.
+
 The spatial planes are found per line window, so they work on any board size:
 every window of ``n_in_row`` and of ``n_in_row + 1`` cells is read as a base-3
 code (empty 0, the mover's stone 1, the opponent's 2) and a table per code says
@@ -43,7 +52,8 @@ from typing import Optional
 
 import numpy as np
 
-from gomoku.game.board import Board, line_cells
+from gomoku.game import rules
+from gomoku.game.board import Board, line_cells, line_ends
 
 INPUT_CHANNELS = {1: 4, 2: 14}
 """the planes of each input version"""
@@ -95,8 +105,19 @@ def fill_planes(board: Board, out: np.ndarray, version: int = 1) -> None:
     if check_input_version(version) == 1:
         return
     stones = _RELABEL[board.current_player - 1][board.stones()]
-    codes = fill_threat_planes(stones, board.width, board.height, board.n_in_row, out)
+    # The rule, seen from the player to move (side 1) and the opponent (side 2).
+    exact = rules.exact_players(board.rule)
+    exact = (exact[board.current_player], exact[3 - board.current_player])
+    black = 0
+    if board.rule == rules.RENJU:
+        black = 1 if board.current_player == rules.BLACK else 2
+    codes = fill_threat_planes(stones, board.width, board.height, board.n_in_row, out, exact)
     size = board.size
+    if black:
+        forbidden = rules.forbidden_points(board.cells, board.width, board.height)
+        if forbidden:
+            first = FIRST_THREAT_PLANE + 4 * (black - 1)
+            out[first + 1:first + 4, forbidden] = 0.0
     counts = out[FIRST_THREAT_PLANE:FIRST_THREAT_PLANE + 8].reshape(2, 4, size).sum(axis=2)  # (side, plane)
     for plane, side in ((OWN_VCF, 0), (OPPONENT_VCF, 1)):
         fives, fours, open_fours, _ = counts[side]
@@ -109,7 +130,8 @@ def fill_planes(board: Board, out: np.ndarray, version: int = 1) -> None:
         elif not fours or their_fives > 1:
             continue
         elif (open_fours and not their_fives) or has_vcf(stones, side + 1, board.width, board.height,
-                                                         board.n_in_row, codes, VCF_NODES, VCF_DEPTH):
+                                                         board.n_in_row, codes, VCF_NODES, VCF_DEPTH,
+                                                         exact, black):
             out[plane] = 1.0
 
 
@@ -183,11 +205,23 @@ def _pattern_geometry(width: int, height: int, n: int) -> tuple:
     return cells, powers, offsets, targets, len(short)
 
 
-def fill_threat_planes(stones: np.ndarray, width: int, height: int, n: int, out: np.ndarray) -> np.ndarray:
+@lru_cache(maxsize=None)
+def _pattern_ends(width: int, height: int, n: int) -> np.ndarray:
+    """The cells just beyond both ends of every window of ``_pattern_geometry``'s table, as
+    ``(windows, 2)`` (``width * height`` off the board, which reads as empty)."""
+    ends = np.vstack([line_ends(width, height, n), line_ends(width, height, n + 1).reshape(-1, 2)])
+    ends.setflags(write=False)
+    return ends
+
+
+def fill_threat_planes(stones: np.ndarray, width: int, height: int, n: int, out: np.ndarray,
+                       exact: tuple = (False, False)) -> np.ndarray:
     """Marks planes 4-11 of ``out`` (a zeroed, C-contiguous ``(C, size)`` array, C >= 12).
 
     Args:
         stones: ``(size,)`` uint8, 0 empty, 1 the player to move, 2 the opponent.
+        exact: for sides 1 and 2, whether that side needs exactly ``n`` (then its windows with
+            its own stone just beyond an end mark nothing).
 
     Returns:
         the code of every window of ``n`` cells (``line_cells`` order), for ``has_vcf``.
@@ -202,7 +236,14 @@ def fill_threat_planes(stones: np.ndarray, width: int, height: int, n: int, out:
     codes = (padded[cells] @ powers).astype(np.intp) + offsets
     hit = np.flatnonzero(any_marks[codes])
     if len(hit):
-        flat[targets[hit][marks[codes[hit]]]] = 1.0
+        chosen = marks[codes[hit]]
+        if any(exact):
+            beyond = padded[_pattern_ends(width, height, n)[hit]]  # (hits, 2)
+            chosen = chosen.copy()
+            for side in (1, 2):
+                if exact[side - 1]:
+                    chosen[(beyond == side).any(axis=1), 2 * (side - 1):2 * side] = False
+        flat[targets[hit][chosen]] = 1.0
     return codes[:short]
 
 
@@ -239,18 +280,40 @@ class _Vcf:
     both sides' stones in one number), updated as moves are tried and taken back.
     A node reads the windows that matter to it (the attacker's fives and fours,
     the defender's fives) through one lookup of every key.
+
+    With ``exact`` (per side) a window with that side's stone just beyond an end
+    is no five or four of that side; with ``black`` (the side that is Black under
+    renju) Black's four moves are never forbidden points, and a four of White
+    that Black could only block on a forbidden point wins.
     """
 
-    def __init__(self, stones: np.ndarray, width: int, height: int, n: int, codes: np.ndarray):
+    def __init__(self, stones: np.ndarray, width: int, height: int, n: int, codes: np.ndarray,
+                 exact: tuple = (False, False), black: int = 0):
         self.stones = bytearray(stones.tobytes())  # one byte a cell, read cell by cell
         self.n = n
         self.lines, self.through, code_keys, self.kinds = _vcf_geometry(width, height, n)
         self.keys = code_keys[codes]
         self.nodes = 0
+        self.exact = np.array((False,) + tuple(exact), dtype=bool)  # by side
+        self.ends = None
+        if any(exact):
+            self.stones.append(0)  # off the board, for the cells beyond the windows' ends
+            self.ends = line_ends(width, height, n)
+        self.black = black
+        if black:
+            # The cells with Black 1 and White 2 and a blocked sentinel, for the forbidden test.
+            self.padded = [0 if c == 0 else (c if black == 1 else 3 - c) for c in stones.tolist()] + [2]
+            self.geometry = rules.renju_geometry(width, height)
 
     def _play(self, cell: int, side: int, step: int) -> None:
         self.stones[cell] = side if step > 0 else 0
         self.keys[self.through[cell]] += step * SIDE_WEIGHT[side]
+        if self.black:
+            self.padded[cell] = (1 if side == self.black else 2) if step > 0 else 0
+
+    def _forbidden(self, cell: int) -> bool:
+        """Whether a black stone on the empty ``cell`` is forbidden (only with ``black``)."""
+        return self.padded[cell] == 0 and rules.forbidden_reason(self.padded, cell, self.geometry) is not None
 
     def search(self, a: int, depth: int, budget: int, failed: dict) -> bool:
         """Whether ``a``, to move, wins by continuous fours within ``depth`` fours."""
@@ -259,6 +322,11 @@ class _Vcf:
         kinds = self.kinds[a - 1]
         found = np.flatnonzero(kinds[self.keys])
         stones = self.stones
+        if self.ends is not None and len(found):
+            # Drop the windows dead for the side they count for: the defender's fives, else the attacker's.
+            side = np.where(kinds[self.keys[found]] == 3, d, a)
+            beyond = np.frombuffer(stones, dtype=np.uint8)[self.ends[found]]
+            found = found[~(self.exact[side] & (beyond == side[:, None]).any(axis=1))]
         theirs = set()
         fives: dict[int, set] = {}
         for kind, row in zip(kinds[self.keys[found]].tolist(), self.lines[found].tolist()):
@@ -281,9 +349,19 @@ class _Vcf:
             moves = [block] if block in fives else []  # the attacker must block, with a four
         else:
             moves = sorted(fives)
+        if self.black == a:
+            moves = [move for move in moves if not self._forbidden(move)]
         for move in moves:
             if len(fives[move]) > 1:
                 return True  # two five cells at once: one block cannot stop both
+        if self.black == d:
+            for move in moves:
+                (reply,) = fives[move]
+                self._play(move, a, 1)
+                unblockable = self._forbidden(reply)
+                self._play(move, a, -1)
+                if unblockable:
+                    return True  # Black may not block on a forbidden point
         for move in moves:
             (reply,) = fives[move]
             self._play(move, a, 1)
@@ -300,7 +378,8 @@ class _Vcf:
 
 
 def has_vcf(stones: np.ndarray, attacker: int, width: int, height: int, n: int,
-            codes: Optional[np.ndarray] = None, budget: int = VCF_NODES, depth: int = VCF_DEPTH) -> bool:
+            codes: Optional[np.ndarray] = None, budget: int = VCF_NODES, depth: int = VCF_DEPTH,
+            exact: tuple = (False, False), black: int = 0) -> bool:
     """Whether ``attacker`` (1 or 2 of ``stones``), were it to move, wins by continuous fours.
 
     An immediate five counts, and so does a four that leaves two five cells (an
@@ -311,7 +390,9 @@ def has_vcf(stones: np.ndarray, attacker: int, width: int, height: int, n: int,
     Args:
         stones: ``(size,)`` uint8 with 0 empty, 1 and 2 the two sides.
         codes: the code of every window of ``n`` cells (``fill_threat_planes``), if at hand.
+        exact: for sides 1 and 2, whether that side needs exactly ``n`` in a row.
+        black: under renju, the side (1 or 2) that is Black; 0 otherwise.
     """
     if codes is None:
         codes = stones[line_cells(width, height, n)] @ (3 ** np.arange(n)).astype(np.int64)
-    return _Vcf(stones, width, height, n, codes).search(attacker, depth, budget, {})
+    return _Vcf(stones, width, height, n, codes, exact, black).search(attacker, depth, budget, {})

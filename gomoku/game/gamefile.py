@@ -4,9 +4,12 @@ Player ``1`` is Black and player ``2`` is White (``COLOUR_NAMES``); Black moves
 first unless ``start_player`` says otherwise. A game record is a JSON file::
 
     {"format": "gomoku-zero-game/1", "width": 8, "height": 8, "n_in_row": 5,
-     "start_player": 1, "moves": ["d4", "e5", ...],
+     "rule": "freestyle", "start_player": 1, "moves": ["d4", "e5", ...],
      "players": {"1": "human", "2": "az:models/gomoku_8x8_5.npz:400"},
      "result": 1}
+
+``rule`` is the board's rule (``gomoku.game.rules``: freestyle, standard or renju);
+a record without it (written before rules existed) is freestyle.
 
 ``moves`` are labels as ``Board.move_to_label`` writes them (flat indices are
 read too); ``players`` are player specs as ``search.players.PlayerSpec.parse`` reads them
@@ -26,6 +29,7 @@ from numbers import Integral
 from typing import Optional
 
 from gomoku.game.board import Board, IllegalMoveError
+from gomoku.game.rules import FREESTYLE, RULES
 from gomoku.util import atomic_write
 
 GAME_FORMAT = "gomoku-zero-game/1"
@@ -49,11 +53,13 @@ class GameRecord:
     """player specs by player number, e.g. ``{1: "human", 2: "pure:1000"}``"""
     result: Optional[int] = None
     """as ``Board.winner``: the winner, 0 for a draw, None while unfinished"""
+    rule: str = FREESTYLE
+    """the rule the game was played under (``gomoku.game.rules.RULES``)"""
 
     @classmethod
     def from_board(cls, board: Board, players: Optional[dict[int, str]] = None) -> "GameRecord":
         return cls(board.width, board.height, board.n_in_row, list(board.history),
-                   board.start_player, dict(players or {}), board.winner)
+                   board.start_player, dict(players or {}), board.winner, board.rule)
 
     def replay(self) -> Board:
         """The board after all the moves, each checked by the rules.
@@ -63,7 +69,7 @@ class GameRecord:
                 recorded result is not what the moves give.
         """
         try:
-            board = Board(self.width, self.height, self.n_in_row, self.start_player)
+            board = Board(self.width, self.height, self.n_in_row, self.start_player, self.rule)
         except ValueError as exc:
             raise GameFileError(f"the game's board is impossible: {exc}") from None
         for number, move in enumerate(self.moves, 1):
@@ -84,6 +90,7 @@ class GameRecord:
             "width": self.width,
             "height": self.height,
             "n_in_row": self.n_in_row,
+            "rule": self.rule,
             "start_player": self.start_player,
             "moves": [labeller.move_to_label(m) for m in self.moves],
             "players": {str(p): text for p, text in sorted(self.players.items())},
@@ -107,6 +114,9 @@ class GameRecord:
             if not _is_int(value):
                 raise GameFileError(f"{key!r} must be an integer, got {value!r}")
             geometry[key] = value
+        rule = data.get("rule", FREESTYLE)
+        if rule not in RULES:
+            raise GameFileError(f"unknown rule {rule!r}: the rules are {', '.join(RULES)}")
         start = data.get("start_player", 1)
         if start not in (1, 2) or not _is_int(start):
             raise GameFileError(f"'start_player' must be 1 or 2, got {start!r}")
@@ -136,7 +146,7 @@ class GameRecord:
             else:
                 raise GameFileError(f"move {number} must be a label like \"d4\" or an index, got {raw!r}")
         record = cls(geometry["width"], geometry["height"], geometry["n_in_row"], moves, start,
-                     {int(k): v for k, v in players.items()}, result)
+                     {int(k): v for k, v in players.items()}, result, rule)
         record.replay()
         return record
 

@@ -58,7 +58,8 @@ class NetEvaluator:
         size = boards[0].size
         priors = np.empty((n, size), dtype=np.float32)
         values = np.empty(n, dtype=np.float32)
-        keys = [(bytes(b.cells), b.history[-1] if b.history else -1, b.current_player) for b in boards]
+        # The rule is part of the key: the threat planes of input version 2 depend on it.
+        keys = [(bytes(b.cells), b.history[-1] if b.history else -1, b.current_player, b.rule) for b in boards]
         todo = []
         for i, key in enumerate(keys):
             hit = self._cache.get(key) if self.cache_size else None

@@ -14,6 +14,17 @@ of each player it holds. For a player ``a`` (the attacker) and the other player
 * a *three move* of ``a`` is a move after which ``a`` has a four move with two
   five cells: ``a`` threatens to make an open four next.
 
+The rule (``Board.rule``, see ``gomoku.game.rules``) changes these words:
+
+* where a player needs *exactly* ``n`` (both under standard, Black under renju),
+  a window whose cell just beyond either end holds that player's stone can only
+  make an overline: it is *dead* for that player, and none of the above (nor the
+  scores below) counts it. A five cell is then a cell that makes exactly ``n``;
+* under renju, Black's forbidden points (``rules.forbidden_reason``) are never
+  Black's four moves, three moves, answers or candidate moves. A White four
+  whose only five cell is forbidden for Black wins, as an open four does: Black
+  cannot block it. The same holds in the VCT when Black's only block is forbidden.
+
 Searches, all from the viewpoint of the attacker:
 
 * VCF (victory by continuous fours): ``a`` plays only four moves, ``d`` must
@@ -55,7 +66,9 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from gomoku.game.board import Board, line_cells
+from gomoku.game import rules
+from gomoku.game.board import Board, line_cells, line_ends
+from gomoku.game.rules import BLACK, RENJU
 
 LEVELS = (0, 1, 2, 3, 4)
 DEFAULT_LEVEL = 4
@@ -89,6 +102,33 @@ def _geometry(width: int, height: int, n: int) -> tuple[np.ndarray, tuple]:
     return table, tuple(np.asarray(t, dtype=np.int64) for t in through)
 
 
+@lru_cache(maxsize=None)
+def _touch_geometry(width: int, height: int, n: int, exact: tuple) -> tuple:
+    """``touch[player][cell]``: the entries of ``ThreatBoard``'s flat state (rows of ``n_windows``)
+    that a stone of ``player`` on ``cell`` adds one to. Row ``player``: the windows through
+    ``cell``. When some player needs exactly ``n`` (``exact``, by player), also what closes
+    windows (row ``2 + p`` for player ``p``): the windows through ``cell`` for the opponent, and
+    if ``player`` needs exactly ``n``, the windows that ``cell`` lies just beyond, for ``player``."""
+    windows, through = _geometry(width, height, n)
+    count = len(windows)
+    beyond = [[] for _ in range(width * height + 1)]
+    for index, pair in enumerate(line_ends(width, height, n).tolist()):
+        for cell in pair:
+            beyond[cell].append(index)
+    touch = [()]
+    for player in (1, 2):
+        per_cell = []
+        for cell in range(width * height):
+            parts = [player * count + through[cell]]
+            if any(exact):
+                parts.append((5 - player) * count + through[cell])
+                if exact[player]:
+                    parts.append((2 + player) * count + np.asarray(beyond[cell], dtype=np.int64))
+            per_cell.append(np.concatenate(parts))
+        touch.append(tuple(per_cell))
+    return tuple(touch)
+
+
 def _weights(n: int) -> tuple[np.ndarray, np.ndarray]:
     """``ATTACK[k]`` and ``DEFEND[k]`` for a window holding ``k`` stones of one side only."""
     attack_top = [800000.0, 15000.0, 800.0, 35.0]  # k = n-1, n-2, n-3, n-4
@@ -107,18 +147,46 @@ def _weights(n: int) -> tuple[np.ndarray, np.ndarray]:
 class ThreatBoard:
     """Stones and per-window stone counts of a position, with cheap play and undo.
 
+    ``against[p]`` counts, per window, what closes it for player ``p``: the
+    opponent's stones in it, and where ``p`` needs exactly ``n``, ``p``'s stones
+    just beyond its ends (the window is dead for ``p``). Under renju the cells are
+    also kept as a list with a blocked sentinel, for the forbidden-point test.
+
     Args:
-        board: the position to copy (the board itself is not touched).
+        board: the position to copy (the board itself is not touched); its rule is kept.
     """
 
     def __init__(self, board: Board):
         self.width, self.height, self.n = board.width, board.height, board.n_in_row
         self.size = board.size
+        self.rule = board.rule
+        self.exact = rules.exact_players(board.rule)  # by player: needs exactly n
+        self.renju = board.rule == RENJU
         self.windows, self.through = _geometry(self.width, self.height, self.n)
         self.stones = np.asarray(board.cells, dtype=np.int8)
-        self.counts = np.zeros((3, len(self.windows)), dtype=np.int16)  # row 0 unused
+        count = len(self.windows)
+        # Rows: 0 unused, 1 and 2 the players' stones per window, 3 and 4 what closes each
+        # window for players 1 and 2 (only where some player needs exactly n).
+        state = np.zeros((5, count), dtype=np.int16)
+        self.counts = state[:3]
+        self._flat = state.reshape(-1)
+        self._touch = _touch_geometry(self.width, self.height, self.n, self.exact)
         for player in (1, 2):
             self.counts[player] = (self.stones[self.windows] == player).sum(axis=1)
+        if any(self.exact):
+            padded = np.append(self.stones, 0)  # off the board is no stone
+            ends = line_ends(self.width, self.height, self.n)
+            for player in (1, 2):
+                state[2 + player] = self.counts[3 - player]
+                if self.exact[player]:
+                    state[2 + player] += (padded[ends] == player).sum(axis=1).astype(np.int16)
+            self.against = (None, state[3], state[4])
+        else:
+            self.against = (None, state[2], state[1])
+        self.padded: Optional[list] = None
+        if self.renju:
+            self.padded = list(board.cells) + [2]
+            self.renju_geometry = rules.renju_geometry(self.width, self.height)
         self.attack, self.defend = _weights(self.n)
         worth = 8.0 ** np.arange(self.n + 1)
         worth[0] = 0.0
@@ -127,18 +195,45 @@ class ThreatBoard:
 
     def play(self, cell: int, player: int) -> None:
         self.stones[cell] = player
-        self.counts[player, self.through[cell]] += 1
+        self._flat[self._touch[player][cell]] += 1
+        if self.padded is not None:
+            self.padded[cell] = player
 
     def undo(self, cell: int, player: int) -> None:
         self.stones[cell] = 0
-        self.counts[player, self.through[cell]] -= 1
+        self._flat[self._touch[player][cell]] -= 1
+        if self.padded is not None:
+            self.padded[cell] = 0
+
+    # ------------------------------------------------------------ the rule
+    def restricted(self, player: int) -> bool:
+        """Whether ``player`` has forbidden points (Black under renju)."""
+        return self.renju and player == BLACK
+
+    def forbidden(self, cell: int) -> bool:
+        """Whether a black stone on the empty ``cell`` is forbidden (only ever under renju)."""
+        return (self.padded is not None and self.padded[cell] == 0
+                and rules.forbidden_reason(self.padded, cell, self.renju_geometry) is not None)
+
+    def allowed(self, cells, player: int) -> list[int]:
+        """``cells`` (in their order) less those forbidden to ``player``."""
+        if not self.restricted(player):
+            return list(cells)
+        return [c for c in cells if not self.forbidden(c)]
+
+    def forbidden_mask(self) -> np.ndarray:
+        """A mask over all cells of the empty ones forbidden to Black (all False but under renju)."""
+        mask = np.zeros(self.size, dtype=bool)
+        if self.padded is not None:
+            mask[rules.forbidden_points(self.padded[:-1], self.width, self.height)] = True
+        return mask
 
     def key(self) -> bytes:
         return self.stones.tobytes()
 
     def _open_windows(self, player: int, stones: int) -> np.ndarray:
         """Cells of the windows holding ``stones`` of ``player`` and none of the other."""
-        mask = (self.counts[player] == stones) & (self.counts[3 - player] == 0)
+        mask = (self.counts[player] == stones) & (self.against[player] == 0)
         return self.windows[mask]
 
     def five_cells(self, player: int) -> list[int]:
@@ -159,6 +254,8 @@ class ThreatBoard:
         for a, b in pairs:
             fours.setdefault(a, set()).add(b)
             fours.setdefault(b, set()).add(a)
+        if self.restricted(player):
+            fours = {m: f for m, f in fours.items() if not self.forbidden(m)}
         return fours
 
     def threat_cells(self, player: int) -> set:
@@ -181,11 +278,21 @@ class ThreatBoard:
         return near.ravel() & (self.stones == 0)
 
     def scores(self, player: int) -> np.ndarray:
-        """Score of every cell for ``player`` to move (``-inf`` where it is no candidate)."""
+        """Score of every cell for ``player`` to move (``-inf`` where it is no candidate: far
+        from the stones, or forbidden to ``player``). Dead windows count for nobody."""
         own, other = self.counts[player], self.counts[3 - player]
-        value = np.where(other == 0, self.attack[own], 0.0) + np.where(own == 0, self.defend[other], 0.0)
+        mine, theirs = self._clear(player)
+        value = np.where(mine, self.attack[own], 0.0) + np.where(theirs, self.defend[other], 0.0)
         total = np.bincount(self.windows.ravel(), weights=np.repeat(value, self.n), minlength=self.size)
-        return np.where(self.near_mask(), total, -np.inf)
+        near = self.near_mask()
+        if self.restricted(player) and (self.stones == BLACK).sum() >= 4:
+            # a forbidden point needs at least four black stones near it (see rules.forbidden_points)
+            near &= ~self.forbidden_mask()
+        return np.where(near, total, -np.inf)
+
+    def _clear(self, player: int) -> tuple[np.ndarray, np.ndarray]:
+        """The windows open to ``player`` (no opponent's stone, not dead), and those open to the opponent."""
+        return self.against[player] == 0, self.against[3 - player] == 0
 
     def evaluate(self, player: int) -> float:
         """The position's value for ``player`` to move: their windows' worth less the opponent's.
@@ -194,8 +301,9 @@ class ThreatBoard:
         side to move gets its windows at twice the worth, as it plays next.
         """
         own, other = self.counts[player], self.counts[3 - player]
-        mine = np.where(other == 0, self.worth[own], 0.0).sum()
-        theirs = np.where(own == 0, self.worth[other], 0.0).sum()
+        clear_mine, clear_theirs = self._clear(player)
+        mine = np.where(clear_mine, self.worth[own], 0.0).sum()
+        theirs = np.where(clear_theirs, self.worth[other], 0.0).sum()
         return float(2.0 * mine - theirs)
 
     def ranked(self, player: int, rng: Optional[np.random.Generator] = None) -> list[int]:
@@ -212,8 +320,9 @@ def find_vcf(tb: ThreatBoard, attacker: int, budget: int = VCF_NODES,
              depth: int = VCF_DEPTH) -> Optional[list[int]]:
     """A VCF for ``attacker`` to move: the line of moves (both sides' moves, in order), or None.
 
-    The line ends with a move that wins or makes two five cells. None also when
-    the node budget runs out first.
+    The line ends with a move that wins or makes two five cells, or (under renju,
+    for White) a four whose five cell is forbidden to Black. None also when the
+    node budget runs out first.
     """
     tb.nodes = 0
     return _vcf(tb, attacker, depth, tb.nodes + budget, {})
@@ -237,6 +346,15 @@ def _vcf(tb: ThreatBoard, a: int, depth: int, limit: int, failed: dict) -> Optio
     for move in sorted(fours, key=lambda m: (-len(fours[m]), m)):
         if len(fours[move]) >= 2:
             return [move]
+    if tb.restricted(d):
+        # Black cannot block a four on a point forbidden to it: such a four wins.
+        for move in sorted(fours):
+            (reply,) = fours[move]
+            tb.play(move, a)
+            unblockable = tb.forbidden(reply)
+            tb.undo(move, a)
+            if unblockable:
+                return [move]
     for move in sorted(fours):
         (reply,) = fours[move]
         tb.play(move, a)
@@ -271,6 +389,8 @@ def _three_moves(tb: ThreatBoard, a: int) -> list[int]:
     score = tb.scores(a)
     threes = []
     for cell in sorted(candidates, key=lambda c: (-score[c], c)):
+        if tb.restricted(a) and tb.forbidden(cell):
+            continue
         tb.nodes += 1
         tb.play(cell, a)
         if any(len(w) >= 2 for w in tb.four_moves(a).values()):
@@ -323,10 +443,11 @@ def _vct_defend(tb: ThreatBoard, a: int, depth: int, limit: int, memo: dict) -> 
     if len(fives) > 1:
         return True
     answers = set(fives) if fives else tb.threat_cells(a) | set(tb.four_moves(d))
-    for answer in sorted(answers):
+    # Under renju Black's forbidden points are no answers; without one Black is lost.
+    for answer in tb.allowed(sorted(answers), d):
         tb.play(answer, d)
         blocks = tb.five_cells(d)
-        if len(blocks) > 1:
+        if len(blocks) > 1 or (blocks and tb.restricted(a) and tb.forbidden(blocks[0])):
             won = False
         elif blocks:
             # The defender made a four: the attacker must block it, then the defender answers again.
@@ -361,6 +482,8 @@ def choose_move(board: Board, level: int = DEFAULT_LEVEL,
         rng: breaks ties between equal scores (the lowest cell wins without one), and
             draws level 0's move (from a fresh, unseeded generator without one).
 
+    The move is always legal under the board's rule (never a point forbidden to Black).
+
     Raises:
         ValueError: the game is over, or an unknown level.
     """
@@ -373,10 +496,13 @@ def choose_move(board: Board, level: int = DEFAULT_LEVEL,
     mine = tb.five_cells(me)
     if mine:
         return mine[0]
-    theirs = tb.five_cells(them)
+    theirs = tb.allowed(tb.five_cells(them), me)
     if theirs:
         return theirs[0]
+    # (An opponent's five that cannot be blocked, on a forbidden point, is lost anyway.)
     ranked = tb.ranked(me, rng)
+    if not ranked:
+        ranked = board.legal_moves()  # every cell near the stones is forbidden to Black
     if level == 0:
         rng = rng if rng is not None else np.random.default_rng()
         return ranked[int(rng.integers(min(LEVEL0_CHOICES, len(ranked))))]
@@ -429,6 +555,8 @@ def _negamax(tb: ThreatBoard, player: int, depth: int, alpha: float, beta: float
     theirs = tb.five_cells(3 - player)
     if len(theirs) > 1:
         return -WIN
+    if theirs and tb.restricted(player) and tb.forbidden(theirs[0]):
+        return -WIN  # Black cannot block on a forbidden point
     if depth <= 0 and not theirs:
         return tb.evaluate(player)
     moves = theirs if theirs else tb.ranked(player)[:SEARCH_WIDTH]
@@ -458,7 +586,7 @@ def _defend(tb: ThreatBoard, me: int, ranked: list[int], threat: list[int],
     the best-ranked move is played if none passes even the first.
     """
     tried = ranked[:DEFENCE_CANDIDATES]
-    extra = [c for c in threat if tb.stones[c] == 0] + sorted(tb.four_moves(me))
+    extra = tb.allowed([c for c in threat if tb.stones[c] == 0], me) + sorted(tb.four_moves(me))
     position = {c: i for i, c in enumerate(ranked)}
     extra.sort(key=lambda c: position.get(c, len(ranked)))
     best, best_passed = ranked[0], 0

@@ -22,6 +22,7 @@ import numpy as np
 from gomoku import interrupt
 from gomoku.game.board import Board
 from gomoku.game.features import input_channels, planes
+from gomoku.game.rules import FREESTYLE
 
 
 @dataclass
@@ -40,6 +41,7 @@ class FinishedGame:
     to_move: Optional[np.ndarray] = None  # (T,) player to move in each position
     root_values: Optional[np.ndarray] = None  # (T,) the search's root value, for the player to move
     index: int = 0  # the game's number in its run
+    rule: str = FREESTYLE  # the board's rule: a board rebuilt from ``moves`` needs it
 
     def outcomes(self) -> np.ndarray:
         """``z`` of each recorded position: +1 / -1 / 0 for the player to move there.
@@ -195,7 +197,7 @@ def _finish(slot: _Slot) -> FinishedGame:
     board = slot.board
     game = FinishedGame(board.width, board.height, board.n_in_row, board.start_player,
                       list(board.history), int(board.winner),
-                      {c: str(p) for c, p in slot.players.items()}, index=slot.index)
+                      {c: str(p) for c, p in slot.players.items()}, index=slot.index, rule=board.rule)
     if slot.record:
         size = board.width * board.height
         # a game may record no position at all (playout cap randomisation)

@@ -25,6 +25,11 @@ Evaluators return ``(priors, values)`` for a list of boards: priors over all
 ``width * height`` moves (illegal ones are ignored) and the value of each
 position for the player to move there. ``evaluator.NetEvaluator`` makes this AlphaZero;
 ``rollout.RolloutEvaluator`` makes it pure MCTS.
+
+The rule is the board's (``Board.rule``): a node's children are its legal moves,
+so under renju a node where Black is to move has no child on a forbidden point
+(its prior goes to the others), and the win checks ask the board, whose winning
+cells follow the rule.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ import numpy as np
 
 from gomoku import interrupt
 from gomoku.game.board import Board
+from gomoku.game.rules import BLACK, RENJU
 from gomoku.search.options import check_search_options
 from gomoku.search.threats import ThreatSolver
 
@@ -142,7 +148,7 @@ class Leaf:
     node: TreeNode
     path: list  # [(node, child index)] from the root
     value: Optional[float]  # for the player to move at the leaf; None if it needs evaluating
-    moves: Optional[np.ndarray] = None  # the moves to expand it with; None: every empty cell
+    moves: Optional[np.ndarray] = None  # the moves to expand it with; None: every legal move
     plies: int = 0  # with a known result: the moves left to the game's end
     hint: Optional[int] = None  # a move to favour in the priors on expansion (the root's own VCT)
 
@@ -259,6 +265,11 @@ class MCTS:
             return Leaf(node, path, 1.0, plies=1) if path else Leaf(node, path, None, mine)
         if len(theirs) > 1 and path:
             return Leaf(node, path, -1.0, plies=2)  # one block leaves another cell that completes a line
+        if len(theirs) and board.rule == RENJU and board.current_player == BLACK:
+            theirs = theirs[[not board.is_forbidden(c) for c in theirs.tolist()]]
+            if not len(theirs):
+                # Black may not block on a forbidden point: lost (the root plays any legal move).
+                return Leaf(node, path, -1.0, plies=2) if path else Leaf(node, path, None, None)
         if self.threats:
             if path:
                 found = self.threat_solver.vcf(board, board.current_player)
@@ -316,7 +327,7 @@ class MCTS:
         """
         node = leaf.node
         if priors is not None and not node.expanded:
-            moves = np.flatnonzero(board.stones() == 0) if leaf.moves is None else leaf.moves
+            moves = legal_moves(board) if leaf.moves is None else leaf.moves
             node.expand(moves, priors, value)
             if leaf.hint is not None:
                 favour(node, leaf.hint)
@@ -484,6 +495,13 @@ class MCTS:
         weights = np.exp(logits)
         pi[root.moves] = weights / weights.sum()
         return pi
+
+
+def legal_moves(board: Board) -> np.ndarray:
+    """The legal moves as an array: the empty cells, less Black's forbidden points under renju."""
+    moves = np.flatnonzero(board.stones() == 0)
+    forbidden = board.forbidden_moves()  # [] at once unless renju with Black to move
+    return np.setdiff1d(moves, forbidden, assume_unique=True) if forbidden else moves
 
 
 def favour(node: TreeNode, move: int) -> None:

@@ -33,6 +33,11 @@ failed is only reused for budgets no larger than its own. Most leaves cost one
 vectorised test: without a window holding ``n - 2`` of the mover's stones and
 none of the opponent's there is no four to make and no VCF to look for.
 
+The rule (``Board.rule``) is the heuristic's: five cells make exactly ``n_in_row``
+where the rule asks it, and under renju Black's forbidden points are never Black's
+moves in a line or a defence, while a White four that Black could only block on a
+forbidden point wins. So a proven win for Black goes through legal moves only.
+
 Node budgets, never a clock, bound every search, so a seeded search repeats
 itself exactly. The VCT budgets and depth are ``ThreatSolver``'s arguments: the
 defaults keep the root's searches to tens of milliseconds in most positions.
@@ -92,8 +97,10 @@ def vcf_plies(tb: ThreatBoard, attacker: int, line: list) -> int:
 def replays(tb: ThreatBoard, attacker: int, line: list) -> bool:
     """Whether the VCF ``line`` still wins on ``tb`` as it stands: each of the attacker's moves is
     empty and makes a four whose only five cell is the next move (which the defender must take),
-    the defender never has a five cell of its own, and the last move wins or makes two five cells.
-    A line that replays is a proof, like one found by search."""
+    the defender never has a five cell of its own, and the last move wins or makes two five cells
+    (or, under renju, a White four whose five cell Black may not block: then Black's
+    forced block anywhere in the line ends it too). A line that replays is a proof, like one
+    found by search."""
     d = 3 - attacker
     played = []
     ok = True
@@ -103,18 +110,35 @@ def replays(tb: ThreatBoard, attacker: int, line: list) -> bool:
             ok = False
             break
         if i == len(line) - 1:
-            ok = move in tb.five_cells(attacker) or len(tb.four_moves(attacker).get(move, ())) >= 2
+            if move in tb.five_cells(attacker):
+                ok = True
+            else:
+                fives = tb.four_moves(attacker).get(move, ())
+                ok = len(fives) >= 2 or (len(fives) == 1 and _unblockable(tb, attacker, move, next(iter(fives))))
             break
         reply = line[i + 1]
         if tb.four_moves(attacker).get(move) != {reply} or tb.five_cells(attacker):
             ok = False
             break
+        if _unblockable(tb, attacker, move, reply):
+            break  # ok: the defender cannot take the reply
         tb.play(move, attacker)
         tb.play(reply, d)
         played += [(move, attacker), (reply, d)]
     for cell, player in reversed(played):
         tb.undo(cell, player)
     return ok
+
+
+def _unblockable(tb: ThreatBoard, attacker: int, move: int, five: int) -> bool:
+    """Whether after the attacker's ``move`` its five cell ``five`` is forbidden to the defender
+    (White's four against Black, under renju)."""
+    if not tb.restricted(3 - attacker):
+        return False
+    tb.play(move, attacker)
+    blocked = tb.forbidden(five)
+    tb.undo(move, attacker)
+    return blocked
 
 
 class ThreatSolver:
@@ -142,7 +166,8 @@ class ThreatSolver:
     def sync(self, board: Board) -> ThreatBoard:
         """The threat board, brought to ``board``'s stones by playing and taking back the cells that differ."""
         tb = self.tb
-        if tb is None or (tb.width, tb.height, tb.n) != (board.width, board.height, board.n_in_row):
+        if tb is None or (tb.width, tb.height, tb.n, tb.rule) != (board.width, board.height, board.n_in_row,
+                                                                  board.rule):
             self.tb = tb = ThreatBoard(board)
             self.cache.clear()
             return tb
@@ -235,10 +260,12 @@ class ThreatSolver:
         and counts as a pass, which loses. Each gets a VCF search, then a VCT
         search of ``vct_nodes``. A move that makes a four is judged by the searches
         too: they make the opponent block it first (the heuristic's VCT counts any
-        four of the defender as a defence).
+        four of the defender as a defence). Under renju Black's forbidden points are never kept.
         """
         them = 3 - me
         empty = tb.stones == 0
+        if tb.restricted(me):
+            empty = empty & ~tb.forbidden_mask()
         if vct_nodes:
             tried = np.zeros(tb.size, dtype=bool)
             n = tb.n
