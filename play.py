@@ -1,110 +1,12 @@
-"""Play Gomoku against a trained model, or watch two players of your choice, in a window or a terminal.
+"""Play Gomoku against a trained model, or watch two players of your choice: ``python play.py --help``.
 
-    python play.py                                    # you (Black) against the shipped model
-    python play.py --model runs/NAME                  # a run's best model, else its current one
-    python play.py --model runs/NAME/best_model.npz --playouts 800 --first ai
-    python play.py --black pure:2000 --white az       # watch two AIs
-    python play.py --size 8x8 --n-in-row 5            # against pure MCTS, no model needed
-    python play.py --model sizefree.npz --size 15x15  # a size-free model on the board you choose
-    python play.py --size 15x15 --white heuristic:4   # against the threat-aware heuristic
-    python play.py --text                             # in the terminal
-    python play.py --load games/game-....json         # continue or replay a saved game
-
-Player specs: human, az[:MODEL[:PLAYOUTS]], pure[:PLAYOUTS], policy[:MODEL], heuristic[:LEVEL].
-This script parses flags and hands over to gomoku.game (the match),
-gomoku.ui (the window) and gomoku.textplay (the terminal).
+The flags and examples are in ``gomoku.play.cli`` (also the ``gomoku-play`` command); this file
+runs it from a checkout.
 """
 
-from __future__ import annotations
-
-import argparse
 import sys
-import warnings
 
-from gomoku.game.gamefile import GameFileError
-from gomoku.net.modelfile import find_model
-from gomoku.play.match import DEFAULT_MODEL, MissingModelError, setup_match
-from gomoku.search.options import SearchOptions, add_search_flags
-from gomoku.util import board_size_arg, positive_int_arg
-
-# Paddle warns about build tools (ccache) on import: noise to someone who wants to play.
-warnings.filterwarnings("ignore", module="paddle")
-
-
-def parse_args(argv=None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        description="Play Gomoku against a trained AlphaZero model, pure MCTS, the policy net or "
-                    "the threat-aware heuristic.",
-        epilog="Window keys: N new game, U undo, X swap sides, S save, Q quit, B / W change "
-               "Black's / White's player, Left / Right step through the moves, Home / End go to "
-               "the first / last move.")
-    parser.add_argument("--model", metavar="PATH",
-                        help="model file for the AI, or a run directory (its best_model.npz, else its "
-                             f"current_model.npz); sets the board size (default: {DEFAULT_MODEL}); "
-                             "with --load it replaces the saved game's model")
-    parser.add_argument("--playouts", type=positive_int_arg, default=400, metavar="N",
-                        help="MCTS playouts per AI move: its strength (default: 400)")
-    parser.add_argument("--first", choices=("human", "ai"),
-                        help="who plays Black, the side that moves first (default: human)")
-    parser.add_argument("--black", metavar="SPEC",
-                        help="Black's player: human, az[:MODEL[:N]], pure[:N], policy[:MODEL], "
-                             "heuristic[:LEVEL] (levels 0 to 4, 4 by default)")
-    parser.add_argument("--white", metavar="SPEC", help="White's player (same forms as --black)")
-    parser.add_argument("--text", action="store_true", help="play in the terminal instead of a window")
-    parser.add_argument("--load", metavar="FILE", help="a saved game (JSON) to replay or continue")
-    parser.add_argument("--size", type=board_size_arg, metavar="WxH",
-                        help="board size for a game without a model, or any size for a size-free "
-                        "model (default: 8x8, or the size-free model's largest trained size)")
-    parser.add_argument("--n-in-row", type=positive_int_arg, metavar="N",
-                        help="stones in a row that win, for a game without a model (default: 5)")
-    parser.add_argument("--save-dir", default="games", metavar="DIR", help="where saved games go (default: games/)")
-    parser.add_argument("--device", choices=("cpu", "gpu", "auto"), default="auto",
-                        help="where the model runs (default: the GPU if Paddle has one)")
-    parser.add_argument("--precision", choices=("auto", "fp32", "bf16"), default="auto",
-                        help="the model's inference arithmetic (default: auto, bf16 on a CPU that does "
-                             "it natively, else fp32)")
-    parser.add_argument("--seed", type=int, help="seed for the AI players' randomness")
-    add_search_flags(parser, "the AlphaZero player's search", default="sharp")
-    return parser.parse_args(argv)
-
-
-def main(argv=None) -> int:
-    args = parse_args(argv)
-    try:
-        if args.model is not None:
-            model = find_model(args.model)
-            if model != args.model:
-                print(f"play.py: playing {model}")
-            args.model = model
-        match = setup_match(model=args.model, playouts=args.playouts, first=args.first, black=args.black,
-                            white=args.white, size=args.size, n_in_row=args.n_in_row, load=args.load,
-                            seed=args.seed, device=args.device, search=SearchOptions.from_args(args),
-                            precision=args.precision)
-    except MissingModelError as exc:
-        print(f"play.py: {exc}", file=sys.stderr)
-        return 2
-    except (GameFileError, ValueError) as exc:  # ModelFileError is a ValueError too
-        print(f"play.py: error: {exc}", file=sys.stderr)
-        return 1
-    try:
-        if not args.text:
-            try:
-                from gomoku.play import ui
-            except ImportError:  # no pygame: the terminal still works
-                ui = None
-            if ui is not None and ui.display_available():
-                try:
-                    return ui.run_window(match, save_dir=args.save_dir)
-                except ui.NoDisplayError as exc:
-                    print(f"play.py: {exc}", file=sys.stderr)
-            print("No display to open a window on: playing in the terminal (--text asks for this directly).")
-        from gomoku.play.textplay import play_text
-
-        return play_text(match, save_dir=args.save_dir)
-    except KeyboardInterrupt:
-        print("\nInterrupted.", file=sys.stderr)
-        return 130
-
+from gomoku.play.cli import main, parse_args  # noqa: F401
 
 if __name__ == "__main__":
     sys.exit(main())

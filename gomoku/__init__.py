@@ -11,8 +11,9 @@ The subpackages are layers; each imports only the layers below it:
 * ``play``: the ways to play: the window, the text mode, the Gomocup engine and the arena.
 
 ``interrupt`` (Ctrl-C at a safe point), ``util`` (atomic writes, flag parsers) and
-``progress`` (progress bars, on a terminal only) serve every layer. ``arena``, ``bench``, ``pbrain`` and ``plot`` here are the
-short names of the commands: ``python -m gomoku.arena`` and so on.
+``progress`` (progress bars, on a terminal only) serve every layer. The installed commands
+(pyproject.toml) are ``gomoku-train`` (``train.cli``), ``gomoku-play`` (``play.cli``),
+``gomoku-arena`` (``play.arena``) and ``pbrain-gomokuzero`` (``play.engine``).
 """
 
 import os

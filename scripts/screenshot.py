@@ -17,7 +17,6 @@ import warnings
 
 os.environ["SDL_VIDEODRIVER"] = "dummy"  # draw without a screen
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 warnings.filterwarnings("ignore", module="paddle")
 
 import pygame  # noqa: E402

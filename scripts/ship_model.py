@@ -27,7 +27,6 @@ import shutil
 import sys
 import warnings
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 warnings.filterwarnings("ignore")
 
 from gomoku.train.config import TrainConfig  # noqa: E402

@@ -28,7 +28,6 @@ import os
 import sys
 import warnings
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 warnings.filterwarnings("ignore")
 
 from gomoku import interrupt  # noqa: E402
@@ -72,7 +71,7 @@ def plan_rows(args: argparse.Namespace) -> list[tuple[str, str]]:
 
 def arena_command(a: str, b: str, args: argparse.Namespace) -> str:
     size = f" --size {args.size[0]}x{args.size[1]}" if args.size else ""
-    return (f"python -m gomoku.arena --a {a} --b {b}{size} --games {args.games} --seed {args.seed} "
+    return (f"gomoku-arena --a {a} --b {b}{size} --games {args.games} --seed {args.seed} "
             f"--workers {args.workers}{SearchOptions.from_args(args).flags()}")
 
 

@@ -11,7 +11,7 @@ the CPU-hours behind every point.
 A run rewrites ``current_model.npz`` after every iteration; at regular
 wall-clock intervals the newest one is kept as a snapshot, stamped with the time
 since launch at which the run wrote it. Snapshots are scored while the races go
-on, one arena match at a time in a child process (``python -m gomoku.arena``:
+on, one arena match at a time in a child process (``python -m gomoku.play.arena``:
 the same openings and seeds for every snapshot, colours alternating) against one
 fixed opponent, with the same search (``az:SNAPSHOT:PLAYOUTS``, PUCT) whatever
 search the recipe trained with, so that the nets, not the searches, are
@@ -51,12 +51,11 @@ from dataclasses import dataclass, field
 
 warnings.filterwarnings("ignore", message=".*ccache.*")
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)  # an entry script run by path, like train.py
-
 from gomoku.net.modelfile import CURRENT_MODEL  # noqa: E402
 from gomoku.util import DefaultsHelpFormatter, atomic_write, usable_cpus  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+"""the checkout: its train.py trains the runs"""
 
 METRICS = "metrics.jsonl"  # gomoku.train.pipeline.METRICS, without importing Paddle here
 
@@ -299,7 +298,8 @@ class Scorer:
             name, snapshot = self.queue.pop(0)
             summary = snapshot.path[:-len(".npz")] + ".arena.json"
             width, height, _ = self.args.board
-            command = [sys.executable, "-m", "gomoku.arena", "--a", f"az:{snapshot.path}:{self.args.playouts}",
+            command = [sys.executable, "-m", "gomoku.play.arena",
+                       "--a", f"az:{snapshot.path}:{self.args.playouts}",
                        "--b", self.args.opponent, "--games", str(self.args.games), "--seed", str(self.args.seed),
                        "--workers", str(self.args.arena_workers), "--size", f"{width}x{height}",
                        "--device", "cpu", "--json", summary, "--quiet"]

@@ -150,7 +150,7 @@ def test_model_against_pure_mcts(model_6x6, spec):
 def test_arena_script_with_two_workers(tmp_path):
     out, summary_path = tmp_path / "games.jsonl", tmp_path / "summary.json"
     proc = subprocess.run(
-        [sys.executable, "-m", "gomoku.arena", "--a", "pure:10", "--b", "pure:30", "--size", "6x6",
+        [sys.executable, "-m", "gomoku.play.arena", "--a", "pure:10", "--b", "pure:30", "--size", "6x6",
          "--n-in-row", "4", "--games", "4", "--workers", "2", "--seed", "1",
          "--out", str(out), "--json", str(summary_path)],
         cwd=ROOT, capture_output=True, text=True, timeout=120)
@@ -214,14 +214,14 @@ def test_bad_opening_from_the_command_line(capsys):
 
 
 def test_script_exit_code_without_traceback():
-    proc = subprocess.run([sys.executable, "-m", "gomoku.arena", "--a", "nonsense", "--b", "pure"],
+    proc = subprocess.run([sys.executable, "-m", "gomoku.play.arena", "--a", "nonsense", "--b", "pure"],
                           cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr and "unknown player" in proc.stderr
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_ctrl_c_stops_the_arena_with_a_short_message(workers):
-    proc = subprocess.Popen([sys.executable, "-m", "gomoku.arena", "--a", "pure:3000", "--b", "pure:3000",
+    proc = subprocess.Popen([sys.executable, "-m", "gomoku.play.arena", "--a", "pure:3000", "--b", "pure:3000",
                              "--size", "8", "--n-in-row", "5", "--games", "2", "--workers", workers],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert proc.stderr.readline().startswith("2 games on 8x8, 5 in a row: pure:3000 against pure:3000")
@@ -233,8 +233,8 @@ def test_ctrl_c_stops_the_arena_with_a_short_message(workers):
 
 
 @pytest.mark.parametrize("command", [
-    ["-m", "gomoku.arena"], ["play.py"], ["scripts/solve_openings.py"], ["-m", "gomoku.plot"],
-    ["-m", "gomoku.bench"], ["train.py"], ["-m", "gomoku.pbrain"]])
+    ["-m", "gomoku.play.arena"], ["play.py"], ["scripts/solve_openings.py"], ["-m", "gomoku.train.plot"],
+    ["-m", "gomoku.train.bench"], ["train.py"], ["-m", "gomoku.play.engine"]])
 def test_every_entry_point_writes_its_defaults_alike(command):
     out = subprocess.run([sys.executable, *command, "--help"], cwd=ROOT, capture_output=True,
                          text=True, timeout=120)

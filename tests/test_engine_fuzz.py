@@ -1,7 +1,7 @@
 """The protocol fuzz (``gomoku.play.fuzz``): the engine answers seeded random sequences as the protocol says.
 
 A few hundred sequences run against the engine in this process (pure MCTS and
-the heuristic), a few dozen against a real ``python -m gomoku.pbrain`` process,
+the heuristic), a few dozen against a real ``python -m gomoku.play.engine`` process,
 every hostile category included. Boards are at most 12x12 and searches 4
 playouts, so that the file runs in well under a minute. Two inputs that once
 hung or crashed the engine (a board 100,000,000 rows high, coordinates of

@@ -135,10 +135,10 @@ def test_engine_commands_follow_the_pairing_and_the_cap():
     engines = Engines("m.npz", heuristic_level=4, python="python")
     game = draw_settings(1, seed=0, pairings=["heuristic-model"], max_playouts=30, uncapped_share=0.0)[0]
     black, white = engines.commands(game)
-    assert black == ["python", "-m", "gomoku.pbrain", "--heuristic", "4", "--seed", str(game.seed)]
-    assert white == ["python", "-m", "gomoku.pbrain", "--model", "m.npz", "--max-playouts", "30"]
+    assert black == ["python", "-m", "gomoku.play.engine", "--heuristic", "4", "--seed", str(game.seed)]
+    assert white == ["python", "-m", "gomoku.play.engine", "--model", "m.npz", "--max-playouts", "30"]
     uncapped = replace(game, pairing="model-model", max_playouts=None)
-    assert engines.commands(uncapped) == (["python", "-m", "gomoku.pbrain", "--model", "m.npz"],) * 2
+    assert engines.commands(uncapped) == (["python", "-m", "gomoku.play.engine", "--model", "m.npz"],) * 2
     tuned = Engines("m.npz", device="cpu", margin_ms=200, python="python")
     assert tuned.command("model", uncapped)[-4:] == ["--device", "cpu", "--margin-ms", "200"]
 
@@ -186,7 +186,7 @@ def test_the_table_counts_results_faults_and_the_slowest_answers(tmp_path):
 # --------------------------------------------------------------------- games
 @pytest.fixture
 def engines_find_the_package(monkeypatch):
-    """Engines run as ``python -m gomoku.pbrain``: make the package importable from any folder."""
+    """Engines run as ``python -m gomoku.play.engine``: make the package importable from any folder."""
     path = os.environ.get("PYTHONPATH")
     monkeypatch.setenv("PYTHONPATH", str(ROOT) + (os.pathsep + path if path else ""))
 
@@ -226,7 +226,7 @@ def test_a_short_soak_plays_complete_games_without_a_fault(tmp_path, engines_fin
 
 @pytest.mark.timeout(60)
 def test_both_engines_are_told_the_opening(engines_find_the_package):
-    heuristic = [sys.executable, "-m", "gomoku.pbrain", "--heuristic", "1", "--seed", "0"]
+    heuristic = [sys.executable, "-m", "gomoku.play.engine", "--heuristic", "1", "--seed", "0"]
     opening = [40, 30]  # Black on 4,4, White on 3,3
     result = run_match((heuristic, heuristic), 9, 9, timeout_turn_ms=3000, stderr=subprocess.DEVNULL,
                        opening=opening, board_each_turn=False)

@@ -98,11 +98,11 @@ def test_missing_or_empty_metrics_are_clear_errors(tmp_path, capsys):
 def test_script(tmp_path):
     source = write_metrics(tmp_path / "metrics.jsonl")
     out = tmp_path / "curves.png"
-    proc = subprocess.run([sys.executable, "-m", "gomoku.plot", source, "--out", str(out), "--title", "T"],
+    proc = subprocess.run([sys.executable, "-m", "gomoku.train.plot", source, "--out", str(out), "--title", "T"],
                           cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert "30 iterations, 6 evaluations" in proc.stdout and out.is_file()
-    proc = subprocess.run([sys.executable, "-m", "gomoku.plot", str(tmp_path / "none.jsonl"), "--out",
+    proc = subprocess.run([sys.executable, "-m", "gomoku.train.plot", str(tmp_path / "none.jsonl"), "--out",
                            str(out)], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "no metrics file" in proc.stderr and "Traceback" not in proc.stderr
 

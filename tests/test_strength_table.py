@@ -65,7 +65,7 @@ def test_a_tiny_table_is_played_saved_and_resumed(models, tmp_path, capsys):
         total = row["total"]
         assert row["games"] == 2 == total["wins"] + total["draws"] + total["losses"]
         assert row["board"] == {"width": 6, "height": 6, "n_in_row": 4} and row["size"] == [6, 6]
-        assert row["command"].startswith(f"python -m gomoku.arena --a {row['a_spec']} --b {row['b_spec']}")
+        assert row["command"].startswith(f"gomoku-arena --a {row['a_spec']} --b {row['b_spec']}")
         assert row["command"] in printed
     # A second call plays nothing: every row is read back from the file.
     before = os.path.getmtime(out)

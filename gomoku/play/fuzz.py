@@ -2,7 +2,7 @@
 
 ``python -m gomoku.play.fuzz --sequences 5000 --seed 0`` sends thousands of
 random command sequences to ``engine.PbrainEngine``, in this process for speed
-or, with ``--process``, to a real ``python -m gomoku.pbrain`` child process, and
+or, with ``--process``, to a real ``python -m gomoku.play.engine`` child process, and
 checks every answer against the protocol table of ``engine``'s docstring. It
 prints a short table and exits with status 1 if anything failed.
 
@@ -830,7 +830,7 @@ class FuzzConfig:
     """the search options (the engine's command line plays the sharp preset)"""
     device: str = "cpu"
     process: bool = False
-    """talk to a ``python -m gomoku.pbrain`` child process instead of an engine in this process"""
+    """talk to a ``python -m gomoku.play.engine`` child process instead of an engine in this process"""
     hang_s: Optional[float] = None
     """the most one answer may take: CPU time in this process (None: 5 s), wall time from a process
     (None: 15 s, as a busy machine may hold a process back for seconds)"""
@@ -849,7 +849,7 @@ class FuzzConfig:
     engine_class: type = PbrainEngine
     """the engine class in this process (tests pass broken subclasses)"""
     engine_command: Optional[list[str]] = None
-    """the engine process's command line; None runs ``python -m gomoku.pbrain`` with the options above"""
+    """the engine process's command line; None runs ``python -m gomoku.play.engine`` with the options above"""
     clock: Callable[[], float] = time.monotonic
     """the engine's clock in this process"""
 
@@ -877,7 +877,7 @@ class FuzzConfig:
             return list(self.engine_command)
         who = {"pure": ["--pure"], "heuristic": ["--heuristic", str(self.level)],
                "model": ["--model", str(self.model)]}[self.engine]
-        return [sys.executable, "-m", "gomoku.pbrain", *who, "--n-in-row", str(self.n_in_row),
+        return [sys.executable, "-m", "gomoku.play.engine", *who, "--n-in-row", str(self.n_in_row),
                 "--device", self.device, "--max-playouts", str(self.max_playouts), "--seed", str(seed),
                 "--search", "reference", *self.search.flags().split()]
 
@@ -890,7 +890,7 @@ class FuzzConfig:
     def describe(self) -> str:
         what = {"pure": f"pure MCTS, {self.max_playouts} playouts", "heuristic": f"heuristic level {self.level}",
                 "model": f"model {self.model}, {self.max_playouts} playouts"}[self.engine]
-        where = "a python -m gomoku.pbrain process" if self.process else "this process"
+        where = "a python -m gomoku.play.engine process" if self.process else "this process"
         return f"{what}, in {where}"
 
 
@@ -1182,7 +1182,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_search_flags(parser, "the engine's search", default="sharp")
     parser.add_argument("--device", choices=["cpu", "gpu", "auto"], default="cpu", help="where the model runs")
     parser.add_argument("--process", action="store_true",
-                        help="talk to a python -m gomoku.pbrain process instead of an engine in this process")
+                        help="talk to a python -m gomoku.play.engine process instead of an engine in this process")
     parser.add_argument("--hang-s", type=float,
                         help="seconds one answer may take: of CPU in this process (default 5), of wall time "
                              "from a process (default 15)")

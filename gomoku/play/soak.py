@@ -206,7 +206,7 @@ def check_settings(boards, pairings, opening_stones, timeouts_ms, match_ms, shar
 # ----------------------------------------------------------------- engines
 @dataclass(frozen=True)
 class Engines:
-    """How the soak starts its engines: ``python -m gomoku.pbrain`` with these flags."""
+    """How the soak starts its engines: ``python -m gomoku.play.engine`` with these flags."""
 
     model: str
     """the model file of the model engine"""
@@ -219,7 +219,7 @@ class Engines:
 
     def command(self, kind: str, settings: GameSettings) -> list[str]:
         """The command line of a ``model`` or ``heuristic`` engine for one game."""
-        command = [self.python, "-m", "gomoku.pbrain"]
+        command = [self.python, "-m", "gomoku.play.engine"]
         if kind == "heuristic":
             return command + ["--heuristic", str(self.heuristic_level), "--seed", str(settings.seed)]
         command += ["--model", self.model]
@@ -603,7 +603,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     except SoakError as exc:
         parser.error(str(exc))
     engines = Engines(os.path.abspath(args.model), args.heuristic, args.device, args.margin_ms)
-    # The engines run as `python -m gomoku.pbrain`: they must find this package from any folder.
+    # The engines run as `python -m gomoku.play.engine`: they must find this package from any folder.
     path = os.environ.get("PYTHONPATH")
     os.environ["PYTHONPATH"] = PACKAGE_ROOT + (os.pathsep + path if path else "")
 

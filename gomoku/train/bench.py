@@ -1,6 +1,6 @@
 """Benchmark: how fast the net, self-play, pure MCTS and a training step run on this machine.
 
-``python -m gomoku.bench`` (8x8, five in a row, 400 playouts by default) measures,
+``python -m gomoku.train.bench`` (8x8, five in a row, 400 playouts by default) measures,
 with the process layout training uses (one process per worker, one predictor
 thread each):
 
@@ -281,7 +281,8 @@ def format_table(results: dict) -> str:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description="Benchmark the net, self-play, pure MCTS and training.",
+    parser = argparse.ArgumentParser(prog="python -m gomoku.train.bench",
+                                     description="Benchmark the net, self-play, pure MCTS and training.",
                                      formatter_class=DefaultsHelpFormatter)
     parser.add_argument("--width", type=int, default=8, help="board columns")
     parser.add_argument("--height", type=int, default=8, help="board rows")

@@ -1,7 +1,7 @@
 """Training curves from a run's ``metrics.jsonl``, drawn as a PNG with matplotlib (no display needed).
 
-    python -m gomoku.plot runs/8x8x5 --out curves.png
-    python -m gomoku.plot models/gomoku_8x8_5.json --out models/gomoku_8x8_5.png
+    python -m gomoku.train.plot runs/8x8x5 --out curves.png
+    python -m gomoku.train.plot models/gomoku_8x8_5.json --out models/gomoku_8x8_5.png
 
 The top panel shows the loss and the policy entropy of the ``iteration``
 records against the iteration, each on its own axis; the bottom one the win
@@ -336,7 +336,7 @@ def _size(text: str) -> tuple[int, int]:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m gomoku.plot",
+    parser = argparse.ArgumentParser(prog="python -m gomoku.train.plot",
                                      description="Draw a run's training curves as a PNG.")
     parser.add_argument("source", metavar="RUN_DIR_OR_METRICS_FILE",
                         help=f"a run directory (its {METRICS} is read), a metrics file, or a shipped "
