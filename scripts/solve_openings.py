@@ -1,6 +1,6 @@
 """Solve the openings of an arena run exactly: is each one a forced win for the side to move?
 
-    python -m gomoku.arena --a pure:5000 --b pure:5000 --size 6x6 --n-in-row 4 --out games.jsonl
+    gomoku-arena --a pure:5000 --b pure:5000 --size 6x6 --n-in-row 4 --out games.jsonl
     python scripts/solve_openings.py games.jsonl --plies 9
     python scripts/solve_openings.py --position "" --size 6x6 --n-in-row 4 --plies 11
     python scripts/solve_openings.py games.jsonl --missed-wins --plies 5
@@ -29,13 +29,11 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from gomoku.game.board import Board, IllegalMoveError  # noqa: E402
-from gomoku.game.gamefile import COLOUR_NAMES, GameFileError, GameRecord  # noqa: E402
-from gomoku.play.arena import ArenaError  # noqa: E402
-from gomoku.play.arena import read_games as read_arena_games  # noqa: E402
-from gomoku.util import board_size_arg, positive_int_arg  # noqa: E402
+from gomoku.game.board import Board, IllegalMoveError
+from gomoku.game.gamefile import COLOUR_NAMES, GameFileError, GameRecord
+from gomoku.play.arena import ArenaError
+from gomoku.play.arena import read_games as read_arena_games
+from gomoku.util import board_size_arg, positive_int_arg
 
 SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "solver.c")
 
@@ -71,7 +69,7 @@ def solve(binary: str, width: int, height: int, n_in_row: int, moves: list[int],
 
 
 def read_games(path: str) -> tuple[tuple[int, int, int], list[dict]]:
-    """The board and the games of an arena games file (``python -m gomoku.arena --out``)."""
+    """The board and the games of an arena games file (``gomoku-arena --out``)."""
     try:
         games = read_arena_games(path)
         geometry = (games[-1]["width"], games[-1]["height"], games[-1]["n_in_row"])
@@ -125,6 +123,9 @@ def missed_wins(binary: str, game: dict, plies: int,
     opening = game.get("opening")
     if not isinstance(opening, list) or len(opening) > len(record.moves):
         raise SolveError(f"game {game.get('game', '?')} is not an arena game (no opening that fits its moves)")
+    if record.rule != "freestyle":
+        raise SolveError(f"game {game.get('game', '?')} is played under {record.rule}: the solver "
+                         f"knows freestyle only")
     board = Board(record.width, record.height, record.n_in_row, record.start_player)
     positions, unfinished, wins, missed = 0, 0, 0, []
     for ply, move in enumerate(record.moves):
@@ -167,7 +168,7 @@ def scan_games(binary: str, games: list[dict], plies: int, seconds: float) -> No
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("games", nargs="?", help="an arena games file (python -m gomoku.arena --out)")
+    parser.add_argument("games", nargs="?", help="an arena games file (gomoku-arena --out)")
     parser.add_argument("--position", metavar="MOVES",
                         help="solve one position instead: moves like 'c3,d4' from Black ('' for the empty board)")
     parser.add_argument("--size", type=board_size_arg, default=(6, 6), metavar="WxH",

@@ -1,6 +1,6 @@
 """Where were lost games lost? The first move after which the opponent had a forced win.
 
-    python -m gomoku.arena --a az:MODEL:800 --b heuristic:4 --size 15x15 --out games.jsonl
+    gomoku-arena --a az:MODEL:800 --b heuristic:4 --size 15x15 --out games.jsonl
     python scripts/turning_points.py games.jsonl --model MODEL
 
 For every game that the player ``--player`` (A by default) lost, the script replays
@@ -24,13 +24,11 @@ Lines of the arena's ``--out`` file and single game files from play.py are read 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import warnings
 from dataclasses import dataclass, field
 from typing import Optional
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 warnings.filterwarnings("ignore")
 
 import numpy as np  # noqa: E402
@@ -73,7 +71,7 @@ def find_turning_point(record: GameRecord, loser: int, opening: int = 0, budget:
                        depth: int = 4, evaluator=None, top: int = 15, name: object = None) -> TurningPoint:
     """The first of ``loser``'s moves (after the ``opening`` stones) that left the opponent a forced win."""
     point = TurningPoint(name, loser, len(record.moves))
-    board = Board(record.width, record.height, record.n_in_row, record.start_player)
+    board = Board(record.width, record.height, record.n_in_row, record.start_player, record.rule)
     for number, move in enumerate(record.moves, 1):
         own = board.current_player == loser and number > opening
         board.do_move(move)

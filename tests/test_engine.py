@@ -1,6 +1,6 @@
 """The Gomocup engine: its protocol driven through pipes as a manager drives it, and its parts.
 
-Subprocess tests talk to ``python -m gomoku.pbrain`` with their own small
+Subprocess tests talk to ``python -m gomoku.play.engine`` with their own small
 driver (not the referee's ``EngineProcess``), time every answer from the moment
 the command was written, and hold it to the ``timeout_turn`` they sent. Their
 engines keep a 200 ms margin instead of the default 100 ms, because a busy
@@ -16,6 +16,7 @@ import io
 import os
 import queue
 import re
+import shutil
 import subprocess
 import sys
 import threading
@@ -43,7 +44,7 @@ class Engine:
         env = dict(os.environ)
         if cwd == ROOT:
             env["PYTHONPATH"] = str(ROOT)
-        else:  # the launcher must find the package by itself
+        else:  # an installed command must find the package by itself
             env.pop("PYTHONPATH", None)
         self._stderr = open(stderr_path, "w")
         self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -101,7 +102,7 @@ def spawn(tmp_path):
     engines = []
 
     def start(*args: str, command: list[str] | None = None, cwd: Path = ROOT) -> Engine:
-        engine = Engine(command or [sys.executable, "-m", "gomoku.pbrain", *MARGIN, *args],
+        engine = Engine(command or [sys.executable, "-m", "gomoku.play.engine", *MARGIN, *args],
                         tmp_path / f"stderr{len(engines)}.txt", cwd)
         engines.append(engine)
         return engine
@@ -247,9 +248,13 @@ def test_time_left_and_instant_moves(spawn):
     engine.end()
 
 
-def test_launcher_script_runs_from_another_directory(spawn, tmp_path):
-    engine = spawn(command=[str(ROOT / "pbrain-gomokuzero"), *MARGIN, "--pure", "--n-in-row", "4",
-                            "--turn-ms", "300"], cwd=tmp_path)
+def test_the_installed_command_runs_from_another_directory(spawn, tmp_path):
+    # Managers start the engine from a folder of their choosing, by the command's path. pip puts
+    # the command beside this Python's interpreter.
+    command = shutil.which("pbrain-gomokuzero", path=os.path.dirname(sys.executable))
+    if command is None:
+        pytest.skip("the pbrain-gomokuzero command is not installed (pip install -r requirements.txt)")
+    engine = spawn(command=[command, *MARGIN, "--pure", "--n-in-row", "4", "--turn-ms", "300"], cwd=tmp_path)
     assert engine.ask("ABOUT").startswith('name="GomokuZero"')
     assert engine.ask("START 6", limit=5) == "OK"
     cell(engine.ask("BEGIN", limit=0.3), 6, 6)
@@ -259,7 +264,8 @@ def test_launcher_script_runs_from_another_directory(spawn, tmp_path):
 def test_a_whole_match_between_two_engine_processes():
     # A playout cap ends each move long before its time: the referee's clock has seconds to spare
     # for a machine busy with other work (answering in time is tested above, on a fake clock).
-    engine = [sys.executable, "-m", "gomoku.pbrain", *MARGIN, "--pure", "--n-in-row", "4", "--max-playouts", "300"]
+    engine = [sys.executable, "-m", "gomoku.play.engine", *MARGIN, "--pure", "--n-in-row", "4",
+              "--max-playouts", "300"]
     result = run_match((engine + ["--seed", "1"], engine + ["--seed", "2"]), 6, 6, n_in_row=4,
                        timeout_turn_ms=3000, stderr=subprocess.DEVNULL)
     assert result.winner in (0, 1, 2), result.reason
@@ -547,3 +553,63 @@ def test_a_model_engine_whose_search_fails_plays_the_policy_nets_move(monkeypatc
     priors, _ = engine._evaluator.evaluate([Board(6, 6, 4)])
     y, x = divmod(int(priors[0].argmax()), 6)
     assert lines[-1] == f"{x},{y}"
+
+
+def rule_board(*stones: tuple) -> list[str]:
+    return ["BOARD", *(f"{x},{y},{who}" for x, y, who in stones), "DONE"]
+
+
+# Row 7 of a 15x15 board: White at 2, Black (the engine) at 3-6 and 8. The gap 7,7 makes six in
+# a row: a win in freestyle, no win in standard, a forbidden overline for Black in renju.
+OVERLINE_GAP = rule_board((3, 7, 1), (4, 7, 1), (5, 7, 1), (6, 7, 1), (8, 7, 1),
+                          (2, 7, 2), (0, 0, 2), (14, 0, 2), (0, 14, 2))
+
+
+def test_info_rule_chooses_the_rule_and_the_engine_follows_it():
+    def answer(*info: str) -> list[str]:
+        out = io.StringIO()
+        engine = PbrainEngine(EngineOptions(seed=0, max_playouts=30), out, FakeClock(0.001))
+        converse(engine, out, "START 15", *info)
+        return [engine.rule] + converse(engine, out, *OVERLINE_GAP)
+
+    assert answer()[:1] == ["freestyle"] and answer()[-1] == "7,7"  # six in a row wins
+    assert answer("INFO rule 2")[-1] == "7,7"  # a continuous game: still freestyle
+    renju = answer("INFO rule 4")
+    assert renju[0] == "renju" and MOVE.fullmatch(renju[-1]) and renju[-1] != "7,7"
+    standard = answer("INFO rule 1")
+    assert standard[0] == "standard" and MOVE.fullmatch(standard[-1])
+    caro = answer("INFO rule 4", "INFO rule 12")
+    assert caro[0] == "renju" and "MESSAGE INFO rule 12: caro is not played; the rule stays renju" in caro
+
+
+def test_the_fallback_never_blocks_on_a_forbidden_point():
+    # White's four on column 7 can only be blocked at 7,7, an overline for Black under renju:
+    # the fallback must play another cell rather than an illegal block.
+    out = io.StringIO()
+    engine = PbrainEngine(EngineOptions(seed=0, max_playouts=30), out, FakeClock(0.001))
+    converse(engine, out, "START 15", "INFO rule 4")
+    stones = [(3, 7, 1), (4, 7, 1), (5, 7, 1), (6, 7, 1), (8, 7, 1), (2, 7, 2),
+              (7, 3, 2), (7, 4, 2), (7, 5, 2), (7, 6, 2)]
+    engine.position = Position(15, 15)
+    for x, y, who in stones:
+        engine.position.add(engine.position.move_of(x, y), who)
+    board = engine.position.to_board(5, "renju")
+    assert board.current_player == 1 and board.is_forbidden(7 * 15 + 7)
+    move, how = engine._fallback_move(board)
+    assert move != 7 * 15 + 7 and not board.is_forbidden(move), how
+
+
+def test_a_model_brings_its_rule_and_another_rule_gets_a_message(tmp_path):
+    from gomoku.net.policy_value import PolicyValueModel
+    from gomoku.net.spec import NetSpec
+
+    path = str(tmp_path / "renju.npz")
+    PolicyValueModel(NetSpec(9, 9, 5, "sizefree", 1, 8, ((9, 9),), rule="renju"), device="cpu").save(path)
+    out = io.StringIO()
+    engine = PbrainEngine(EngineOptions(model=path, seed=0, max_playouts=20, device="cpu", precision="fp32"),
+                          out, FakeClock(0.001))
+    assert converse(engine, out, "START 9")[-1] == "OK" and engine.rule == "renju"
+    lines = converse(engine, out, "INFO rule 0", "BEGIN")
+    assert engine.rule == "freestyle"
+    assert any("playing freestyle with a model trained for renju" in line for line in lines)
+    assert MOVE.fullmatch(lines[-1])

@@ -145,3 +145,100 @@ def test_ctrl_c_during_the_ai_search_stops_between_playouts_not_inside_the_evalu
     assert calls == {"started": 5, "finished": 5}
     assert match.board.history == []
     assert signal.getsignal(signal.SIGINT) is before
+
+
+# ------------------------------------------------------------------- rules
+# On 9x9 under renju these moves leave Black to move with e5 a double three (f5 g5 across,
+# e6 e7 up); White's stones sit harmlessly on row 1.
+RENJU_DOUBLE_THREE = ["f5", "a1", "g5", "c1", "e6", "e1", "e7", "g1"]
+
+
+def renju_match(black="human", white="human"):
+    return Match(Board(9, 9, 5, rule="renju"), {1: PlayerSpec.parse(black), 2: PlayerSpec.parse(white)}, seed=0)
+
+
+def test_a_forbidden_move_is_refused_with_its_reason_and_the_prompt_asks_again(tmp_path):
+    match = renju_match()
+    path = tmp_path / "renju.json"
+    code, out = drive(match, RENJU_DOUBLE_THREE + ["e5", "d4", f"save {path}"])
+    board = match.board
+    assert code == 0
+    assert out.startswith("Gomoku Zero: 9x9 board, 5 in a row, renju.")
+    assert "e5 is forbidden for Black under renju (double three): pick another point." in out
+    assert board.history == [board.parse_move(m) for m in RENJU_DOUBLE_THREE + ["d4"]]  # e5 changed nothing
+    after_refusal = out.split("pick another point.", 1)[1]
+    assert after_refusal.startswith("\nBlack (X) to move > d4")  # asked again, and d4 was played
+    # Before e5 was typed the board marked it and the line under the board named it.
+    drawing = out.split("White plays g1.", 1)[1]
+    assert " 5 . . . . # X X . ." in drawing
+    assert "#: forbidden for Black under renju: e5 (double three)" in drawing
+    assert load_game(str(path)).rule == "renju"  # the saved game keeps its rule
+
+
+def test_forbidden_points_are_not_marked_for_an_ai_black_or_under_freestyle():
+    match = renju_match(black="heuristic:1")
+    code, out = drive(match, ["a9"])  # White's first move after the heuristic's opening
+    assert code == 0 and "#" not in out
+    freestyle = Match(Board(9, 9, 5), {1: PlayerSpec("human"), 2: PlayerSpec("human")})
+    code, out = drive(freestyle, RENJU_DOUBLE_THREE + ["e5"])
+    assert freestyle.board.cells[freestyle.board.parse_move("e5")] == 1  # freestyle: e5 is a move
+    assert "#" not in out and "renju" not in out
+
+
+def _save_model(path, rule):
+    from gomoku.net.policy_value import PolicyValueModel
+    from gomoku.net.spec import NetSpec
+
+    PolicyValueModel(NetSpec(9, 9, 5, rule=rule), device="cpu").save(str(path))
+    return str(path)
+
+
+def test_play_takes_the_models_rule_and_refuses_a_model_of_another_rule(tmp_path, capsys):
+    from gomoku.play.cli import main
+    from gomoku.play.match import setup_match
+
+    freestyle = _save_model(tmp_path / "freestyle.npz", "freestyle")
+    renju = _save_model(tmp_path / "renju.npz", "renju")
+    assert setup_match(model=renju, playouts=5, device="cpu").board.rule == "renju"
+    assert setup_match(model=freestyle, playouts=5, device="cpu").board.rule == "freestyle"
+    assert setup_match(size=(9, 9), rule="standard").board.rule == "standard"
+    assert setup_match(size=(9, 9)).board.rule == "freestyle"
+    code = main(["--model", freestyle, "--rule", "renju", "--text", "--device", "cpu"])
+    err = capsys.readouterr().err
+    assert code == 1 and len(err.strip().splitlines()) == 1
+    assert "a model trained for freestyle, but this game is played under renju" in err
+    code = main(["--model", renju, "--black", "az", "--white", f"az:{freestyle}:5", "--text", "--device", "cpu"])
+    err = capsys.readouterr().err
+    assert code == 1 and "a model trained for freestyle, but this game is played under renju" in err
+    code = main(["--size", "6x6", "--n-in-row", "4", "--rule", "renju", "--text"])
+    assert code == 1 and "renju is played with five in a row" in capsys.readouterr().err
+
+
+def test_a_loaded_game_keeps_its_rule(tmp_path):
+    import pytest
+
+    from gomoku.game.gamefile import GameRecord, save_game
+    from gomoku.play.match import setup_match
+
+    board = Board(9, 9, 5, rule="renju")
+    for label in RENJU_DOUBLE_THREE:
+        board.do_move(board.parse_move(label))
+    path = str(tmp_path / "g.json")
+    save_game(path, GameRecord.from_board(board, {1: "human", 2: "human"}))
+    match = setup_match(load=path)
+    assert match.board.rule == "renju" and match.board.forbidden_moves() == [board.parse_move("e5")]
+    assert setup_match(load=path, rule="renju").board.rule == "renju"
+    with pytest.raises(ValueError, match="cannot change a loaded game's rule"):
+        setup_match(load=path, rule="freestyle")
+
+
+def test_play_script_renju_text_mode_through_stdin(tmp_path):
+    script = "\n".join(RENJU_DOUBLE_THREE + ["e5", "quit"]) + "\n"
+    result = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "play.py"), "--text", "--size", "9x9", "--rule", "renju",
+         "--black", "human", "--white", "human"],
+        cwd=tmp_path, input=script, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert "9x9 board, 5 in a row, renju" in result.stdout
+    assert "e5 is forbidden for Black under renju (double three)" in result.stdout
+    assert "Goodbye." in result.stdout and result.stderr == ""

@@ -23,8 +23,9 @@ BLACK_WINS = ["a1", "b1", "b2", "c1", "c3", "d1", "d4"]
 def make_window(tmp_path):
     windows = []
 
-    def make(black="human", white="human", **kwargs):
-        match = Match(Board(6, 6, 4), {1: PlayerSpec.parse(black), 2: PlayerSpec.parse(white)}, seed=0)
+    def make(black="human", white="human", board=None, **kwargs):
+        board = Board(6, 6, 4) if board is None else board
+        match = Match(board, {1: PlayerSpec.parse(black), 2: PlayerSpec.parse(white)}, seed=0)
         window = open_window(match, save_dir=str(tmp_path / "games"), ai_delay=0, **kwargs)
         pygame.event.clear()
         windows.append(window)
@@ -288,3 +289,82 @@ def test_a_loaded_finished_game_shows_its_result(tmp_path, monkeypatch, make_win
     press(window, pygame.K_HOME)
     assert window.shown_board().history == []
     window.draw()
+
+
+# ------------------------------------------------------------------- rules
+# On 9x9 under renju these moves leave Black to move with e5 a double three (f5 g5 across,
+# e6 e7 up); White's stones sit harmlessly on row 1.
+RENJU_DOUBLE_THREE = ["f5", "a1", "g5", "c1", "e6", "e1", "e7", "g1"]
+
+
+def renju_board(moves=RENJU_DOUBLE_THREE):
+    board = Board(9, 9, 5, rule="renju")
+    for label in moves:
+        board.do_move(board.parse_move(label))
+    return board
+
+
+def test_a_click_on_a_forbidden_point_is_refused_under_renju(make_window):
+    from gomoku.play.ui import FORBIDDEN
+
+    window = make_window(board=renju_board())
+    board = window.match.board
+    e5 = board.parse_move("e5")
+    assert pygame.display.get_caption()[0] == "Gomoku Zero (renju)"
+    assert window.forbidden_marks() == [e5]
+    window.draw()
+    assert window.surface.get_at(window.pixel_of(e5))[:3] == FORBIDDEN  # the cross's centre
+    before = (list(board.cells), list(board.history), board.current_player)
+    click_move(window, "e5")
+    assert (list(board.cells), list(board.history), board.current_player) == before
+    assert window.notice == "e5 is forbidden for Black under renju: double three."
+    window.draw()  # the message in the status line
+    click_move(window, "d4")  # an allowed point is played
+    assert board.history[-1] == board.parse_move("d4") and board.current_player == 2
+    assert window.forbidden_marks() == []  # White has no forbidden points
+    click_move(window, "a9")
+    assert window.forbidden_marks() == [e5]  # still a double three for Black
+
+
+def test_forbidden_points_are_worked_out_once_per_position(make_window, monkeypatch):
+    window = make_window(board=renju_board())
+    board = window.match.board
+    calls = []
+    real = board.forbidden_moves
+    monkeypatch.setattr(board, "forbidden_moves", lambda: calls.append(1) or real())
+    window.run(max_frames=5, fps=1000)
+    assert len(calls) == 1
+    click_move(window, "d4")
+    click_move(window, "a9")
+    window.run(max_frames=5, fps=1000)
+    assert len(calls) == 2
+
+
+def test_forbidden_points_are_marked_only_for_a_human_black_under_renju(make_window):
+    window = make_window(board=renju_board(), black="heuristic:1")
+    assert window.forbidden_marks() == []  # an AI plays Black
+    window.quit()
+    window = make_window(board=renju_board(RENJU_DOUBLE_THREE + ["d4", "a9"]))
+    press(window, pygame.K_LEFT)  # reviewing an earlier position: no marks
+    assert window.forbidden_marks() == []
+    press(window, pygame.K_END)
+    assert window.forbidden_marks() == [window.match.board.parse_move("e5")]
+    freestyle = Board(9, 9, 5)
+    for label in RENJU_DOUBLE_THREE:
+        freestyle.do_move(freestyle.parse_move(label))
+    window = make_window(board=freestyle)
+    assert window.forbidden_marks() == [] and pygame.display.get_caption()[0] == "Gomoku Zero"
+    click_move(window, "e5")
+    assert freestyle.cells[freestyle.parse_move("e5")] == 1
+
+
+def test_a_saved_renju_game_loads_with_its_rule(make_window, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    window = make_window(board=renju_board())
+    path = window.save()
+    match = setup_match(load=path)
+    assert match.board.rule == "renju" and load_game(path).rule == "renju"
+    loaded = GameWindow(match, surface=pygame.display.set_mode((10, 10)), ai_delay=0)
+    assert loaded.forbidden_marks() == [match.board.parse_move("e5")]
+    press(loaded, pygame.K_HOME)
+    assert loaded.shown_board().rule == "renju"

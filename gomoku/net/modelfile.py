@@ -6,7 +6,8 @@ so loading it needs no flags. A size-free net's file also says ``"size_free": tr
 and lists the boards it was trained on (``trained_sizes``); the board size is
 then the one it plays by default. Files without these keys are fixed-size nets.
 A net whose input planes are not version 1 records its ``inputs`` version
-(``gomoku.game.features``); files without it take version 1. It loads without
+(``gomoku.game.features``); files without it take version 1. A net trained under
+another rule than freestyle records its ``rule``. It loads without
 pickle, and reading one imports no Paddle.
 """
 
@@ -19,6 +20,7 @@ from dataclasses import asdict
 
 import numpy as np
 
+from gomoku.game.rules import FREESTYLE
 from gomoku.net.spec import NetSpec
 from gomoku.util import atomic_write
 
@@ -74,7 +76,7 @@ def read_model_file(path: str) -> tuple[NetSpec, dict[str, np.ndarray]]:
     fields = {k: meta[k] for k in NetSpec.__dataclass_fields__ if k in meta}
     try:
         return NetSpec(**fields), weights
-    except ValueError as exc:  # an input version this code does not know
+    except ValueError as exc:  # an input version or a rule this code does not know
         raise ModelFileError(f"{path}: {exc}") from None
 
 
@@ -107,5 +109,7 @@ def save_model_file(path: str, spec: NetSpec, weights: dict[str, np.ndarray]) ->
         del meta["trained_sizes"]  # a fixed-size net's file reads as it always has
     if spec.inputs == 1:
         del meta["inputs"]  # so does a net of the first input version
+    if spec.rule == FREESTYLE:
+        del meta["rule"]  # and a freestyle net
     arrays["__meta__"] = np.array(json.dumps(meta))
     atomic_write(path, lambda f: np.savez(f, **arrays))

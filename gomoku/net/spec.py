@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from gomoku.game.features import check_input_version, input_channels
+from gomoku.game.rules import FREESTYLE, check_rule
 
 SIZE_FREE_ARCHS = ("sizefree",)
 """architectures with no layer sized to the board: one weight file plays any board size"""
@@ -34,11 +35,14 @@ class NetSpec:
     inputs: int = 1
     """the input version: which planes the net takes (``gomoku.game.features``: 1 the four of
     ``Board.planes``, 2 those and the threat planes); files without it are version 1"""
+    rule: str = FREESTYLE
+    """the rule the net was trained for (``gomoku.game.rules``); files without it are freestyle"""
 
     def __post_init__(self):
         # JSON gives lists back: keep the spec hashable and comparable.
         object.__setattr__(self, "trained_sizes", tuple(tuple(int(v) for v in s) for s in self.trained_sizes))
         check_input_version(self.inputs)
+        check_rule(self.rule, self.n_in_row)
 
     @classmethod
     def for_config(cls, config) -> "NetSpec":
@@ -47,11 +51,11 @@ class NetSpec:
             sizes = config.board_sizes()
             width, height = max(sizes, key=lambda s: s[0] * s[1])
             return cls(width, height, config.n_in_row, config.arch, config.sizefree_blocks,
-                       config.sizefree_filters, tuple(sizes), config.inputs)
+                       config.sizefree_filters, tuple(sizes), config.inputs, config.rule)
         width, height = config.board_sizes()[0]
         return cls(width, height, config.n_in_row, config.arch,
                    config.res_blocks if config.arch == "resnet" else 0, config.res_filters,
-                   inputs=config.inputs)
+                   inputs=config.inputs, rule=config.rule)
 
     @property
     def channels(self) -> int:
@@ -93,6 +97,12 @@ class NetSpec:
             raise ValueError(f"a fixed-size model that plays {self.board_name()} only (--size and "
                              f"--n-in-row are for games without a model or with a size-free one)")
         return own
+
+    def rule_mismatch(self, rule: str) -> Optional[str]:
+        """Why this net should not play under ``rule``, or None if it was trained for it."""
+        if rule != self.rule:
+            return f"a model trained for {self.rule}, but this game is played under {rule}"
+        return None
 
     def board_mismatch(self, width: int, height: int, n_in_row: int) -> Optional[str]:
         """Why this net cannot play a ``width x height`` board with ``n_in_row``, or None if it can."""

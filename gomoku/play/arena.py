@@ -1,8 +1,10 @@
 """The arena: two players, many games, and how much stronger one is than the other.
 
-    python -m gomoku.arena --a az:models/gomoku_6x6_4.npz:400 --b pure:5000 --games 40
-    python -m gomoku.arena --a pure:2000 --b pure:500 --size 6x6 --n-in-row 4 --games 20
-    python -m gomoku.arena --a heuristic:4 --b pure:5000 --size 15x15 --n-in-row 5 --games 40
+    gomoku-arena --a az:models/gomoku_6x6_4.npz:400 --b pure:5000 --games 40
+    gomoku-arena --a pure:2000 --b pure:500 --size 6x6 --n-in-row 4 --games 20
+    gomoku-arena --a heuristic:4 --b pure:5000 --size 15x15 --n-in-row 5 --games 40
+
+``gomoku-arena`` is the installed command; ``python -m gomoku.play.arena`` runs the same.
 
 Players are specs as ``players.PlayerSpec`` reads them (``az:PATH[:PLAYOUTS]``,
 ``pure[:PLAYOUTS]``, ``policy:PATH``, ``heuristic[:LEVEL]``). The board is the one the models were
@@ -56,6 +58,7 @@ from gomoku import interrupt
 from gomoku.progress import advance_to, progress_bar
 from gomoku.game.board import Board
 from gomoku.game.gamefile import COLOUR_NAMES, GameRecord
+from gomoku.game.rules import FREESTYLE, RULES
 from gomoku.game.openings import OpeningError, load_openings, openings_for_games, paired_openings
 from gomoku.search.options import SearchOptions, add_search_flags
 from gomoku.search.players import PlayerSpec, spec_text
@@ -176,6 +179,32 @@ def resolve_geometry(specs: Sequence[PlayerSpec], size: Optional[tuple[int, int]
     return geometry
 
 
+def resolve_rule(specs: Sequence[PlayerSpec], rule: Optional[str] = None) -> str:
+    """The rule of the games: ``rule``, else the models', else freestyle.
+
+    Raises:
+        ArenaError: an unknown rule, models trained for different rules, or a model
+            trained for another rule than ``rule`` (the message names both).
+        gomoku.net.ModelFileError: a model file is missing or unreadable.
+    """
+    from gomoku.net.modelfile import read_model_file
+
+    if rule is not None and rule not in RULES:
+        raise ArenaError(f"unknown rule {rule!r}: the rules are {', '.join(RULES)}")
+    nets = {spec.model: read_model_file(spec.model)[0] for spec in specs if spec.kind in ("az", "policy")}
+    trained = {net.rule for net in nets.values()}
+    if rule is None:
+        if len(trained) > 1:
+            described = ", ".join(f"{path} for {net.rule}" for path, net in nets.items())
+            raise ArenaError(f"the two models were trained for different rules: {described}")
+        return trained.pop() if trained else FREESTYLE
+    for path, net in nets.items():
+        problem = net.rule_mismatch(rule)
+        if problem:
+            raise ArenaError(f"{path}: {problem} (--rule {rule})")
+    return rule
+
+
 def _board_name(geometry: Sequence[int]) -> str:
     return f"{geometry[0]}x{geometry[1]}, {geometry[2]} in a row"
 
@@ -214,6 +243,8 @@ class ArenaSettings:
     """the models' inference arithmetic: auto, fp32 or bf16"""
     precision_b: Optional[str] = None
     """B's, where it differs (to play one model against itself in two precisions); None: ``precision``"""
+    rule: Optional[str] = None
+    """freestyle, standard or renju; None: the models' rule, else freestyle"""
 
 
 @dataclass
@@ -256,6 +287,7 @@ class ArenaResult:
             "a": spec_text(self.spec_a),
             "b": spec_text(self.spec_b),
             "board": {"width": width, "height": height, "n_in_row": n_in_row},
+            "rule": self.settings.rule or FREESTYLE,
             "games": total.games,
             "opening_stones": self.settings.opening_stones,
             "openings": self.settings.openings,
@@ -299,7 +331,8 @@ class ArenaResult:
         lines = []
         for game in self.games:
             players = {game.a_colour: specs["A"], 3 - game.a_colour: specs["B"]}
-            line = GameRecord(width, height, n_in_row, game.moves, 1, players, game.winner).to_json()
+            line = GameRecord(width, height, n_in_row, game.moves, 1, players, game.winner,
+                              self.settings.rule or FREESTYLE).to_json()
             line.update(
                 game=game.index,
                 opening=[labeller.move_to_label(m) for m in game.opening],
@@ -340,6 +373,11 @@ def run_arena(settings: ArenaSettings, log: Optional[Callable[[str], None]] = No
         spec_a = replace(spec_a, precision=settings.precision)
         spec_b = replace(spec_b, precision=settings.precision_b)
     geometry = resolve_geometry([spec_a, spec_b], settings.size, settings.n_in_row)
+    rule = resolve_rule([spec_a, spec_b], settings.rule)
+    try:
+        Board(*geometry, rule=rule)
+    except ValueError as exc:
+        raise ArenaError(str(exc)) from None
     rng = np.random.default_rng(settings.seed)
     try:
         if settings.openings:
@@ -353,7 +391,8 @@ def run_arena(settings: ArenaSettings, log: Optional[Callable[[str], None]] = No
     if log is not None:
         width, height, n_in_row = geometry
         inference = "" if spec_a.precision is None else f" ({spec_a.precision} against {spec_b.precision})"
-        log(f"{settings.games} games on {width}x{height}, {n_in_row} in a row: {spec_text(spec_a)} "
+        ruled = "" if rule == FREESTYLE else f" ({rule})"
+        log(f"{settings.games} games on {width}x{height}, {n_in_row} in a row{ruled}: {spec_text(spec_a)} "
             f"against {spec_text(spec_b)}{inference}, {workers} worker(s)")
     start = time.perf_counter()
     with make_actors(workers) as actors, \
@@ -366,9 +405,9 @@ def run_arena(settings: ArenaSettings, log: Optional[Callable[[str], None]] = No
         games, stats = actors.match(spec_a, spec_b, geometry, per_game, settings.seed, settings.parallel,
                                     settings.c_puct, settings.device,
                                     progress=on_progress if not bar.disable else None,
-                                    precision=settings.precision)
-    return ArenaResult(settings, spec_a, spec_b, geometry, games, time.perf_counter() - start,
-                       stats.playouts, workers)
+                                    precision=settings.precision, rule=rule)
+    return ArenaResult(replace(settings, rule=rule), spec_a, spec_b, geometry, games,
+                       time.perf_counter() - start, stats.playouts, workers)
 
 
 # ----------------------------------------------------------------- report
@@ -381,7 +420,8 @@ def format_report(result: ArenaResult) -> str:
     n_openings = (total.games + 1) // 2
     lines = [
         f"A: {spec_a} ({spec_text(spec_a)})   B: {spec_b} ({spec_text(spec_b)})",
-        f"{_board_name(result.geometry)}; {total.games} game{'s' if total.games > 1 else ''} from "
+        f"{_board_name(result.geometry)} ({settings.rule or FREESTYLE}); "
+        f"{total.games} game{'s' if total.games > 1 else ''} from "
         f"{n_openings} opening{'s' if n_openings > 1 else ''} "
         f"{'from ' + settings.openings if settings.openings else f'of {settings.opening_stones} stones'}, "
         f"each played with colours swapped; seed {settings.seed}",
@@ -445,7 +485,7 @@ def write_summary(path: str, result: ArenaResult) -> None:
 # --------------------------------------------------------------------- CLI
 def parse_args(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        prog="python -m gomoku.arena",
+        prog="gomoku-arena",
         description="Play two players against each other and measure the difference in strength.",
         epilog="Player specs: az:MODEL[:PLAYOUTS] (AlphaZero, 400 playouts by default), "
                "pure[:PLAYOUTS] (pure MCTS), policy:MODEL (the policy net alone, no search), "
@@ -469,6 +509,8 @@ def parse_args(argv=None) -> argparse.Namespace:
                         "size-free model's largest trained size)")
     parser.add_argument("--n-in-row", type=positive_int_arg, metavar="N",
                         help="stones in a row that win, when no model plays (default: 5)")
+    parser.add_argument("--rule", choices=RULES,
+                        help="freestyle, standard (exactly five) or renju (default: the models' rule, else freestyle)")
     parser.add_argument("--c-puct", type=float, default=5.0, help="exploration constant (default: 5)")
     add_search_flags(parser, "the az players' searches")
     parser.add_argument("--device", choices=("cpu", "gpu", "auto"), default="auto",
@@ -490,7 +532,7 @@ def main(argv=None) -> int:
     warnings.filterwarnings("ignore", module="paddle")  # build-tool noise on import
     settings = ArenaSettings(args.a, args.b, args.games, args.size, args.n_in_row, args.opening_stones,
                              args.openings, args.seed, args.workers, args.parallel, args.c_puct, args.device,
-                             SearchOptions.from_args(args), args.precision, args.precision_b)
+                             SearchOptions.from_args(args), args.precision, args.precision_b, args.rule)
 
     def log(line: str) -> None:
         if not args.quiet:

@@ -3,10 +3,10 @@
 A manager starts the engine as a child process and talks to it one line at a
 time over stdin/stdout (the protocol: https://plastovicka.github.io/protocl2en.htm)::
 
-    python -m gomoku.pbrain --model best_model.npz   # AlphaZero; the model decides the board size
-    python -m gomoku.pbrain --pure --n-in-row 5      # pure MCTS (random rollouts) on any board
-    python -m gomoku.pbrain --heuristic 3            # the threat-aware heuristic, on any board
-    ./pbrain-gomokuzero --model best_model.npz       # the same through the launcher script
+    pbrain-gomokuzero --model best_model.npz         # AlphaZero; the model decides the board size
+    pbrain-gomokuzero --pure --n-in-row 5            # pure MCTS (random rollouts) on any board
+    pbrain-gomokuzero --heuristic 3                  # the threat-aware heuristic, on any board
+    python -m gomoku.play.engine --heuristic 3       # the same without the installed command
 
 Notation. The protocol writes a cell ``x,y``, both counted from 0, ``x`` the
 column and ``y`` the row. Here that cell is the move ``y * width + x`` of
@@ -26,7 +26,7 @@ manager sends            engine answers
 ``TURN x,y``             the opponent played ``x,y``; its move
 ``BOARD``, lines, DONE   a whole position, one ``x,y,who`` line per stone; its move
 ``TAKEBACK x,y``         ``OK``: the stone on ``x,y`` is gone
-``INFO key value``       nothing (time and memory limits; unknown keys are ignored)
+``INFO key value``       nothing (time and memory limits, the rule; unknown keys are ignored)
 ``ABOUT``                ``name="GomokuZero", version="...", author="..."``
 ``END``                  nothing: the engine exits
 anything else            ``UNKNOWN ...``
@@ -37,6 +37,13 @@ game command before ``START``) is answered ``ERROR reason``; the position stays
 as it was and the engine goes on reading. ``MESSAGE`` lines just before a reply
 carry diagnostics: the search's size and value, ``INFO`` lines that were
 ignored (``INFO`` itself gets no reply, so their notes wait for the next one).
+
+Rules. ``INFO rule`` chooses the rule: 0 freestyle, 1 standard (exactly five), 4
+renju (Black may not play double threes, double fours or overlines); 2 (a
+continuous game) changes nothing; caro (8) is refused with a ``MESSAGE``. Until
+it comes, the engine plays its model's rule (freestyle without a model). A
+model trained for another rule still plays, with a ``MESSAGE`` saying so: its
+moves follow the game's rule, as every move of the engine does.
 
 Time. A move is searched until its time is spent, not for a fixed number of
 playouts: ``TimeControl`` takes ``timeout_turn`` and a share of ``time_left``,
@@ -76,6 +83,7 @@ import numpy as np
 
 from gomoku import __version__
 from gomoku.game.board import COLUMN_LETTERS, DRAW, Board
+from gomoku.game.rules import FREESTYLE, RENJU, STANDARD, check_rule
 from gomoku.search.heuristic import DEFAULT_LEVEL, LEVELS, HeuristicPlayer
 from gomoku.search.mcts import MCTS, search
 from gomoku.search.options import SearchOptions, add_search_flags
@@ -84,6 +92,7 @@ from gomoku.util import DefaultsHelpFormatter
 
 OWN, OPPONENT = 1, 2  # a stone's owner, as BOARD lines write it
 CONTINUOUS_MARK = 3  # BOARD field of a continuous game's finished line (not supported)
+EXACT_FIVE, RENJU_BIT, CARO = 1, 4, 8  # the bits of INFO rule that change the game (2: continuous)
 UNLIMITED_MS = 2147483647  # the protocol's time_left when the match has no time limit
 ABOUT_LINE = f'name="GomokuZero", version="{__version__}", author="the Gomoku Zero project"'
 
@@ -218,7 +227,7 @@ class Position:
     def empty_cells(self) -> int:
         return self.width * self.height - len(self.stones)
 
-    def to_board(self, n_in_row: int) -> Board:
+    def to_board(self, n_in_row: int, rule: str = FREESTYLE) -> Board:
         """A ``Board`` holding these stones with the engine to move.
 
         The stones are replayed alternately, the opponent's latest one last, so the
@@ -245,7 +254,7 @@ class Position:
             want_opponent = not want_opponent
         order.reverse()
         me = 2 if order and order[0][1] == OPPONENT else 1
-        board = Board(self.width, self.height, n_in_row, start_player=1)
+        board = Board(self.width, self.height, n_in_row, start_player=1, rule=rule)
         for move, who in order:
             board.current_player = me if who == OWN else 3 - me
             board.play(move)
@@ -318,6 +327,8 @@ class PbrainEngine:
         self.time = TimeControl(timeout_turn=options.turn_ms, margin_ms=options.margin_ms)
         self.position: Optional[Position] = None
         self.n_in_row = options.n_in_row
+        self.rule = FREESTYLE  # the model's rule once one is loaded, until the manager sends INFO rule
+        self._rule_told = False
         self.running = True
         self._evaluator = None
         self._heuristic = None if options.heuristic is None else HeuristicPlayer(options.heuristic, options.seed)
@@ -445,6 +456,9 @@ class PbrainEngine:
         gc.collect()
         gc.freeze()
         self.n_in_row = spec.n_in_row
+        if not self._rule_told:
+            self.rule = spec.rule
+        self._warn_rule()
         return spec
 
     def _restart(self, arg: str, started: float) -> None:
@@ -519,7 +533,7 @@ class PbrainEngine:
     def _move(self, started: float) -> None:
         """Searches the position, plays the move found and answers it."""
         position = self.position
-        board = position.to_board(self.n_in_row)
+        board = position.to_board(self.n_in_row, self.rule)
         if board.game_over:
             if board.winner == DRAW:
                 raise ProtocolError("the game is over: the board is full")
@@ -537,7 +551,7 @@ class PbrainEngine:
             # board is better than an answer that loses the game on the spot.
             traceback.print_exc(file=sys.stderr)
             self._forget_tree()
-            board = position.to_board(self.n_in_row)
+            board = position.to_board(self.n_in_row, self.rule)
             move, how = self._fallback_move(board)
             self.time.spend(self._clock() - started)
             notes.append(f"the search failed ({type(exc).__name__}: {exc}); played {how}")
@@ -579,12 +593,14 @@ class PbrainEngine:
         position = self.position
         try:
             mine, theirs = board.completing_cells()
-            if len(mine) or len(theirs):
-                move = int(mine[0] if len(mine) else theirs[0])
+            # Under renju a cell that blocks White's five may be forbidden for Black.
+            blocks = [int(m) for m in theirs if not board.is_forbidden(int(m))]
+            if len(mine) or blocks:
+                move = int(mine[0]) if len(mine) else blocks[0]
                 return move, f"{position.label(move)}, {'a five' if len(mine) else 'a block'}"
             if self.options.model is not None and self._evaluator is not None:
                 priors, _ = self._evaluator.evaluate([board])
-                legal = np.flatnonzero(board.stones() == 0)
+                legal = np.asarray(board.legal_moves())
                 move = int(legal[np.argmax(priors[0][legal])])
                 return move, f"{position.label(move)}, the policy net's best move"
         except Exception:
@@ -595,7 +611,7 @@ class PbrainEngine:
             return move, f"{position.label(move)}, the heuristic's move (level 1)"
         except Exception:
             traceback.print_exc(file=sys.stderr)
-        legal = np.flatnonzero(board.stones() == 0)
+        legal = np.asarray(board.legal_moves())
         rows, cols = np.divmod(legal, board.width)
         move = int(legal[np.argmin((rows - (board.height - 1) / 2) ** 2 + (cols - (board.width - 1) / 2) ** 2)])
         return move, f"{position.label(move)}, the empty cell nearest the centre"
@@ -660,9 +676,7 @@ class PbrainEngine:
             self._pending.append(f"ignored INFO {key} {shown(value)}: not an integer")
             return
         if key == "rule":
-            if number & ~2:  # 1 exact five, 4 renju, 8 caro; 2 (continuous) only matters in BOARD
-                self._pending.append(f"INFO rule {number}: only freestyle is played "
-                                     f"({self.n_in_row} or more in a row win)")
+            self._set_rule(number)
             return
         if number < 0 and key != "time_left":  # time_left goes negative once the time is overrun
             self._pending.append(f"ignored INFO {key} {number}: must not be negative")
@@ -670,6 +684,32 @@ class PbrainEngine:
         if key == "timeout_match" and number > 0 and self.time.time_left == UNLIMITED_MS:
             self.time.time_left = number  # until the manager sends time_left, as it must
         setattr(self.time, key, number)
+
+    def _set_rule(self, number: int) -> None:
+        """``INFO rule``: a bitmask, 1 exact five (standard), 4 renju, 8 caro; 2 (a continuous
+        game) changes nothing here. Caro is not played: the rule stays as it was."""
+        if number & CARO:
+            self._pending.append(f"INFO rule {number}: caro is not played; the rule stays {self.rule}")
+            return
+        rule = RENJU if number & RENJU_BIT else STANDARD if number & EXACT_FIVE else FREESTYLE
+        try:
+            check_rule(rule, self.n_in_row)
+        except ValueError as exc:
+            self._pending.append(f"INFO rule {number}: {exc}; the rule stays {self.rule}")
+            return
+        if rule != self.rule:
+            self._forget_tree()
+        self.rule = rule
+        self._rule_told = True
+        self._warn_rule()
+
+    def _warn_rule(self) -> None:
+        """A note when the model was trained for another rule than the game's. The engine still
+        plays: a game the manager has set up must get moves, and they are legal under the
+        game's rule (the board and the search follow it), only weaker."""
+        if self._model_spec is not None and self._model_spec.rule_mismatch(self.rule):
+            self._pending.append(f"playing {self.rule} with a model trained for {self._model_spec.rule}: "
+                                 f"its moves are legal, but it may play them worse")
 
     def _about(self, arg: str, started: float) -> None:
         self._reply(ABOUT_LINE)
@@ -685,7 +725,7 @@ class PbrainEngine:
 # ------------------------------------------------------------ command lines
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m gomoku.pbrain",
+        prog="pbrain-gomokuzero",
         description="A Gomoku engine for Gomocup managers (piskvork, liskvork...): it speaks their "
                     "protocol on stdin/stdout. 'python -m gomoku.play.referee --help' plays two "
                     "engines against each other.",

@@ -10,6 +10,8 @@ and differ only in how they ask a human for a move and how they wait for an AI.
 file, a board size, or a saved game read with ``gamefile.load_game``; a match
 gives back its ``gamefile.GameRecord`` to save (``Match.record``). A fixed-size
 model sets the board; a size-free one plays whatever board ``--size`` picks.
+The board's rule (``gomoku.game.rules``) is ``--rule``, else a loaded game's, else
+the model's, else freestyle; a model trained for another rule is refused.
 """
 
 from __future__ import annotations
@@ -20,12 +22,19 @@ from typing import Optional
 
 from gomoku.game.board import Board, IllegalMoveError
 from gomoku.game.gamefile import COLOUR_NAMES, GameRecord, load_game
+from gomoku.game.rules import FREESTYLE
 from gomoku.search.options import SearchOptions
 from gomoku.search.players import PLAYER_KINDS, PlayerSpec, make_player, spec_text
 
 PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-"""The repository root: the shipped models are found from here, wherever the user stands."""
-DEFAULT_MODEL = os.path.join(PROJECT_ROOT, "models", "gomoku_8x8_5.npz")
+"""The folder that holds the package: in a checkout (run from it, or installed editable) the
+repository root, where the shipped models are found wherever the user stands."""
+IN_CHECKOUT = os.path.isfile(os.path.join(PROJECT_ROOT, "pyproject.toml"))
+"""False for an installed copy of the package: the models/ folder is not part of it."""
+SHIPPED_MODEL = os.path.join("models", "gomoku_8x8_5.npz")
+# An installed copy looks for the shipped model in the current directory: it finds it when it runs
+# from a checkout, and otherwise says that --model is needed (see setup_match).
+DEFAULT_MODEL = os.path.join(PROJECT_ROOT if IN_CHECKOUT else os.getcwd(), SHIPPED_MODEL)
 STONE_MARKS = {1: "X", 2: "O"}
 
 
@@ -161,10 +170,16 @@ class Match:
                 player.reset()
 
     # -- describing it
+    def rule_text(self) -> str:
+        """``", renju"``: the rule, for a line that describes the board; empty for freestyle."""
+        return "" if self.board.rule == FREESTYLE else f", {self.board.rule}"
+
     def status(self) -> str:
         """Whose turn it is, or the result."""
         board = self.board
         if board.winner == 0:
+            if len(board.history) < board.size:  # renju: only forbidden points are left to Black
+                return "Draw: every empty point is forbidden for Black"
             return "Draw: the board is full"
         if board.winner is not None:
             return f"{COLOUR_NAMES[board.winner]} ({self.specs[board.winner]}) wins"
@@ -189,14 +204,17 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
                 size: Optional[tuple[int, int]] = None, n_in_row: Optional[int] = None,
                 load: Optional[str] = None, seed: Optional[int] = None,
                 device: str = "auto", search: SearchOptions = SearchOptions(),
-                precision: str = "auto") -> Match:
+                precision: str = "auto", rule: Optional[str] = None) -> Match:
     """Builds the match that ``play.py``'s flags describe.
 
     By default a human plays Black against AlphaZero with ``model`` (the shipped
     ``models/gomoku_8x8_5.npz`` when None); ``first='ai'`` swaps them. With ``size``
     or ``n_in_row`` and no model the opponent is pure MCTS. ``black`` / ``white``
     replace a side's player; a loaded record brings its own players unless flags
-    say otherwise, and its board.
+    say otherwise, and its board and rule.
+
+    The rule is ``rule``, else the loaded game's, else that of the model that sets the
+    board, else freestyle. Every model that plays must have been trained for it.
 
     Args:
         model: model file for the AlphaZero and policy players, or a run directory
@@ -213,12 +231,14 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
         device: where models run.
         search: how the AlphaZero players search.
         precision: the arithmetic of the models' inference ('fp32', 'bf16' or 'auto').
+        rule: 'freestyle', 'standard' or 'renju'; None: as above.
 
     Raises:
         MissingModelError: the default model is needed but not there yet.
         GameFileError: the record cannot be loaded.
         gomoku.net.ModelFileError: a model is missing, unreadable or for another board.
-        ValueError: flags that do not fit together (the message says why).
+        ValueError: flags that do not fit together, or a model trained for another rule
+            (the message says why).
     """
     if playouts < 1:
         raise ValueError(f"--playouts must be at least 1, got {playouts}")
@@ -254,6 +274,12 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
     model_files = [s.model for s in specs.values() if s.kind in ("az", "policy")]
     for path in model_files:
         if not os.path.isfile(path) and path == DEFAULT_MODEL and model is None:
+            if not IN_CHECKOUT:
+                raise MissingModelError(
+                    f"no model at {DEFAULT_MODEL}: the shipped models are in the models/ folder of the "
+                    f"repository, not in the installed package. Run from a checkout of the repository, "
+                    f"or name a model file or run directory with --model PATH "
+                    f"(or play pure MCTS without a model: --size 8x8 --n-in-row 5)")
             raise MissingModelError(
                 f"no trained model at {DEFAULT_MODEL} yet. Train one with `python train.py`, "
                 f"then play it with `python play.py --model runs/<name>` "
@@ -262,25 +288,38 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
     if record is not None:
         if board_flags:
             raise ValueError("--size and --n-in-row cannot change a loaded game's board")
+        if rule is not None and rule != record.rule:
+            raise ValueError(f"--rule {rule} cannot change a loaded game's rule ({record.rule})")
         geometry = (record.width, record.height, record.n_in_row)
+        game_rule = record.rule
     elif model_files or model is not None:
         # A model given by flag sets the board even when no seat plays it yet (the window offers it);
         # a size-free one sets n_in_row, and --size picks the board (default: its largest trained size).
+        # The same model sets the rule unless --rule names one.
         source = model_files[0] if model_files else model
+        net = _model_spec(source)
         try:
-            geometry = _model_spec(source).board_for(size, n_in_row)
+            geometry = net.board_for(size, n_in_row)
         except ValueError as exc:
             raise ValueError(f"{source}: {exc}") from None
-        Board(*geometry)  # a board too small for n_in_row: its ValueError says so
+        game_rule = rule or net.rule
     else:
         width, height = size or (8, 8)
         geometry = (width, height, n_in_row or min(5, width, height))
+        game_rule = rule or FREESTYLE
+    # A board too small for n_in_row, an unknown rule or renju without five in a row: the ValueError says so.
+    Board(*geometry, rule=game_rule)
+    for path in dict.fromkeys(model_files):
+        problem = _model_spec(path).rule_mismatch(game_rule)
+        if problem:
+            hint = f" (--rule {rule}: play a model trained for {rule}, or a player without one)" if rule else ""
+            raise ValueError(f"{path}: {problem}{hint}")
 
-    board = record.replay() if record is not None else Board(*geometry)
+    board = record.replay() if record is not None else Board(*geometry, rule=game_rule)
     # The window offers the model players as choices whenever a fitting model is at hand.
     choices = [PlayerSpec("human"), PlayerSpec("pure", playouts=playouts), PlayerSpec.parse("heuristic")]
     offered = model_files[0] if model_files else model_path
-    if model_files or (os.path.isfile(offered) and _fits(offered, geometry)):
+    if model_files or (os.path.isfile(offered) and _fits(offered, geometry, game_rule)):
         choices[1:1] = [PlayerSpec("az", offered, playouts, search=search)]
         choices.insert(-1, PlayerSpec("policy", offered))
     return Match(board, specs, choices, seed=seed, device=device, precision=precision)
@@ -301,10 +340,12 @@ def _model_spec(path: str):
     return read_model_file(path)[0]
 
 
-def _fits(path: str, geometry: tuple[int, int, int]) -> bool:
+def _fits(path: str, geometry: tuple[int, int, int], rule: str = FREESTYLE) -> bool:
+    """Whether the model at ``path`` plays this board and was trained for ``rule``."""
     from gomoku.net.modelfile import ModelFileError
 
     try:
-        return _model_spec(path).board_mismatch(*geometry) is None
+        net = _model_spec(path)
     except ModelFileError:
         return False
+    return net.board_mismatch(*geometry) is None and net.rule_mismatch(rule) is None

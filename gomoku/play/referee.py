@@ -8,7 +8,7 @@ as a function, for the soak (``gomoku.play.soak``) and the tests.
 The referee talks the way managers do:
 
 * ``START`` (or ``RECTSTART``), then ``INFO timeout_turn``, ``timeout_match``,
-  ``time_left`` and ``rule``;
+  ``time_left`` and ``rule`` (0 freestyle, 1 standard, 4 renju);
 * the first move with ``BEGIN``, or, after opening stones the referee placed
   itself, with a ``BOARD`` block;
 * each later move with ``TURN x,y``, or with a whole ``BOARD`` block every turn
@@ -21,6 +21,11 @@ time it had left), with ``ERROR``, with something that is not a move, with an
 illegal move, or with nothing at all (the referee waits a few seconds past the
 limit, then calls it a hang). Each of these is counted in ``MatchResult.faults``,
 so that a soak can tell a lost game from a misbehaving engine.
+
+The referee's board follows the game's rule (``gomoku.game.rules``): under standard
+an overline does not end the game; under renju the first engine is Black, and a
+Black move on a forbidden point is an illegal move that loses at once (counted as
+``illegal``, its reason ``forbidden move: double three`` and the like).
 """
 
 from __future__ import annotations
@@ -36,11 +41,14 @@ from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
 from gomoku.game.board import DRAW, Board, IllegalMoveError
-from gomoku.play.engine import OPPONENT, OWN, UNLIMITED_MS, ProtocolError, parse_pair
+from gomoku.game.rules import FREESTYLE, RENJU, RULES, STANDARD, check_rule, exact_players
+from gomoku.play.engine import EXACT_FIVE, OPPONENT, OWN, RENJU_BIT, UNLIMITED_MS, ProtocolError, parse_pair
 from gomoku.util import DefaultsHelpFormatter
 
 HANG_GRACE_S = 5.0  # how long past its limit the referee waits for an answer before calling it a hang
 FAULTS = ("error", "not_a_move", "illegal", "late", "hang", "crash")
+RULE_NUMBERS = {FREESTYLE: 0, STANDARD: EXACT_FIVE, RENJU: RENJU_BIT}
+"""the ``INFO rule`` value that tells an engine each rule"""
 
 
 class EngineProcess:
@@ -152,11 +160,12 @@ def board_block(board: Board, me: int, width: int) -> list[str]:
 def run_match(commands: tuple[list[str], list[str]], width: int, height: int, n_in_row: int = 5,
               timeout_turn_ms: int = 1000, start_timeout: float = 120.0, stderr=None,
               opening: Sequence[int] = (), timeout_match_ms: int = 0,
-              board_each_turn: bool = False) -> MatchResult:
+              board_each_turn: bool = False, rule: str = FREESTYLE) -> MatchResult:
     """Plays one game between two engines through the protocol, like a manager.
 
     The first engine moves first (Black): with ``BEGIN`` on an empty board, or with
     a ``BOARD`` block after an opening. Each answer then goes to the other engine.
+    Both engines are told the rule (``INFO rule``), and every answer is checked by it.
 
     Args:
         commands: the two engines' command lines, the first to move first.
@@ -170,11 +179,16 @@ def run_match(commands: tuple[list[str], list[str]], width: int, height: int, n_
         timeout_match_ms: each engine's time for the whole game (0: unlimited), counted
             down and sent as ``INFO time_left`` before every move.
         board_each_turn: send every move request as a whole ``BOARD`` block.
+        rule: ``freestyle``, ``standard`` or ``renju`` (``gomoku.game.rules``).
+
+    Raises:
+        ValueError: an opening that does not leave Black to move or breaks the rule, or a
+            rule that cannot be played with ``n_in_row``.
     """
     if len(opening) % 2:
         raise ValueError("an opening must leave Black to move: give it an even number of stones")
     transcript: list[str] = []
-    referee = Board(width, height, n_in_row)
+    referee = Board(width, height, n_in_row, rule=rule)
     for move in opening:
         referee.do_move(int(move))  # raises for an opening that is not a legal, unfinished game
     engines = [EngineProcess(list(cmd), f"[{i + 1}]", transcript, stderr)
@@ -201,7 +215,7 @@ def run_match(commands: tuple[list[str], list[str]], width: int, height: int, n_
             if answer != "OK":
                 return result(None, f"{engine.name} refused {start}: {answer}")
             engine.send(f"INFO timeout_turn {timeout_turn_ms}", f"INFO timeout_match {timeout_match_ms}",
-                        f"INFO time_left {timeout_match_ms or UNLIMITED_MS}", "INFO rule 0")
+                        f"INFO time_left {timeout_match_ms or UNLIMITED_MS}", f"INFO rule {RULE_NUMBERS[rule]}")
         while not referee.game_over:
             side = referee.current_player - 1
             engine = engines[side]
@@ -240,15 +254,23 @@ def run_match(commands: tuple[list[str], list[str]], width: int, height: int, n_
                 return result(2 - side, f"{engine.name} lost: {exc}", "not_a_move")
             try:
                 move = referee.move_at(y, x)
-                referee.do_move(move)
+                forbidden = referee.forbidden_reason(move)  # None but for Black under renju
+                if forbidden is None:
+                    referee.do_move(move)
             except (IllegalMoveError, ValueError) as exc:
                 return result(2 - side, f"{engine.name} lost: illegal move {answer!r} ({exc})", "illegal")
+            if forbidden is not None:
+                return result(2 - side, f"{engine.name} lost: forbidden move: {forbidden} at {answer!r}",
+                              "illegal")
             if latency > limit:
                 return result(2 - side, f"{engine.name} lost on time ({latency:.3f} s of {limit:.3f} s)", "late")
         if referee.winner == DRAW:
+            if len(referee.history) < referee.size:  # renju: Black has only forbidden points left
+                return result(0, "draw: every empty point is forbidden for Black")
             return result(0, "draw: the board is full")
         winner = referee.winner  # the referee's player 1 is the first engine
-        return result(winner, f"{engines[winner - 1].name} has {n_in_row} in a row")
+        line = "exactly " if exact_players(rule)[winner] else ""
+        return result(winner, f"{engines[winner - 1].name} has {line}{n_in_row} in a row")
     finally:
         for engine in engines:
             engine.close()
@@ -261,11 +283,14 @@ def build_parser() -> argparse.ArgumentParser:
                     "and print the transcript.",
         formatter_class=DefaultsHelpFormatter)
     parser.add_argument("first", help="command line of the engine that moves first, e.g. "
-                                      "'python -m gomoku.pbrain --model best_model.npz'")
+                                      "'pbrain-gomokuzero --model best_model.npz'")
     parser.add_argument("second", help="command line of the other engine")
     parser.add_argument("--size", type=int, default=15, help="board width")
     parser.add_argument("--height", type=int, help="board height (default: --size)")
-    parser.add_argument("--n-in-row", type=int, default=5, help="the rule the referee applies")
+    parser.add_argument("--n-in-row", type=int, default=5, help="stones in a row that win")
+    parser.add_argument("--rule", choices=RULES, default=FREESTYLE,
+                        help="freestyle (five or more win), standard (exactly five) or renju (the first "
+                             "engine is Black, with forbidden points); sent to both engines as INFO rule")
     parser.add_argument("--timeout-turn", type=int, default=1000, help="milliseconds per move")
     parser.add_argument("--timeout-match", type=int, default=0,
                         help="milliseconds per engine for the whole game, sent with time_left (0: none)")
@@ -275,10 +300,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        check_rule(args.rule, args.n_in_row)
+    except ValueError as exc:
+        parser.error(str(exc))
     result = run_match((shlex.split(args.first), shlex.split(args.second)), args.size,
                        args.height or args.size, args.n_in_row, args.timeout_turn,
-                       timeout_match_ms=args.timeout_match, board_each_turn=args.board_each_turn)
+                       timeout_match_ms=args.timeout_match, board_each_turn=args.board_each_turn,
+                       rule=args.rule)
     print("\n".join(result.transcript))
     print(f"result: {result.reason}; {len(result.moves)} moves, slowest answer {result.slowest:.3f} s")
     return 0 if result.winner is not None else 1

@@ -6,6 +6,10 @@ The board is ``Board.to_text``: ``X`` is Black (player 1), ``O`` is White, and
 the last move is written in lower case; row 1 is at the bottom. A move is a
 column letter and a row number (``c3``) or ``row,col`` counted from 0.
 
+Under renju, when a human plays Black and it is Black's turn, Black's forbidden
+points are drawn as ``#`` and listed with their reasons under the board; typing
+one gets the reason and a new prompt.
+
 Nothing a user types raises: bad input gets a message and a new prompt, and the
 end of the input ends the game quietly (exit code 0).
 """
@@ -16,7 +20,7 @@ import sys
 from typing import Optional, TextIO
 
 from gomoku import interrupt
-from gomoku.game.board import COLUMN_LETTERS, IllegalMoveError
+from gomoku.game.board import COLUMN_LETTERS, Board, IllegalMoveError
 from gomoku.play.match import STONE_MARKS, Match
 from gomoku.game.gamefile import COLOUR_NAMES, default_game_path, save_game
 
@@ -30,6 +34,7 @@ Commands:
   board         draw the board again
   help          this list
   quit          leave (so does the end of the input, e.g. Ctrl-D)"""
+FORBIDDEN_MARK = "#"  # a point Black may not play under renju (no stone is drawn with it)
 
 
 def play_text(match: Match, stdin: Optional[TextIO] = None, stdout: Optional[TextIO] = None,
@@ -70,8 +75,12 @@ class TextGame:
     def show(self) -> None:
         """Draws the board, the winning line if there is one, and whose turn it is."""
         board = self.board
+        forbidden = board.forbidden_moves() if self.match.human_to_move else []
         self.say()
-        self.say(board.to_text())
+        self.say(board_text(board, forbidden))
+        if forbidden:
+            self.say(f"{FORBIDDEN_MARK}: forbidden for Black under renju: "
+                     + ", ".join(f"{board.move_to_label(m)} ({board.forbidden_reason(m)})" for m in forbidden))
         line = board.winning_line()
         if line:
             self.say("Winning line: " + " ".join(board.move_to_label(m) for m in line))
@@ -79,8 +88,8 @@ class TextGame:
 
     def run(self) -> int:
         match, board = self.match, self.board
-        self.say(f"Gomoku Zero: {board.width}x{board.height} board, {board.n_in_row} in a row. "
-                 f"{match.seat_label(1)}; {match.seat_label(2)}.")
+        self.say(f"Gomoku Zero: {board.width}x{board.height} board, {board.n_in_row} in a row"
+                 f"{match.rule_text()}. {match.seat_label(1)}; {match.seat_label(2)}.")
         self.say("X is Black, O is White; the last move is in lower case. Type 'help' for commands.")
         self.show()
         while True:
@@ -176,11 +185,32 @@ class TextGame:
         if board.cells[move] != 0:
             self.say(f"{board.move_to_label(move)} is taken: pick an empty point.")
             return
+        reason = board.forbidden_reason(move)
+        if reason is not None:
+            self.say(f"{board.move_to_label(move)} is forbidden for Black under renju ({reason}): "
+                     f"pick another point.")
+            return
         side = board.current_player
-        self.match.play(move)
+        try:
+            self.match.play(move)
+        except IllegalMoveError as exc:  # the checks above should leave nothing, but never crash
+            self.say(f"{exc}.")
+            return
         self.say(f"{COLOUR_NAMES[side]} plays {board.move_to_label(move)}.")
         if not self.match.ai_to_move:
             self.show()  # no AI reply follows to redraw the board
+
+
+def board_text(board: Board, marked=()) -> str:
+    """``board.to_text()`` with ``FORBIDDEN_MARK`` on the empty points ``marked``."""
+    lines = board.to_text().split("\n")
+    for move in marked:
+        row, col = board.location(move)
+        index = board.height - 1 - row  # row 1 is the last line but one (the letters come last)
+        text = lines[index]
+        at = 3 + 2 * col  # after the right-aligned row number and its space, one cell every two characters
+        lines[index] = text[:at] + FORBIDDEN_MARK + text[at + 1:]
+    return "\n".join(lines)
 
 
 def _isatty(stream) -> bool:

@@ -14,6 +14,11 @@ undo, a new game, a change of players or closing the window cancel the search
 within one playout. A search's result is applied only if the game has not
 changed since it started (a ``generation`` counter tells).
 
+Under renju, when a human plays Black and it is Black's turn, Black's forbidden
+points carry a small red cross (``forbidden_marks``), and a click on one is refused
+with the reason in the status line. The panel and the title name any rule but
+freestyle.
+
 Keys: N new game, U (or Backspace) undo, X swap sides, S save, Q (or Esc) quit,
 B / W change Black's / White's player, Left / Right / Home / End review the moves.
 """
@@ -35,6 +40,7 @@ import pygame.gfxdraw  # noqa: E402
 
 from gomoku.game.board import COLUMN_LETTERS, Board, IllegalMoveError  # noqa: E402
 from gomoku.game.gamefile import COLOUR_NAMES, default_game_path, save_game  # noqa: E402
+from gomoku.game.rules import FREESTYLE  # noqa: E402
 from gomoku.play.match import Match  # noqa: E402
 from gomoku.search.mcts import SearchStopped  # noqa: E402
 
@@ -48,6 +54,7 @@ ACCENT = (232, 160, 62)
 NOTICE = (250, 196, 90)
 LAST_MOVE = (222, 52, 40)
 WIN_LINE = (226, 44, 36)
+FORBIDDEN = (200, 30, 24)
 BUTTON = (66, 60, 54)
 BUTTON_HOVER = (88, 80, 72)
 BUTTON_BORDER = (110, 100, 90)
@@ -223,7 +230,8 @@ class GameWindow:
         self.board_rect.centery = (height - STATUS_HEIGHT) // 2
         if surface is None:
             surface = pygame.display.set_mode(self.size)
-            pygame.display.set_caption("Gomoku Zero")
+            rule = board.rule
+            pygame.display.set_caption("Gomoku Zero" if rule == FREESTYLE else f"Gomoku Zero ({rule})")
         self.surface = surface
 
         self.running = True
@@ -236,6 +244,9 @@ class GameWindow:
         self.hover: Optional[tuple[int, int]] = None
         self.notice = ""
         self.notice_until = 0.0
+        # Black's forbidden points, worked out once per position (see forbidden_marks), not per frame.
+        self._forbidden_key: Optional[tuple] = None
+        self._forbidden: list[int] = []
 
         self._fonts()
         radius = int(self.cell * 0.46)
@@ -320,6 +331,8 @@ class GameWindow:
             self.say(f"Wait: {COLOUR_NAMES[player]} ({self.match.specs[player]}) is thinking.")
         elif board.cells[move] != 0:
             self.say(f"{board.move_to_label(move)} is taken: pick an empty point.")
+        elif (reason := board.forbidden_reason(move)) is not None:
+            self.say(f"{board.move_to_label(move)} is forbidden for Black under renju: {reason}.")
         else:
             try:
                 self.match.play(move)
@@ -475,7 +488,19 @@ class GameWindow:
         if self.view is None:
             return board
         return Board.from_moves(board.width, board.height, board.n_in_row,
-                                board.history[: self.view], board.start_player)
+                                board.history[: self.view], board.start_player, board.rule)
+
+    def forbidden_marks(self) -> list[int]:
+        """The points marked as forbidden now: Black's forbidden points under renju while a
+        human is to play Black in the live game, else none. Worked out once per position."""
+        board = self.match.board
+        if self.view is not None or not self.match.human_to_move:
+            return []
+        key = (board.current_player, tuple(board.history))
+        if key != self._forbidden_key:
+            self._forbidden_key = key
+            self._forbidden = board.forbidden_moves()
+        return self._forbidden
 
     def draw(self, surface: Optional[pygame.Surface] = None) -> None:
         surface = surface or self.surface
@@ -540,9 +565,14 @@ class GameWindow:
             r = max(4, self.cell // 9)
             pygame.gfxdraw.filled_circle(surface, x, y, r, LAST_MOVE)
             pygame.gfxdraw.aacircle(surface, x, y, r, LAST_MOVE)
+        arm = max(4, self.cell // 6)
+        for move in self.forbidden_marks():
+            x, y = self.pixel_of(move)
+            pygame.draw.line(surface, FORBIDDEN, (x - arm, y - arm), (x + arm, y + arm), 3)
+            pygame.draw.line(surface, FORBIDDEN, (x - arm, y + arm), (x + arm, y - arm), 3)
         if self.view is None and self.match.human_to_move and self.hover is not None:
             move = self.cell_at(self.hover)
-            if move is not None and board.cells[move] == 0:
+            if move is not None and board.cells[move] == 0 and move not in self.forbidden_marks():
                 ghost = self._ghosts[board.current_player]
                 surface.blit(ghost, ghost.get_rect(center=self.pixel_of(move)))
 
@@ -551,7 +581,7 @@ class GameWindow:
         board = match.board
         left = self.board_rect.right + 24
         surface.blit(self.font_title.render("Gomoku Zero", True, PANEL_TEXT), (left, 22))
-        info = f"{board.width}x{board.height} board, {board.n_in_row} in a row"
+        info = f"{board.width}x{board.height} board, {board.n_in_row} in a row{match.rule_text()}"
         surface.blit(self.font_small.render(info, True, MUTED), (left, 56))
         surface.blit(self.font_bold.render("Players", True, ACCENT), (left, 84))
         for player, button in zip((1, 2), self.buttons[:2]):
@@ -642,6 +672,8 @@ class GameWindow:
             surface.blit(self.font.render(self.notice, True, NOTICE), (20, line_y - 2))
         elif self.match.human_to_move and self.view is None:
             hint = "Your move: click an empty point."
+            if self.forbidden_marks():
+                hint = "Your move: click an empty point (a red cross: forbidden for Black under renju)."
             surface.blit(self.font_small.render(hint, True, MUTED), (20, line_y))
 
 

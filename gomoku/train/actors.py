@@ -145,6 +145,8 @@ class SelfPlaySettings:
     """a new node whose player to move can complete a line is a known win (see ``mcts.MCTS``)"""
     threats: bool = False
     """VCF at new nodes and forced wins and defences at the root (see ``mcts.MCTS``)"""
+    rule: str = "freestyle"
+    """the rule the games are played under (``gomoku.game.rules``)"""
 
     @classmethod
     def from_config(cls, config, board_shape: tuple, parallel: int) -> "SelfPlaySettings":
@@ -252,6 +254,7 @@ class MatchTask:
     seed: int
     device: str = "cpu"
     precision: str = "fp32"
+    rule: str = "freestyle"
 
 
 @dataclass
@@ -303,7 +306,7 @@ def play_match(task: MatchTask, published=None,
 
     def new_game(i: int):
         index = task.first_game + i
-        board = Board(width, height, n_in_row, start_player=1)
+        board = Board(width, height, n_in_row, start_player=1, rule=task.rule)
         for move in task.openings[i]:
             board.do_move(move)
         colour = a_colour(index)
@@ -366,6 +369,7 @@ class TaskRunner:
                 stream = SelfPlayStream(evaluator, s.board_shape, s.parallel, s.n_playout, s.c_puct,
                                         task.seed, root_search=s.root_search, opening_stones=s.opening_stones,
                                         opening_book=s.opening_book, openings_share=s.openings_share,
+                                        rule=s.rule,
                                         **s.player_kwargs())
                 held = self.streams[shape] = _Stream(stream, s, version)
             elif held.version != version or held.stream.evaluator is not evaluator:
@@ -454,8 +458,8 @@ class Actors(ABC):
     def match(self, a: PlayerSpec, b: PlayerSpec, geometry: tuple, openings: Sequence[list],
               seed: int, parallel: int = 16, c_puct: float = 5.0, device: str = "cpu",
               progress: Optional[Callable[[Progress], None]] = None,
-              precision: str = "fp32") -> tuple[list[MatchGame], RunStats]:
-        """Plays ``len(openings)`` games of A against B; game ``i`` starts from ``openings[i]``.
+              precision: str = "fp32", rule: str = "freestyle") -> tuple[list[MatchGame], RunStats]:
+        """Plays ``len(openings)`` games of A against B under ``rule``; game ``i`` starts from ``openings[i]``.
 
         A plays Black in even games and White in odd ones. Each actor plays a
         contiguous share of the games, ``parallel`` at a time in lockstep; the
@@ -468,7 +472,7 @@ class Actors(ABC):
         tasks, first = [], 0
         for share in split(len(openings), self.slots):
             tasks.append(MatchTask(a, b, tuple(geometry), first, [list(o) for o in openings[first:first + share]],
-                                   parallel, c_puct, seed, device, precision))
+                                   parallel, c_puct, seed, device, precision, rule))
             first += share
         games, stats = merge_games(self._start(tasks, progress).result())
         return sorted(games, key=lambda g: g.index), stats

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, fields, replace
 
 from gomoku.game.features import check_input_version
 from gomoku.game.openings import book_for_board, check_opening_stones
+from gomoku.game.rules import check_rule
 from gomoku.search.heuristic import check_level
 from gomoku.net.device import PRECISIONS
 from gomoku.net.spec import NetSpec
@@ -28,6 +29,8 @@ class TrainConfig:
     """board height"""
     n_in_row: int = 5
     """stones in a row that win"""
+    rule: str = "freestyle"
+    """'freestyle' (n_in_row or more wins), 'standard' (exactly n_in_row wins) or 'renju' (15x15 is usual: Black wins with exactly five and may not play double threes, double fours or overlines; White wins with five or more); with --init-model, a model trained under another rule is carried over to this one"""
     n_playout: int = 400
     """MCTS playouts per move, in self-play and for the net in evaluation"""
     c_puct: float = 5.0
@@ -210,6 +213,7 @@ class TrainConfig:
             raise ValueError(f"eval_opponent must be 'pure' or 'heuristic', got {self.eval_opponent!r}")
         check_level(self.heuristic_level_start, "heuristic_level_start")
         check_input_version(self.inputs)
+        check_rule(self.rule, self.n_in_row)
         return self
 
     def board_sizes(self) -> list[tuple[int, int]]:

@@ -139,6 +139,13 @@ class TrainPipeline:
                 log(f"{start['init_model']} takes input version {self.model.spec.inputs} now (it took "
                     f"{start['inputs_from']}); its new input planes start at zero weight, so it plays as "
                     f"before until training changes it")
+            if self.model.spec.rule != config.rule:
+                # Transfer: the net keeps its weights and learns the run's rule from here on; its
+                # files say the run's rule, since that is what it plays from now.
+                start["rule_from"] = self.model.spec.rule
+                self.model.spec = replace(self.model.spec, rule=config.rule)
+                log(f"{start['init_model']} was trained for {start['rule_from']}: this run trains it "
+                    f"for {config.rule}")
             self.spec = self.model.spec
             config = config.with_net(self.spec)  # what the checkpoint says must rebuild this net
         else:
@@ -189,7 +196,7 @@ class TrainPipeline:
         state = read_checkpoint(os.path.join(run_dir, CHECKPOINT))
         config = TrainConfig.from_dict(state["config"])
         fixed = ("width", "height", "n_in_row", "arch", "res_blocks", "res_filters", "sizefree_blocks",
-                 "sizefree_filters", "sizes", "size_schedule", "stage_iters", "inputs")
+                 "sizefree_filters", "sizes", "size_schedule", "stage_iters", "inputs", "rule")
         changed = {}
         for key, value in overrides.items():
             if value == getattr(config, key):
@@ -336,7 +343,8 @@ class TrainPipeline:
         self.iteration += 1
         record = {
             "event": "iteration", "iteration": self.iteration, "games": self.games,
-            "episode_len": round(sum(len(g.moves) for g in games) / len(games), 2),
+            # An iteration whose every actor crashed has no games.
+            "episode_len": round(sum(len(g.moves) for g in games) / max(1, len(games)), 2),
             "positions": len(planes),  # recorded ones: fewer than the moves with playout cap randomisation
             "buffer": len(self.buffer),
             # the playouts since the last iteration's games were handed over, over the slowest
@@ -446,7 +454,7 @@ class TrainPipeline:
                 opponent,
                 geometry, openings, seed,
                 parallel=cfg.eval_games, c_puct=cfg.c_puct, device=self.model.device,
-                progress=on_progress if not bar.disable else None, precision=cfg.precision)
+                progress=on_progress if not bar.disable else None, precision=cfg.precision, rule=cfg.rule)
         as_black, as_white = tally_by_colour(games)
         total = as_black + as_white
         win_ratio = total.score

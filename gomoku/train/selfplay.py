@@ -9,6 +9,7 @@ import numpy as np
 
 from gomoku.game.board import Board
 from gomoku.game.openings import make_openings
+from gomoku.game.rules import RENJU
 from gomoku.search.gumbel import GumbelPlayer
 from gomoku.search.lockstep import FinishedGame, Lockstep, RunStats, _distinct, run_games
 from gomoku.search.mcts import MCTSPlayer
@@ -61,13 +62,15 @@ class SelfPlayStream:
             from them. Games from the empty board keep the first move in the data.
         opening_book, openings_share: this share of the games start instead from one of
             these openings (move lists), drawn from game ``i``'s seed; placed, like the stones.
+        rule: the rule of the games (``gomoku.game.rules``); under renju Black always opens.
         player_kwargs: passed to each player (noise, playout cap, forced playouts,
             Gumbel constants; ``c_puct`` goes to PUCT players only).
     """
 
     def __init__(self, evaluator, board_shape: Sequence[int], parallel: int, n_playout: int,
                  c_puct: float, seed: int, root_search: str = "puct", opening_stones: int = 0,
-                 opening_book: Sequence[Sequence[int]] = (), openings_share: float = 0.0, **player_kwargs):
+                 opening_book: Sequence[Sequence[int]] = (), openings_share: float = 0.0,
+                 rule: str = "freestyle", **player_kwargs):
         if root_search not in ROOT_SEARCHES:
             raise ValueError(f"root_search must be one of {', '.join(ROOT_SEARCHES)}, got {root_search!r}")
         self.evaluator = evaluator
@@ -82,7 +85,9 @@ class SelfPlayStream:
             else:
                 player = MCTSPlayer(self.evaluator, c_puct=c_puct, n_playout=n_playout, self_play=True,
                                     seed=player_seed, name="self-play", **player_kwargs)
-            board = Board(width, height, n_in_row, start_player=1 + i % 2)
+            # Under renju Black (player 1) always opens; in the symmetric rules the games take
+            # turns at opening, so that each player label plays both colours.
+            board = Board(width, height, n_in_row, start_player=1 if rule == RENJU else 1 + i % 2, rule=rule)
             rng = np.random.default_rng(opening_seed)
             if opening_book and rng.random() < openings_share:
                 opening = opening_book[int(rng.integers(len(opening_book)))]
