@@ -6,7 +6,7 @@ from a checkout.
 
 import sys
 
-from gomoku.train.cli import NET_FIELDS, build_parser, check_net_flags, command, log, main  # noqa: F401
+from gomoku.train.cli import build_parser, check_net_flags, command, log, main  # noqa: F401
 
 if __name__ == "__main__":
     sys.exit(command())

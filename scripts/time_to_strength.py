@@ -52,12 +52,11 @@ from dataclasses import dataclass, field
 warnings.filterwarnings("ignore", message=".*ccache.*")
 
 from gomoku.net.modelfile import CURRENT_MODEL  # noqa: E402
+from gomoku.train.metrics import METRICS  # noqa: E402
 from gomoku.util import DefaultsHelpFormatter, atomic_write, usable_cpus  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 """the checkout: its train.py trains the runs"""
-
-METRICS = "metrics.jsonl"  # gomoku.train.pipeline.METRICS, without importing Paddle here
 
 NO_EVALUATION = 10**9  # --check-freq that keeps the in-run evaluation from ever running
 STOP_WAIT_S = 120.0  # how long a stopped run may take to save its checkpoint and exit

@@ -35,9 +35,10 @@ import numpy as np  # noqa: E402
 
 from gomoku.game.board import Board  # noqa: E402
 from gomoku.game.gamefile import GameFileError, GameRecord, load_game  # noqa: E402
-from gomoku.play.arena import ArenaError  # noqa: E402
-from gomoku.play.arena import read_games as read_arena_games  # noqa: E402
-from gomoku.search.heuristic import ThreatBoard, find_vcf, find_vct  # noqa: E402
+from gomoku.play.arena_report import read_games as read_arena_games  # noqa: E402
+from gomoku.play.arena_setup import ArenaError  # noqa: E402
+from gomoku.search.threat_board import ThreatBoard  # noqa: E402
+from gomoku.search.threat_searches import find_vcf, find_vct  # noqa: E402
 from gomoku.util import positive_int_arg  # noqa: E402
 
 
@@ -125,7 +126,7 @@ def try_searches(point: TurningPoint, evaluator, searches: list[tuple[str, int]]
     the evaluation's PUCT search with the win check, which is deterministic, so once.
     """
     from gomoku.search.gumbel import GumbelPlayer
-    from gomoku.search.mcts import MCTSPlayer
+    from gomoku.search.mcts_player import MCTSPlayer
 
     verdicts = {}  # move -> keeps the game; the threat searches are the slow part
     for kind, count in searches:

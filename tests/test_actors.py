@@ -9,8 +9,10 @@ import time
 import pytest
 
 from gomoku.search.players import PlayerSpec
-from gomoku.train.actors import (COLLECT, PUBLISHED, WORKER_NICE, InlineActors, ProcessActors, SelfPlaySettings,
-                                 SelfPlayTask, WorkerError, _serve, make_actors, split)
+from gomoku.train.actors import InlineActors
+from gomoku.train.backends import WORKER_NICE, make_actors
+from gomoku.train.tasks import PUBLISHED, SelfPlaySettings, SelfPlayTask, WorkerError, split
+from gomoku.train.workers import COLLECT, ProcessActors, _serve
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TINY = SelfPlaySettings((6, 6, 4), parallel=4, n_playout=8, c_puct=5.0)
@@ -85,7 +87,7 @@ def test_starting_and_closing_at_random_moments_of_start_up_never_hangs_or_reach
 
 def test_a_worker_starts_with_the_stop_signals_blocked_until_its_handler_is_in_place():
     done = run_script("""
-        from gomoku.train import actors as a
+        from gomoku.train import workers as a
 
         actors = a.ProcessActors(1, device="cpu")
         actors._workers[0].proc.terminate()  # at once: the worker has not even imported gomoku yet
@@ -295,7 +297,8 @@ def test_a_busy_worker_stopped_by_close_prints_no_paddle_report():
         import time
         from gomoku.net.policy_value import PolicyValueModel
         from gomoku.net.spec import NetSpec
-        from gomoku.train.actors import ProcessActors, SelfPlaySettings
+        from gomoku.train.tasks import SelfPlaySettings
+        from gomoku.train.workers import ProcessActors
 
         actors = ProcessActors(1, device="cpu")
         actors.publish(PolicyValueModel(NetSpec(6, 6, 4), device="cpu"))
@@ -313,7 +316,7 @@ def test_a_busy_worker_stopped_by_close_prints_no_paddle_report():
 
 def test_workers_left_open_are_stopped_at_exit():
     done = run_script("""
-        from gomoku.train.actors import ProcessActors
+        from gomoku.train.workers import ProcessActors
 
         actors = ProcessActors(2, device="cpu")
         print(*actors.pids)
@@ -327,7 +330,7 @@ def test_workers_die_with_their_parent():
     parent = subprocess.Popen([sys.executable, "-c", textwrap.dedent("""
         if __name__ == "__main__":
             import time
-            from gomoku.train.actors import ProcessActors
+            from gomoku.train.workers import ProcessActors
 
             actors = ProcessActors(2, device="cpu")
             print(*actors.pids, flush=True)

@@ -12,9 +12,11 @@ import time
 import numpy as np
 import pytest
 
-from gomoku.play import arena
-from gomoku.play.arena import (ArenaSettings, Tally, elo_difference, format_elo, run_arena,
-                               wilson_interval)
+from gomoku.play import arena, arena_report
+from gomoku.play.arena import run_arena
+from gomoku.play.arena_report import elo_difference, format_elo, wilson_interval
+from gomoku.play.arena_setup import ArenaSettings
+from gomoku.train.tasks import Tally
 from gomoku.game.openings import OpeningError, make_openings, opening_area
 from gomoku.game.board import Board
 from gomoku.game.gamefile import GameRecord
@@ -66,11 +68,11 @@ def test_elo_difference():
 
 def test_elo_text_for_shutouts_gives_a_bound():
     low, high = wilson_interval(1.0, 40)
-    text = arena._elo_text(1.0, low, high)
+    text = arena_report._elo_text(1.0, low, high)
     assert text.startswith("> +407 ") and "lower bound" in text  # 40/40: low = 40 / (40 + z^2)
     low, high = wilson_interval(0.0, 40)
-    assert arena._elo_text(0.0, low, high).startswith("< -407 ")
-    assert arena._elo_text(0.75, 0.6, 0.9) == "+191  (95% CI +70 to +382)"
+    assert arena_report._elo_text(0.0, low, high).startswith("< -407 ")
+    assert arena_report._elo_text(0.75, 0.6, 0.9) == "+191  (95% CI +70 to +382)"
 
 
 def test_tally():
@@ -129,7 +131,7 @@ def test_arena_in_process_pairs_openings_with_colours_swapped():
     again = run_arena(settings)
     assert [g.moves for g in again.games] == [g.moves for g in games]
 
-    report = arena.format_report(result)
+    report = arena_report.format_report(result)
     assert "A as Black" in report and "A as White" in report and "Elo of A - B" in report
     summary = result.summary()
     json.dumps(summary)  # no infinities or other non-JSON values
@@ -233,7 +235,7 @@ def test_ctrl_c_stops_the_arena_with_a_short_message(workers):
 
 
 @pytest.mark.parametrize("command", [
-    ["-m", "gomoku.play.arena"], ["play.py"], ["scripts/solve_openings.py"], ["-m", "gomoku.train.plot"],
+    ["-m", "gomoku.play.arena"], ["play.py"], ["scripts/exact_solver/solve_openings.py"], ["-m", "gomoku.train.plot"],
     ["-m", "gomoku.train.bench"], ["train.py"], ["-m", "gomoku.play.engine"]])
 def test_every_entry_point_writes_its_defaults_alike(command):
     out = subprocess.run([sys.executable, *command, "--help"], cwd=ROOT, capture_output=True,

@@ -26,8 +26,8 @@ from pathlib import Path
 import pytest
 
 from gomoku.game.board import Board
-from gomoku.play.engine import (OPPONENT, OWN, UNLIMITED_MS, EngineOptions, PbrainEngine, Position,
-                                ProtocolError, TimeControl)
+from gomoku.play.brain import EngineOptions, PbrainEngine
+from gomoku.play.protocol import OPPONENT, OWN, UNLIMITED_MS, Position, ProtocolError, TimeControl
 from gomoku.play.referee import run_match
 from gomoku.search.options import SearchOptions
 

@@ -20,8 +20,10 @@ import textwrap
 
 import pytest
 
-from gomoku.play.engine import PbrainEngine
-from gomoku.play.fuzz import LONG_DIGITS, FuzzConfig, Fuzz, Manager, Rules, Scenario
+from gomoku.play.brain import PbrainEngine
+from gomoku.play.fuzz.check import Manager, Rules
+from gomoku.play.fuzz.runner import Fuzz, FuzzConfig
+from gomoku.play.fuzz.scenario import LONG_DIGITS, Scenario
 
 SEED = 20240601
 SMALL = dict(max_playouts=4, max_side=12)
@@ -224,7 +226,7 @@ def test_an_illegal_move_is_shrunk_to_a_short_repro():
 
 BROKEN_PROCESS = textwrap.dedent("""
     import os, sys, time
-    from gomoku.play.engine import EngineOptions, PbrainEngine
+    from gomoku.play.brain import EngineOptions, PbrainEngine
     engine = PbrainEngine(EngineOptions(max_playouts=4, seed=0), sys.stdout)
     for line in sys.stdin:
         word = line.strip().upper()

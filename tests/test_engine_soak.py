@@ -25,8 +25,9 @@ import pytest
 from gomoku.game.board import Board
 from gomoku.game.openings import opening_area
 from gomoku.play.referee import FAULTS, run_match
-from gomoku.play.soak import (PAIRINGS, Engines, SoakError, SoakRun, draw_settings, format_table, main,
-                              run_soak)
+from gomoku.play.soak import main
+from gomoku.play.soak_report import format_table
+from gomoku.play.soak_run import PAIRINGS, Engines, SoakError, SoakRun, draw_settings, run_soak
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = ROOT / "models" / "gomoku_15x15_5.npz"

@@ -10,7 +10,9 @@ from gomoku.game.board import Board
 from gomoku.game.features import (INPUT_CHANNELS, OPPONENT_VCF, OWN_VCF, PLANE_NAMES, check_input_version,
                                   has_vcf, input_channels, planes)
 from gomoku.game.symmetry import augment, symmetries
-from gomoku.search.heuristic import ThreatBoard, choose_move, find_vcf
+from gomoku.search.heuristic import choose_move
+from gomoku.search.threat_board import ThreatBoard
+from gomoku.search.threat_searches import find_vcf
 
 from tests.boards import load_board
 from tests.test_grow import trained
@@ -301,7 +303,7 @@ def test_an_exported_net_says_its_input_version(tmp_path):
     from gomoku.net.policy_value import PolicyValueModel
     from gomoku.net.spec import NetSpec
     from gomoku.search.evaluator import NetEvaluator
-    from gomoku.train.actors import load_evaluator
+    from gomoku.train.runner import load_evaluator
 
     for inputs in (1, 2):
         model = PolicyValueModel(NetSpec(9, 9, 5, "sizefree", 1, 8, inputs=inputs), device="cpu")

@@ -9,9 +9,12 @@ import numpy as np
 import pytest
 
 from gomoku.game.board import Board
-from gomoku.play.arena import ArenaSettings, parse_player, run_arena
-from gomoku.search.heuristic import LEVELS, HeuristicPlayer, ThreatBoard, choose_move, find_vcf
+from gomoku.play.arena import run_arena
+from gomoku.play.arena_setup import ArenaSettings, parse_player
+from gomoku.search.heuristic import LEVELS, HeuristicPlayer, choose_move
 from gomoku.search.players import PlayerSpec, make_player, spec_text
+from gomoku.search.threat_board import ThreatBoard
+from gomoku.search.threat_searches import find_vcf
 from tests.boards import load_board
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -214,7 +217,7 @@ def test_finds_a_vct_checked_by_hand():
     free, and b5 and h5 beyond) and f3-f5 (f2 and f6 free, and f1 and f7): O can stop
     one, X makes an open four with the other. Levels 3 and 4 play it."""
     board = load_board(VCT_BOARD, to_move=1)
-    from gomoku.search.heuristic import find_vct
+    from gomoku.search.threat_searches import find_vct
 
     assert find_vcf(ThreatBoard(board), 1) is None
     assert labels(board, [find_vct(ThreatBoard(board), 1)]) == ["f5"]
@@ -339,7 +342,7 @@ def test_arena_plays_the_heuristic_on_a_small_board():
 
 
 def test_engine_plays_the_heuristic():
-    from gomoku.play.engine import EngineOptions, PbrainEngine
+    from gomoku.play.brain import EngineOptions, PbrainEngine
 
     out = io.StringIO()
     engine = PbrainEngine(EngineOptions(heuristic=2, n_in_row=5, seed=0), out)
@@ -352,7 +355,7 @@ def test_engine_plays_the_heuristic():
 
 # ------------------------------------------------------------------ training
 def test_training_evaluates_against_the_heuristic_ladder_and_resumes(tmp_path):
-    from gomoku.train.actors import MatchGame
+    from gomoku.train.tasks import MatchGame
     from gomoku.train.checkpoint import read_checkpoint, write_checkpoint
     from gomoku.train.pipeline import TrainPipeline
     from tests.test_pipeline import tiny_config

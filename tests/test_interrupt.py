@@ -4,7 +4,7 @@ import pytest
 
 from gomoku import interrupt
 from gomoku.game.board import Board
-from gomoku.search.mcts import MCTSPlayer
+from gomoku.search.mcts_player import MCTSPlayer
 from gomoku.search.rollout import RolloutEvaluator
 from gomoku.search.lockstep import run_games
 

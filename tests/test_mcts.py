@@ -4,8 +4,11 @@ import numpy as np
 import pytest
 
 from gomoku.game.board import Board
-from gomoku.search.mcts import MCTS, MCTSPlayer, SearchStopped, TreeNode, search
-from gomoku.search.rollout import line_cells, pure_mcts_player, random_rollout_values
+from gomoku.game.lines import line_cells
+from gomoku.search.mcts import MCTS, SearchStopped, search
+from gomoku.search.mcts_player import MCTSPlayer
+from gomoku.search.rollout import pure_mcts_player, random_rollout_values
+from gomoku.search.tree import TreeNode
 from gomoku.train.selfplay import game_seeds, self_play_games
 from tests.boards import load_board
 

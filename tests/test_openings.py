@@ -10,7 +10,8 @@ from gomoku.game.board import Board
 from gomoku.game.openings import (BALANCED, DATA_DIR, OpeningError, book_for_board, format_openings,
                                   load_openings, openings_for_games, openings_path, read_openings)
 from gomoku.play import balanced
-from gomoku.play.arena import ArenaError, ArenaSettings, run_arena
+from gomoku.play.arena import run_arena
+from gomoku.play.arena_setup import ArenaError, ArenaSettings
 from tests.test_mcts import HashEvaluator
 
 pytestmark = pytest.mark.timeout(120)

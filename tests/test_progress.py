@@ -2,10 +2,13 @@
 
 import io
 
-from gomoku.play.arena import ArenaSettings, run_arena
+from gomoku.play.arena import run_arena
+from gomoku.play.arena_setup import ArenaSettings
 from gomoku.progress import advance_to, is_terminal, progress_bar, timed_phase
 from gomoku.search.players import PlayerSpec
-from gomoku.train.actors import InlineActors, ProcessActors, Progress
+from gomoku.train.actors import InlineActors
+from gomoku.train.tasks import Progress
+from gomoku.train.workers import ProcessActors
 from gomoku.train.pipeline import TrainPipeline
 from tests.test_pipeline import tiny_config
 

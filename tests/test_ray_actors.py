@@ -11,7 +11,7 @@ import sys
 import numpy as np
 import pytest
 
-from gomoku.train.actors import make_actors
+from gomoku.train.backends import make_actors
 from gomoku.train.checkpoint import read_checkpoint
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -13,10 +13,13 @@ from gomoku.game.features import FIRST_THREAT_PLANE, OPPONENT_VCF, OWN_VCF, plan
 from gomoku.game.gamefile import GameFileError, GameRecord
 from gomoku.game.rules import BLACK, FREESTYLE, RENJU, STANDARD, WHITE
 from gomoku.search.gumbel import GumbelPlayer
-from gomoku.search.heuristic import LEVELS, ThreatBoard, choose_move, find_vcf, find_vct
+from gomoku.search.heuristic import LEVELS, choose_move
 from gomoku.search.lockstep import run_games
-from gomoku.search.mcts import MCTS, MCTSPlayer
+from gomoku.search.mcts import MCTS
+from gomoku.search.mcts_player import MCTSPlayer
 from gomoku.search.rollout import RolloutEvaluator, pure_mcts_player, random_rollout_values
+from gomoku.search.threat_board import ThreatBoard
+from gomoku.search.threat_searches import find_vcf, find_vct
 from gomoku.search.threats import ThreatSolver, replays
 from tests.test_mcts import HashEvaluator
 from tests.test_rules import drawn

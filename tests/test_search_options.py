@@ -5,7 +5,8 @@ import pytest
 
 from gomoku.game.board import Board
 from gomoku.search.gumbel import GumbelPlayer
-from gomoku.search.mcts import MCTS, MCTSPlayer
+from gomoku.search.mcts import MCTS
+from gomoku.search.mcts_player import MCTSPlayer
 from gomoku.search.options import SearchOptions, check_search_options
 from tests.boards import load_board
 
@@ -99,7 +100,7 @@ def test_win_check_values_a_won_position_without_the_net_and_finds_the_block():
 def test_gumbel_search_with_the_win_check_blocks():
     board = four_to_block()
     evaluator = DecoyEvaluator(board.parse_move(DECOY))
-    player = GumbelPlayer(evaluator, n_playout=256, m_max=128, seed=0, win_check=True)
+    player = GumbelPlayer(evaluator, n_playout=256, gumbel_m=128, seed=0, win_check=True)
     move, pi = player.get_action(board.copy(), return_probs=True)
     assert board.move_to_label(move) == BLOCK
     assert evaluator.asked_about_wins == 0

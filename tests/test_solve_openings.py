@@ -8,11 +8,11 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 pytestmark = pytest.mark.skipif(not (os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")),
-                                reason="the solver needs a C compiler")
+                                reason="the exact solver needs a C compiler")
 
 
 def solve(*args):
-    return subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "solve_openings.py"), *args],
+    return subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "exact_solver", "solve_openings.py"), *args],
                           capture_output=True, text=True, timeout=120)
 
 

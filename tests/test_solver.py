@@ -4,7 +4,9 @@ import numpy as np
 import pytest
 
 from gomoku.game.board import Board
-from gomoku.search.mcts import MCTS, Leaf, MCTSPlayer
+from gomoku.search.mcts import MCTS
+from gomoku.search.mcts_player import MCTSPlayer
+from gomoku.search.tree import Leaf
 from tests.boards import load_board
 
 

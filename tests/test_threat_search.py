@@ -7,10 +7,12 @@ import pytest
 
 from gomoku.game.board import Board
 from gomoku.search.gumbel import GumbelPlayer
-from gomoku.search.heuristic import ThreatBoard, find_vcf
 from gomoku.search.lockstep import run_games
-from gomoku.search.mcts import MCTS, MCTSPlayer
+from gomoku.search.mcts import MCTS
+from gomoku.search.mcts_player import MCTSPlayer
 from gomoku.search.options import SearchOptions, add_search_flags
+from gomoku.search.threat_board import ThreatBoard
+from gomoku.search.threat_searches import find_vcf
 from gomoku.search.threats import ThreatSolver, replays, vcf_plies
 from tests.boards import load_board
 from tests.test_mcts import HashEvaluator

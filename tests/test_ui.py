@@ -305,7 +305,7 @@ def renju_board(moves=RENJU_DOUBLE_THREE):
 
 
 def test_a_click_on_a_forbidden_point_is_refused_under_renju(make_window):
-    from gomoku.play.ui import FORBIDDEN
+    from gomoku.play.ui_draw import FORBIDDEN
 
     window = make_window(board=renju_board())
     board = window.match.board

@@ -21,90 +21,21 @@ from __future__ import annotations
 
 import re
 import string
-from functools import lru_cache
 from numbers import Integral
 from typing import Optional, Sequence
 
 import numpy as np
 
 from gomoku.game import rules
+from gomoku.game.lines import DIRECTIONS, line_cells, line_ends, rays
 from gomoku.game.rules import FREESTYLE, RENJU
 
 DRAW = 0
 COLUMN_LETTERS = string.ascii_lowercase
 
-# The four line directions as (d_row, d_col): horizontal, vertical, both diagonals.
-DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
-
 
 class IllegalMoveError(ValueError):
     """A move that the rules do not allow; the board is left unchanged."""
-
-
-@lru_cache(maxsize=None)
-def _rays(width: int, height: int, n_in_row: int) -> tuple:
-    """For every cell and direction, the cells on each side of it, nearest first.
-
-    Each side holds at most ``n_in_row - 1`` cells: more can never change
-    whether a line through the cell reaches ``n_in_row``.
-    """
-    rays = []
-    for move in range(width * height):
-        row, col = divmod(move, width)
-        per_direction = []
-        for d_row, d_col in DIRECTIONS:
-            sides = []
-            for sign in (1, -1):
-                side = []
-                r, c = row + sign * d_row, col + sign * d_col
-                while 0 <= r < height and 0 <= c < width and len(side) < n_in_row - 1:
-                    side.append(r * width + c)
-                    r, c = r + sign * d_row, c + sign * d_col
-                sides.append(tuple(side))
-            per_direction.append(tuple(sides))
-        rays.append(tuple(per_direction))
-    return tuple(rays)
-
-
-@lru_cache(maxsize=None)
-def line_cells(width: int, height: int, n_in_row: int) -> np.ndarray:
-    """Every straight segment of ``n_in_row`` cells: ``(n_lines, n_in_row)`` move indices.
-
-    Shared by the win check, the random rollouts and the heuristic's line scores.
-    Cached per geometry; callers must not write to it.
-    """
-    lines = []
-    for row in range(height):
-        for col in range(width):
-            for d_row, d_col in DIRECTIONS:
-                end_row, end_col = row + (n_in_row - 1) * d_row, col + (n_in_row - 1) * d_col
-                if 0 <= end_row < height and 0 <= end_col < width:
-                    lines.append([(row + k * d_row) * width + col + k * d_col for k in range(n_in_row)])
-    table = np.asarray(lines, dtype=np.int64).reshape(-1, n_in_row)
-    table.setflags(write=False)
-    return table
-
-
-@lru_cache(maxsize=None)
-def line_ends(width: int, height: int, n_in_row: int) -> np.ndarray:
-    """For every line of ``line_cells`` (same order), the cell just before its first cell
-    and just after its last: ``(n_lines, 2)`` move indices, ``width * height`` where that
-    cell is off the board. The exact-length win tests read these. Callers must not write to it.
-    """
-    size = width * height
-    ends = []
-    for row in range(height):
-        for col in range(width):
-            for d_row, d_col in DIRECTIONS:
-                end_row, end_col = row + (n_in_row - 1) * d_row, col + (n_in_row - 1) * d_col
-                if 0 <= end_row < height and 0 <= end_col < width:
-                    pair = []
-                    for r, c in ((row - d_row, col - d_col), (end_row + d_row, end_col + d_col)):
-                        pair.append(r * width + c if 0 <= r < height and 0 <= c < width else size)
-                    ends.append(pair)
-    table = np.asarray(ends, dtype=np.int64).reshape(-1, 2)
-    table.setflags(write=False)
-    return table
 
 
 class Board:
@@ -139,7 +70,7 @@ class Board:
         self.height = int(height)
         self.n_in_row = int(n_in_row)
         self.size = self.width * self.height
-        self._rays = _rays(self.width, self.height, self.n_in_row)
+        self._rays = rays(self.width, self.height, self.n_in_row)
         # Per player (index 0 unused): whether only exactly n_in_row wins. Freestyle is
         # all False, so its win test never looks past the first line of n_in_row.
         self._exact = rules.exact_players(self.rule)
@@ -287,16 +218,6 @@ class Board:
         """``stones()`` followed by one empty cell, which ``line_ends`` uses for off the board."""
         return np.frombuffer(bytes(self.cells) + b"\0", dtype=np.uint8)
 
-    def legal_mask(self) -> np.ndarray:
-        """Boolean mask over all ``size`` moves, True where a move is legal."""
-        if self.winner is not None:
-            return np.zeros(self.size, dtype=bool)
-        mask = np.fromiter((s == 0 for s in self.cells), dtype=bool, count=self.size)
-        forbidden = self.forbidden_moves()
-        if forbidden:
-            mask[forbidden] = False
-        return mask
-
     # ------------------------------------------------------------------ moves
     def check_move(self, move) -> int:
         """Returns ``move`` as an int if it is legal now, else raises IllegalMoveError."""
@@ -385,7 +306,7 @@ class Board:
         ``n_in_row``. Like ``_line_length`` it reads only the cells around ``move``, through
         rays of ``n_in_row`` cells per side, one more than ``_rays``, to see past a line's end."""
         cells = self.cells
-        for forward, backward in _rays(self.width, self.height, self.n_in_row + 1)[move]:
+        for forward, backward in rays(self.width, self.height, self.n_in_row + 1)[move]:
             count = 1
             for cell in forward:
                 if cells[cell] != player:

@@ -53,7 +53,8 @@ from typing import Optional
 import numpy as np
 
 from gomoku.game import rules
-from gomoku.game.board import Board, line_cells, line_ends
+from gomoku.game.board import Board
+from gomoku.game.lines import line_cells, line_ends
 
 INPUT_CHANNELS = {1: 4, 2: 14}
 """the planes of each input version"""

@@ -11,6 +11,34 @@ from gomoku.game.rules import FREESTYLE, check_rule
 SIZE_FREE_ARCHS = ("sizefree",)
 """architectures with no layer sized to the board: one weight file plays any board size"""
 
+TRUNK_SETTINGS = {
+    "resnet": {"res_blocks": "res_blocks", "res_filters": "res_filters"},
+    "sizefree": {"sizefree_blocks": "res_blocks", "sizefree_filters": "res_filters"},
+}
+"""for each architecture with a residual trunk: the ``TrainConfig`` fields that size it, and the
+``NetSpec`` field each one fills (the 'reference' net has no trunk to size)"""
+
+NET_SETTINGS = ("arch", *(name for names in TRUNK_SETTINGS.values() for name in names))
+"""the ``TrainConfig`` fields that choose and size a net's layers (its board and input version aside)"""
+
+
+def spec_field(setting: str) -> str:
+    """The ``NetSpec`` field a ``TrainConfig`` net setting fills (``sizefree_filters`` -> ``res_filters``)."""
+    for names in TRUNK_SETTINGS.values():
+        if setting in names:
+            return names[setting]
+    return setting
+
+
+def trunk_of(config, arch: str) -> dict:
+    """The ``NetSpec`` trunk fields the settings of ``config`` give a net of ``arch`` (none for 'reference')."""
+    return {field: getattr(config, name) for name, field in TRUNK_SETTINGS.get(arch, {}).items()}
+
+
+def trunk_settings(spec: "NetSpec") -> dict:
+    """The ``TrainConfig`` settings that rebuild the trunk of the net ``spec`` describes."""
+    return {name: getattr(spec, field) for name, field in TRUNK_SETTINGS.get(spec.arch, {}).items()}
+
 
 @dataclass(frozen=True)
 class NetSpec:
@@ -47,15 +75,14 @@ class NetSpec:
     @classmethod
     def for_config(cls, config) -> "NetSpec":
         """The net a ``TrainConfig`` asks for."""
-        if config.arch == "sizefree":
+        trunk = trunk_of(config, config.arch)
+        if config.arch in SIZE_FREE_ARCHS:
             sizes = config.board_sizes()
             width, height = max(sizes, key=lambda s: s[0] * s[1])
-            return cls(width, height, config.n_in_row, config.arch, config.sizefree_blocks,
-                       config.sizefree_filters, tuple(sizes), config.inputs, config.rule)
+            return cls(width, height, config.n_in_row, config.arch, trained_sizes=tuple(sizes),
+                       inputs=config.inputs, rule=config.rule, **trunk)
         width, height = config.board_sizes()[0]
-        return cls(width, height, config.n_in_row, config.arch,
-                   config.res_blocks if config.arch == "resnet" else 0, config.res_filters,
-                   inputs=config.inputs, rule=config.rule)
+        return cls(width, height, config.n_in_row, config.arch, inputs=config.inputs, rule=config.rule, **trunk)
 
     @property
     def channels(self) -> int:

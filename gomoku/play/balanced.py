@@ -36,7 +36,9 @@ import numpy as np
 from gomoku.game.board import Board
 from gomoku.game.openings import format_openings
 from gomoku.game.symmetry import symmetries
-from gomoku.search.heuristic import ThreatBoard, choose_move, find_vcf, find_vct
+from gomoku.search.heuristic import choose_move
+from gomoku.search.threat_board import ThreatBoard
+from gomoku.search.threat_searches import find_vcf, find_vct
 from gomoku.util import DefaultsHelpFormatter, atomic_write, board_size_arg, positive_int_arg
 
 SPREAD = 2  # each stone lies within this many king steps of an earlier one

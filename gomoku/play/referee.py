@@ -42,7 +42,7 @@ from typing import Optional, Sequence
 
 from gomoku.game.board import DRAW, Board, IllegalMoveError
 from gomoku.game.rules import FREESTYLE, RENJU, RULES, STANDARD, check_rule, exact_players
-from gomoku.play.engine import EXACT_FIVE, OPPONENT, OWN, RENJU_BIT, UNLIMITED_MS, ProtocolError, parse_pair
+from gomoku.play.protocol import EXACT_FIVE, OPPONENT, OWN, RENJU_BIT, UNLIMITED_MS, ProtocolError, parse_pair
 from gomoku.util import DefaultsHelpFormatter
 
 HANG_GRACE_S = 5.0  # how long past its limit the referee waits for an answer before calling it a hang

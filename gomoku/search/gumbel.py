@@ -10,7 +10,7 @@ position for the player to move there.
 At the root, with ``n`` simulations:
 
 * draw ``g(a) ~ Gumbel(0, 1)`` for each legal move and keep the
-  ``m = min(n, m_max, legal moves)`` moves with the largest ``g(a) + l(a)``;
+  ``m = min(n, gumbel_m, legal moves)`` moves with the largest ``g(a) + l(a)``;
 * sequential halving: ``ceil(log2 m)`` phases; in a phase every remaining move
   gets ``max(1, floor(n / (ceil(log2 m) * remaining)))`` more simulations, one
   after the other, then the better half (rounded up, at least two) stays, by
@@ -43,11 +43,25 @@ import numpy as np
 
 from gomoku import interrupt
 from gomoku.game.board import Board
-from gomoku.search.mcts import MCTS, Evaluator, Leaf, TreeNode
+from gomoku.search.mcts import MCTS, Evaluator
+from gomoku.search.playout_cap import N_FAST, check_playout_cap
+from gomoku.search.tree import Leaf, TreeNode
 
-M_MAX = 16
-C_VISIT = 50.0
-C_SCALE = 0.1
+GUMBEL_M = 16
+"""at most this many root moves are sampled (paper: 16)"""
+GUMBEL_C_VISIT = 50.0
+"""c_visit of sigma (paper and mctx: 50)"""
+GUMBEL_C_SCALE = 0.1
+"""c_scale of sigma (paper: 1.0; DeepMind's mctx: 0.1)"""
+
+
+def check_gumbel(gumbel_m: int, gumbel_c_visit: float, gumbel_c_scale: float) -> None:
+    """Raises ValueError unless at least one move is sampled, ``c_visit >= 0`` and ``c_scale > 0``."""
+    if gumbel_m < 1:
+        raise ValueError(f"gumbel_m must be at least 1, got {gumbel_m}")
+    if gumbel_c_visit < 0 or gumbel_c_scale <= 0:
+        raise ValueError(f"gumbel_c_visit must not be negative and gumbel_c_scale must be positive, "
+                         f"got {gumbel_c_visit} and {gumbel_c_scale}")
 
 
 class GumbelNode(TreeNode):
@@ -106,7 +120,7 @@ class GumbelTree(MCTS):
             own VCF or the defences as in ``MCTS``.
     """
 
-    def __init__(self, c_visit: float = C_VISIT, c_scale: float = C_SCALE, win_check: bool = False,
+    def __init__(self, c_visit: float = GUMBEL_C_VISIT, c_scale: float = GUMBEL_C_SCALE, win_check: bool = False,
                  solve: bool = False, threats: bool = False):
         super().__init__(win_check=win_check, solve=solve, threats=threats)
         self.c_visit = float(c_visit)
@@ -137,7 +151,7 @@ class GumbelTree(MCTS):
 class GumbelPlayer:
     """Self-play player with Gumbel root search and sequential halving (see the module docstring).
 
-    It follows ``mcts.MCTSPlayer``'s protocol (``next_leaf`` / ``receive`` /
+    It follows ``mcts_player.MCTSPlayer``'s protocol (``next_leaf`` / ``receive`` /
     ``choose`` / ``notify_move`` / ``reset``, ``get_action``), so the lockstep
     runner batches its leaves like any other player's. ``choose`` returns the
     improved policy ``pi'`` as the training target.
@@ -149,33 +163,28 @@ class GumbelPlayer:
     Args:
         evaluator: gives priors and values for leaf positions.
         n_playout: simulations per move (not counting the root's evaluation).
-        m_max: at most this many root moves are sampled (paper: 16).
-        c_visit, c_scale: the constants of ``sigma`` (paper: 50 and 1; mctx: 50 and 0.1).
-        p_full, n_fast: playout cap randomisation.
+        gumbel_m: at most this many root moves are sampled (paper: 16).
+        gumbel_c_visit, gumbel_c_scale: the constants ``c_visit`` and ``c_scale`` of ``sigma``
+            (paper: 50 and 1; mctx: 50 and 0.1).
+        p_full, n_fast: playout cap randomisation (``playout_cap``).
         win_check: a new node whose player to move can complete a line is a known win (see ``mcts.MCTS``).
-        solve, threats: the solver and the threat searches (see ``mcts.MCTS`` and ``GumbelTree``).
+        solve, threats: the in-tree solver and the threat searches (see ``mcts.MCTS`` and ``GumbelTree``).
         seed: seeds the Gumbel draws.
         name: shown in logs.
     """
 
-    def __init__(self, evaluator: Evaluator, n_playout: int = 16, m_max: int = M_MAX,
-                 c_visit: float = C_VISIT, c_scale: float = C_SCALE, p_full: float = 1.0,
-                 n_fast: int = 4, win_check: bool = False, solve: bool = False, threats: bool = False,
-                 seed: Optional[int] = None, name: str = "Gumbel"):
-        if n_playout < 1 or n_fast < 1 or m_max < 1:
-            raise ValueError(f"n_playout, n_fast and m_max must be at least 1, got "
-                             f"{n_playout}, {n_fast} and {m_max}")
-        if not 0.0 < p_full <= 1.0:
-            raise ValueError(f"p_full must be in (0, 1], got {p_full}")
-        if c_visit < 0 or c_scale <= 0:
-            raise ValueError(f"c_visit must not be negative and c_scale must be positive, "
-                             f"got {c_visit} and {c_scale}")
+    def __init__(self, evaluator: Evaluator, n_playout: int = 16, gumbel_m: int = GUMBEL_M,
+                 gumbel_c_visit: float = GUMBEL_C_VISIT, gumbel_c_scale: float = GUMBEL_C_SCALE,
+                 p_full: float = 1.0, n_fast: int = N_FAST, win_check: bool = False, solve: bool = False,
+                 threats: bool = False, seed: Optional[int] = None, name: str = "Gumbel"):
+        check_playout_cap(n_playout, p_full, n_fast)
+        check_gumbel(gumbel_m, gumbel_c_visit, gumbel_c_scale)
         self.evaluator = evaluator
         self.n_playout = int(n_playout)
         self.n_fast = int(n_fast)
-        self.m_max = int(m_max)
+        self.gumbel_m = int(gumbel_m)
         self.p_full = float(p_full)
-        self.tree = GumbelTree(c_visit, c_scale, win_check, solve, threats)
+        self.tree = GumbelTree(gumbel_c_visit, gumbel_c_scale, win_check, solve, threats)
         self.rng = np.random.default_rng(seed)
         self.name = name
         self.playouts_run = 0
@@ -208,7 +217,7 @@ class GumbelPlayer:
     def _start_halving(self) -> None:
         root = self.tree.root
         self._scores = self.rng.gumbel(size=len(root.moves)) + prior_logits(root)
-        m = min(self._budget(), self.m_max, len(root.moves))
+        m = min(self._budget(), self.gumbel_m, len(root.moves))
         self._remaining = [int(i) for i in np.argsort(-self._scores, kind="stable")[:m]]
         self._phases = max(1, math.ceil(math.log2(m)))
 

@@ -4,7 +4,9 @@ Notation follows the AlphaGo Zero paper. For the edge from a node to its child
 ``a``: ``N(a)`` visits, ``Q(a)`` mean value, ``P(a)`` prior. Values are always
 from the viewpoint of the player who *makes* the move ``a`` (the player to move
 at the node), so a node selects ``argmax Q + U`` with
-``U = c_puct * P * sqrt(N_node) / (1 + N(a))``.
+``U = c_puct * P * sqrt(N_node) / (1 + N(a))``. The nodes and their statistics
+are ``tree.TreeNode``; this module is the search over them, with the in-tree
+solver (``solve``) and the decision of the move to play (``MCTS.best_move``).
 
 A playout has two halves so that many trees can share one batched evaluation:
 
@@ -15,7 +17,7 @@ A playout has two halves so that many trees can share one batched evaluation:
 
 ``search`` is the one sequential loop: the two halves back to back, one playout
 at a time, until the caller's stop rule says enough. The rule belongs to whoever
-drives the search (a playout budget for ``MCTSPlayer``, a clock for the engine,
+drives the search (a playout budget for ``mcts_player.MCTSPlayer``, a clock for the engine,
 a cancel flag for the window); the tree holds statistics, not budgets.
 ``lockstep.Lockstep`` runs one half for many games, evaluates all their leaves
 in one call, then runs the other half. Each tree still sees its playouts one at
@@ -35,7 +37,6 @@ cells follow the rule.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Callable, Optional, Protocol, Sequence
 
 import numpy as np
@@ -45,112 +46,12 @@ from gomoku.game.board import Board
 from gomoku.game.rules import BLACK, RENJU
 from gomoku.search.options import check_search_options
 from gomoku.search.threats import ThreatSolver
-
-HINT_PRIOR = 0.5  # the prior a root move that starts the player's own VCT gets at least (``threats``)
+from gomoku.search.tree import Leaf, TreeNode, favour, legal_moves
 
 
 class Evaluator(Protocol):
     def evaluate(self, boards: Sequence[Board]) -> tuple[np.ndarray, np.ndarray]:
         """Priors ``(B, size)`` and values ``(B,)`` for the player to move on each board."""
-
-
-class TreeNode:
-    """A position in the search tree; statistics of its children are arrays on it.
-
-    Children are indexed ``0..k-1`` in the order of ``moves`` (the legal moves
-    when the node was expanded); child nodes are created on their first visit.
-    """
-
-    __slots__ = ("moves", "child_P", "child_N", "child_Q", "children", "N", "value", "lost", "proven", "win",
-                 "plies")
-
-    def __init__(self):
-        self.moves: Optional[np.ndarray] = None
-        self.child_P: Optional[np.ndarray] = None
-        self.child_N: Optional[np.ndarray] = None
-        self.child_Q: Optional[np.ndarray] = None
-        self.children: dict[int, TreeNode] = {}
-        self.N = 0
-        self.value = 0.0  # the evaluator's value for the player to move here, set on expansion
-        self.lost: Optional[np.ndarray] = None  # children known to lose (the win check), once one is
-        self.proven = 0  # the solver's result for the player to move here: 1 won, -1 lost, 0 not known
-        self.win = -1  # the index of a child known to win for the player to move here (the solver)
-        self.plies = 0  # with ``proven``: the moves left to the game's end along the line that proved it
-
-    @property
-    def expanded(self) -> bool:
-        return self.moves is not None
-
-    def expand(self, moves: np.ndarray, priors: np.ndarray, value: float = 0.0) -> None:
-        """Creates the edges for ``moves`` with priors renormalised over them; keeps ``value``."""
-        self.value = float(value)
-        p = priors[moves].astype(np.float64)
-        total = p.sum()
-        self.child_P = p / total if total > 0 else np.full(len(moves), 1.0 / len(moves))
-        self.moves = moves
-        self.child_N = np.zeros(len(moves))
-        self.child_Q = np.zeros(len(moves))
-
-    def select(self, c_puct: float, fpu: Optional[float] = None) -> int:
-        """Index of the child maximising Q + U, passing over children known to lose while others
-        remain; a child known to win is taken at once."""
-        if self.win >= 0:
-            return self.win
-        scores = self.puct(c_puct, fpu)
-        if self.lost is not None and not self.lost.all():
-            scores = np.where(self.lost, -np.inf, scores)
-        return int(scores.argmax())
-
-    def mark_lost(self, index: int) -> None:
-        """Child ``index`` leaves the opponent a line to complete: a known loss for the mover here."""
-        if self.lost is None:
-            self.lost = np.zeros(len(self.moves), dtype=bool)
-        self.lost[index] = True
-
-    def puct(self, c_puct: float, fpu: Optional[float] = None) -> np.ndarray:
-        """``Q + U`` of every child; unvisited ones count as 0, or as ``MCTS`` says with ``fpu``."""
-        scale = c_puct * math.sqrt(self.N)
-        q = self.child_Q
-        if fpu is not None:
-            unvisited = self.child_N == 0
-            if unvisited.any():
-                visited_p = float(self.child_P[~unvisited].sum())
-                mean = (self.value + float(self.child_N @ q)) / (1.0 + float(self.child_N.sum()))
-                q = np.where(unvisited, mean - fpu * math.sqrt(visited_p), q)
-        return q + scale * self.child_P / (1.0 + self.child_N)
-
-    def best_index(self) -> int:
-        """Index of the most visited child; among equally visited ones, the highest Q.
-
-        Ties are common at a few hundred playouts when two moves look alike to the
-        prior, and the first index would be an arbitrary pick between them. A child
-        known to win comes first; children known to lose come last.
-        """
-        if self.win >= 0:
-            return self.win
-        visits = self.child_N
-        if self.lost is not None and not self.lost.all():
-            visits = np.where(self.lost, -1.0, visits)
-        tied = np.flatnonzero(visits == visits.max())
-        return int(tied[np.argmax(self.child_Q[tied])])
-
-    def child(self, index: int) -> "TreeNode":
-        node = self.children.get(index)
-        if node is None:
-            node = self.children[index] = type(self)()
-        return node
-
-
-@dataclass
-class Leaf:
-    """Where a descent stopped: the node, the path to it, and its value if the game is over."""
-
-    node: TreeNode
-    path: list  # [(node, child index)] from the root
-    value: Optional[float]  # for the player to move at the leaf; None if it needs evaluating
-    moves: Optional[np.ndarray] = None  # the moves to expand it with; None: every legal move
-    plies: int = 0  # with a known result: the moves left to the game's end
-    hint: Optional[int] = None  # a move to favour in the priors on expansion (the root's own VCT)
 
 
 class MCTS:
@@ -178,7 +79,8 @@ class MCTS:
       -1 on its first visit, however the net judged it, and PUCT passes over it
       from then on while any other move is left (the first step of an MCTS
       solver, Winands et al. 2008).
-    * ``solve`` (the win check and more, from the rules alone): a new node
+    * ``solve``, the in-tree solver (the win check and more, from the rules
+      alone; not the exact solver of ``scripts/exact_solver``): a new node
       where the opponent threatens to complete a line gets only the blocking
       moves as children (any other move loses at once), and is lost without a
       net call if there are two such cells to block; at the root the player's
@@ -188,7 +90,7 @@ class MCTS:
       child; a node whose children are all won for their movers is lost. A
       forcing line of fours is then followed one reply deep at each step and
       proved in a few playouts.
-    * ``threats`` (the solver and threat searches, ``threats.ThreatSolver``):
+    * ``threats`` (the in-tree solver and the threat searches, ``threats.ThreatSolver``):
       before the net is asked at a new node, a VCF (victory by continuous
       fours) of the player to move is looked for within a small node budget;
       one found makes the node a proven win, ``plies`` moves from the end,
@@ -200,15 +102,15 @@ class MCTS:
       last move (tree reuse) gets the same searches on the first descent: the
       VCF is proved at once, and the moves that do not defend are marked lost.
       With no threat against it, the first move of the player's own VCT gets a
-      prior of at least ``HINT_PRIOR``; a VCT is no proof, so it is not backed up.
+      prior of at least ``tree.HINT_PRIOR``; a VCT is no proof, so it is not backed up.
 
     Args:
         c_puct: exploration constant.
         forced_k: the forced-playout constant ``k`` (KataGo: 2); 0 turns them off.
         fpu: the first-play-urgency reduction; None: unvisited children count as 0.
         win_check: treat a node whose player to move can win at once as won.
-        solve: the win check, forced blocks and proven results backed up.
-        threats: the solver, VCF at new nodes, and forced wins and defences at the root.
+        solve: the in-tree solver: the win check, forced blocks and proven results backed up.
+        threats: the in-tree solver, VCF at new nodes, and forced wins and defences at the root.
     """
 
     def __init__(self, c_puct: float = 5.0, forced_k: float = 0.0, fpu: Optional[float] = None,
@@ -258,7 +160,7 @@ class MCTS:
             node = node.child(index)
 
     def solver_leaf(self, node: TreeNode, path: list, board: Board) -> Leaf:
-        """The leaf at a new node under ``solve``: a known result, or the moves worth expanding."""
+        """The leaf at a new node under ``solve`` (the in-tree solver): a known result, or the moves worth expanding."""
         mine, theirs = board.completing_cells()
         if len(mine):
             # Won at once. The root (which must pick a move) keeps only the winning moves.
@@ -295,7 +197,7 @@ class MCTS:
             return
         mine, theirs = board.completing_cells()
         if len(mine) or len(theirs):
-            return  # the solver's own rules answer these
+            return  # the in-tree solver's own rules answer these
         found = self.threat_solver.root(board)
         if found.win is not None:
             where = np.flatnonzero(root.moves == found.win[0])
@@ -497,27 +399,6 @@ class MCTS:
         return pi
 
 
-def legal_moves(board: Board) -> np.ndarray:
-    """The legal moves as an array: the empty cells, less Black's forbidden points under renju."""
-    moves = np.flatnonzero(board.stones() == 0)
-    forbidden = board.forbidden_moves()  # [] at once unless renju with Black to move
-    return np.setdiff1d(moves, forbidden, assume_unique=True) if forbidden else moves
-
-
-def favour(node: TreeNode, move: int) -> None:
-    """Raises the prior of child ``move`` to at least ``HINT_PRIOR``, scaling the others to keep the sum 1."""
-    where = np.flatnonzero(node.moves == move)
-    if not len(where) or len(node.moves) < 2:
-        return
-    index = int(where[0])
-    p = node.child_P
-    if p[index] >= HINT_PRIOR:
-        return
-    rest = 1.0 - p[index]
-    p *= (1.0 - HINT_PRIOR) / rest if rest > 0 else 0.0
-    p[index] = HINT_PRIOR
-
-
 class SearchStopped(Exception):
     """A search was stopped by its caller before its playout budget was spent."""
 
@@ -540,184 +421,3 @@ def search(tree: MCTS, board: Board, evaluator: Evaluator, stop: Callable[[int],
             return done
         tree.playout(board, evaluator)
         done += 1
-
-
-class MCTSPlayer:
-    """A player that searches with an evaluator: AlphaZero with a net, pure MCTS with rollouts.
-
-    The search is driven in two halves (``next_leaf`` / ``receive``) so that a
-    lockstep runner can batch many players' leaves; ``get_action`` drives it alone.
-
-    Two self-play options from KataGo (Wu 2019, "Accelerating Self-Play Learning
-    in Go") spend the search where it teaches most; both leave the default player
-    unchanged (no extra random draws):
-
-    * playout cap randomisation (``p_full < 1``): each move is, with probability
-      ``p_full``, a full search (``n_playout`` playouts, the usual noise in the
-      move choice, forced playouts if asked) whose position is a training
-      target; otherwise a fast search of ``n_fast`` playouts, no noise, whose
-      move is played but not recorded (``last_recorded`` is False after
-      ``choose``). The chance is drawn from the player's own generator.
-    * forced playouts with policy-target pruning (``forced_k > 0``, KataGo: 2),
-      in full searches: see ``MCTS``; the returned pi is the pruned visit
-      distribution and the move is chosen from the unpruned one, as without them.
-
-    Args:
-        evaluator: gives priors and values for leaf positions.
-        c_puct: exploration constant.
-        n_playout: playouts per move (per full-search move with playout cap randomisation).
-        self_play: add Dirichlet noise to the move choice, sample at temperature 1,
-            and keep the subtree of the chosen move.
-        temperature: for self-play move sampling.
-        dirichlet_alpha, noise_frac: the noise mixed into the move choice in self-play.
-        explore_moves: in self-play, sample (with noise) only the first this many moves
-            of a game and play the most visited move after them; 0 samples every move
-            (docs/algorithm.md, section 4). The returned pi stays the temperature-1 visit distribution.
-        reuse_tree: keep the subtree of each played move (default: in self-play only).
-        p_full: playout cap randomisation: the chance of a full search (1: every move).
-        n_fast: playouts of a fast search.
-        forced_k: forced playouts and pruning of the policy target in full searches (0: off).
-        fpu, win_check, solve, threats: see ``MCTS`` (None and False: the reference search).
-        seed: seeds the player's own random generator.
-        name: shown in UIs and logs.
-    """
-
-    def __init__(self, evaluator: Evaluator, c_puct: float = 5.0, n_playout: int = 400,
-                 self_play: bool = False, temperature: float = 1.0, dirichlet_alpha: float = 0.3,
-                 noise_frac: float = 0.25, explore_moves: int = 0, reuse_tree: Optional[bool] = None,
-                 p_full: float = 1.0, n_fast: int = 100, forced_k: float = 0.0,
-                 fpu: Optional[float] = None, win_check: bool = False, solve: bool = False,
-                 threats: bool = False, seed: Optional[int] = None, name: str = "MCTS"):
-        if n_playout < 1 or n_fast < 1:
-            raise ValueError(f"n_playout and n_fast must be at least 1, got {n_playout} and {n_fast}")
-        if not 0.0 < p_full <= 1.0:
-            raise ValueError(f"p_full must be in (0, 1], got {p_full}")
-        if forced_k < 0:
-            raise ValueError(f"forced_k must not be negative, got {forced_k}")
-        self.evaluator = evaluator
-        self.n_playout = int(n_playout)
-        self.mcts = MCTS(c_puct, fpu=fpu, win_check=win_check, solve=solve, threats=threats)
-        self.self_play = self_play
-        self.temperature = temperature if self_play else 1e-3
-        self.dirichlet_alpha = dirichlet_alpha
-        self.noise_frac = noise_frac
-        self.explore_moves = explore_moves
-        self.reuse_tree = self_play if reuse_tree is None else reuse_tree
-        self.p_full = float(p_full)
-        self.n_fast = int(n_fast)
-        self.forced_k = float(forced_k)
-        self.rng = np.random.default_rng(seed)
-        self.name = name
-        self._done = 0  # playouts done for the current move
-        self._full: Optional[bool] = None  # whether the current move is a full search; None until drawn
-        self.playouts_run = 0  # playouts over the player's life, for throughput figures
-        self.last_recorded = True  # whether the last chosen move's position is a training target
-        self.last_root_value = 0.0  # the root's mean value after the last search, for the player to move
-
-    @property
-    def progress(self) -> float:
-        """Fraction of the current move's playouts done (for progress bars)."""
-        return self._done / self._budget()
-
-    def _budget(self) -> int:
-        """Playouts of the current move, drawing full or fast on its first call."""
-        if self._full is None:
-            self._full = self.p_full >= 1.0 or bool(self.rng.random() < self.p_full)
-            self.mcts.forced_k = self.forced_k if self._full else 0.0
-        return self.n_playout if self._full else self.n_fast
-
-    def _end_move(self) -> None:
-        self._done = 0
-        self._full = None
-
-    # -- the two halves, for lockstep runners
-    def next_leaf(self, board: Board) -> Optional[Leaf]:
-        """The next leaf to evaluate, or None once this move's playouts are done.
-
-        A leaf whose game is over is backed up here and the next one is taken,
-        so every returned leaf needs the evaluator.
-        """
-        budget = self._budget()
-        while self._done < budget:
-            leaf = self.mcts.select_leaf(board)
-            if leaf.value is None:
-                return leaf
-            self.mcts.backup(leaf, board, None, leaf.value)
-            self._done += 1
-            self.playouts_run += 1
-        return None
-
-    def receive(self, leaf: Leaf, board: Board, priors: np.ndarray, value: float) -> None:
-        self.mcts.backup(leaf, board, priors, value)
-        self._done += 1
-        self.playouts_run += 1
-
-    def choose(self, board: Board) -> tuple[int, np.ndarray]:
-        """Picks the move once the playouts are done; returns it with the search's pi.
-
-        Sets ``last_recorded`` (False for a fast search) and ``last_root_value``.
-        """
-        full = self._full is not False
-        pi = self.mcts.visit_probs(board.size, self.temperature)
-        moves = self.mcts.root.moves
-        if self.self_play and (not self.explore_moves or len(board.history) < self.explore_moves):
-            p = pi[moves]
-            if full:
-                noise = self.rng.dirichlet(np.full(len(moves), self.dirichlet_alpha))
-                p = (1 - self.noise_frac) * p + self.noise_frac * noise
-            move = int(self.rng.choice(moves, p=p / p.sum()))
-        else:
-            move = self.mcts.best_move(board)
-        if full and self.forced_k > 0:
-            pi = self.mcts.visit_probs(board.size, self.temperature, self.mcts.pruned_counts(self.forced_k))
-        self.last_recorded = full
-        self.last_root_value = self.mcts.root_value()
-        self._end_move()
-        return move, pi
-
-    def notify_move(self, move: int) -> None:
-        """Tells the player a move was played on the board (its own or the opponent's)."""
-        self._end_move()
-        if self.reuse_tree:
-            self.mcts.advance(move)
-        else:
-            self.mcts.reset()
-
-    def reset(self) -> None:
-        """Forgets the tree, for a new game."""
-        self._end_move()
-        self.mcts.reset()
-
-    # -- the sequential search
-    def get_action(self, board: Board, return_probs: bool = False,
-                   stop: Optional[Callable[[], bool]] = None):
-        """Searches ``board`` (which is restored) and returns the chosen move (and pi).
-
-        Args:
-            board: the position; the game must not be over.
-            return_probs: also return the search's pi.
-            stop: asked between playouts; once it returns true the search ends.
-
-        Raises:
-            SearchStopped: ``stop`` ended the search before the playout budget was
-                spent; the player has forgotten the half-done search.
-        """
-        if board.game_over:
-            raise ValueError("the game is over: there is no move to choose")
-
-        budget = self._budget()
-
-        def enough(done: int) -> bool:
-            self._done = done
-            return done >= budget or (stop is not None and stop())
-
-        search(self.mcts, board, self.evaluator, enough)
-        self.playouts_run += self._done
-        if self._done < budget:
-            self.reset()
-            raise SearchStopped()
-        move, pi = self.choose(board)
-        return (move, pi) if return_probs else move
-
-    def __str__(self) -> str:
-        return f"{self.name} ({self.n_playout} playouts)"

@@ -41,19 +41,19 @@ class SearchOptions:
     win_check: bool = False
     """a new node whose player to move can complete a line is won, without a net call"""
     solve: bool = False
-    """the win check, only blocks where a line is threatened, and proven results backed up"""
+    """the in-tree solver: the win check, only blocks where a line is threatened, and proven results backed up"""
     threats: bool = False
-    """the solver, a VCF search at new nodes, forced wins and defences at the root"""
+    """the in-tree solver, a VCF search at new nodes, forced wins and defences at the root"""
 
     def __post_init__(self):
         check_search_options(self.fpu, self.win_check, self.solve, self.threats)
         if self.threats:
-            object.__setattr__(self, "solve", True)  # the threat searches include the solver
+            object.__setattr__(self, "solve", True)  # the threat searches include the in-tree solver
         if self.solve:
-            object.__setattr__(self, "win_check", True)  # the solver includes the win check
+            object.__setattr__(self, "win_check", True)  # the in-tree solver includes the win check
 
     def kwargs(self) -> dict:
-        """The keyword arguments of ``mcts.MCTS`` and ``mcts.MCTSPlayer``; ``threats`` only when on, so
+        """The keyword arguments of ``mcts.MCTS`` and ``mcts_player.MCTSPlayer``; ``threats`` only when on, so
         that callers that build other searches from them see the keywords they always did."""
         return dict(fpu=self.fpu, win_check=self.win_check, solve=self.solve,
                     **({"threats": True} if self.threats else {}))
@@ -75,8 +75,8 @@ class SearchOptions:
     def from_args(cls, args: argparse.Namespace) -> "SearchOptions":
         """The options that ``add_search_flags``'s flags gave: the ``--search`` preset, then each flag given.
 
-        ``--win-check off`` without ``--solve`` turns the solver off too; ``--solve on`` includes the win check;
-        ``--threats on`` includes the solver, and ``--solve off`` or ``--win-check off`` without ``--threats``
+        ``--win-check off`` without ``--solve`` turns the in-tree solver off too; ``--solve on`` includes the win check;
+        ``--threats on`` includes the in-tree solver, and ``--solve off`` or ``--win-check off`` without ``--threats``
         turns the threat searches off too. A namespace without ``threats`` (a parser made before the flag
         existed) reads as the preset's.
         """
@@ -130,7 +130,8 @@ def add_search_flags(parser: argparse.ArgumentParser, whose: str = "the AlphaZer
     parser.add_argument("--solve", type=switch_arg, nargs="?", const=True, metavar="on|off",
                         help=f"also keep only the blocks where the opponent threatens to complete a line, count "
                              f"two such threats as lost, and back results known for certain up the tree (an "
-                             f"MCTS solver; includes the win check); alone: on (default: {'on' if shown.solve else 'off'})")
+                             f"in-tree MCTS solver; includes the win check); alone: on "
+                             f"(default: {'on' if shown.solve else 'off'})")
     parser.add_argument("--threats", type=switch_arg, nargs="?", const=True, metavar="on|off",
                         help=f"also look for a win by continuous fours (VCF) before asking the net at each new "
                              f"position and count one found as won, and at the root play the own VCF or keep "

@@ -1,7 +1,7 @@
 """Players for the window, the arena and the engine: AlphaZero, pure MCTS, the policy net alone,
 the threat-aware heuristic.
 
-Every player follows the protocol of ``mcts.MCTSPlayer`` (``get_action`` for a
+Every player follows the protocol of ``mcts_player.MCTSPlayer`` (``get_action`` for a
 sequential move; ``next_leaf`` / ``receive`` / ``choose`` / ``notify_move`` /
 ``reset`` for the lockstep runner) and has an ``evaluator`` and a ``name``.
 
@@ -24,9 +24,10 @@ import numpy as np
 
 from gomoku.game.board import Board
 from gomoku.search.heuristic import DEFAULT_LEVEL, HeuristicPlayer, check_level
-from gomoku.search.mcts import Leaf, MCTSPlayer
+from gomoku.search.mcts_player import MCTSPlayer
 from gomoku.search.options import SearchOptions
 from gomoku.search.rollout import RolloutEvaluator
+from gomoku.search.tree import Leaf
 
 PLAYER_KINDS = ("human", "az", "pure", "policy", "heuristic")
 

@@ -26,7 +26,8 @@ from typing import Optional, Sequence
 import numpy as np
 
 from gomoku.game import rules
-from gomoku.game.board import Board, line_cells, line_ends
+from gomoku.game.board import Board
+from gomoku.game.lines import line_cells, line_ends
 from gomoku.game.rules import BLACK, FREESTYLE, RENJU
 
 _NEVER = np.iinfo(np.int32).max
@@ -114,7 +115,7 @@ class RolloutEvaluator:
 
 def pure_mcts_player(n_playout: int = 1000, c_puct: float = 5.0, seed: Optional[int] = None):
     """The evaluation opponent: MCTS with random rollouts, most visited move, no tree reuse."""
-    from gomoku.search.mcts import MCTSPlayer
+    from gomoku.search.mcts_player import MCTSPlayer
 
     return MCTSPlayer(RolloutEvaluator(seed), c_puct=c_puct, n_playout=n_playout,
                       seed=seed, name="pure MCTS")

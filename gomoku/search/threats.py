@@ -1,8 +1,8 @@
-"""Threat solving inside the tree search: VCF at new leaves, forced wins and defences at the root.
+"""The threat searches inside the tree search: VCF at new leaves, forced wins and defences at the root.
 
 The search's ``threats`` option (``mcts.MCTS``) asks this module two questions,
-both answered with the heuristic's threat searches (``heuristic.find_vcf``,
-``heuristic.find_vct``; see that module for the notation):
+both answered with the threat searches (``threat_searches.find_vcf``,
+``threat_searches.find_vct``; see ``threat_board`` for the notation):
 
 * at a new leaf, before the net is asked: does the player to move have a VCF
   (victory by continuous fours) within ``LEAF_VCF_NODES`` nodes? A VCF is a
@@ -18,7 +18,7 @@ both answered with the heuristic's threat searches (``heuristic.find_vcf``,
   keeps only the moves that do not lose. With no threat against it, the
   player's own VCT gives the move the search should look at first.
 
-A VCT here is the heuristic's: its defender answers are the cells of the
+A VCT here is ``threat_searches``'s: its defender answers are the cells of the
 attacker's lines and the defender's own fours, which covers the defences that
 matter in practice but is no proof. So the root's choice against a VCT is a
 strong filter, not a certainty, and a VCT is never backed up as a proven result.
@@ -33,7 +33,7 @@ failed is only reused for budgets no larger than its own. Most leaves cost one
 vectorised test: without a window holding ``n - 2`` of the mover's stones and
 none of the opponent's there is no four to make and no VCF to look for.
 
-The rule (``Board.rule``) is the heuristic's: five cells make exactly ``n_in_row``
+The rule (``Board.rule``) is the threat board's: five cells make exactly ``n_in_row``
 where the rule asks it, and under renju Black's forbidden points are never Black's
 moves in a line or a defence, while a White four that Black could only block on a
 forbidden point wins. So a proven win for Black goes through legal moves only.
@@ -51,14 +51,15 @@ from typing import Optional
 import numpy as np
 
 from gomoku.game.board import Board
-from gomoku.search.heuristic import ThreatBoard, find_vcf, find_vct
+from gomoku.search.threat_board import ThreatBoard
+from gomoku.search.threat_searches import find_vcf, find_vct
 
 LEAF_VCF_NODES = 60  # a VCF at a new leaf, before the net is asked
 ROOT_VCF_NODES = 2000  # the player's own VCF at the root, and the opponent's when the player passes
 ROOT_VCT_NODES = 1000  # the same for a VCT
 DEFENCE_VCF_NODES = 200  # the opponent's VCF after each root move near the stones, against a VCT
 DEFENCE_VCT_NODES = 100  # the opponent's VCT after each root move near its lines, at least
-VCT_DEPTH = 3  # threes in one VCT line (the heuristic's default)
+VCT_DEPTH = 3  # threes in one VCT line (``threat_searches``'s default)
 CACHE_SIZE = 5_000  # positions remembered per tree (a few MB at most); emptied when full
 
 
@@ -259,7 +260,7 @@ class ThreatSolver:
         moves; any other cell changes none of the opponent's lines of three or more
         and counts as a pass, which loses. Each gets a VCF search, then a VCT
         search of ``vct_nodes``. A move that makes a four is judged by the searches
-        too: they make the opponent block it first (the heuristic's VCT counts any
+        too: they make the opponent block it first (the VCT search counts any
         four of the defender as a defence). Under renju Black's forbidden points are never kept.
         """
         them = 3 - me

@@ -108,7 +108,7 @@ def _no_op(arg, evaluator=None) -> None:
 def _pure_worker(args, evaluator=None) -> dict:
     shape, parallel, n_playout, seconds, seed = args
     from gomoku.game.board import Board
-    from gomoku.search.mcts import MCTSPlayer
+    from gomoku.search.mcts_player import MCTSPlayer
     from gomoku.search.rollout import RolloutEvaluator
     from gomoku.search.lockstep import Lockstep, RunStats
 
@@ -146,7 +146,7 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
     warnings.filterwarnings("ignore")
     from gomoku.net.policy_value import PolicyValueModel
     from gomoku.net.spec import NetSpec
-    from gomoku.train.actors import ProcessActors
+    from gomoku.train.workers import ProcessActors
 
     workers = workers or usable_cpus()
     shape = (width, height, n_in_row)

@@ -12,6 +12,7 @@ from dataclasses import fields
 
 from gomoku.game.features import INPUT_VERSIONS
 from gomoku.train.config import DEFAULT_PRESET, PRESETS, TrainConfig, field_docs, preset
+from gomoku.train.selfplay import ROOT_SEARCHES
 from gomoku.util import DefaultsHelpFormatter, switch_arg
 
 
@@ -43,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
         kind = {"int": int, "float": float, "str": str, "bool": switch_arg}[
             field.type if isinstance(field.type, str) else field.type.__name__]
         extra = {"device": {"choices": ["cpu", "gpu", "auto"]}, "precision": {"choices": ["auto", "fp32", "bf16"]},
-                 "root_search": {"choices": ["puct", "gumbel"]},
+                 "root_search": {"choices": list(ROOT_SEARCHES)},
                  "inputs": {"choices": list(INPUT_VERSIONS)}}.get(field.name, {})
         if kind is switch_arg:
             extra = {"metavar": "on|off"}
@@ -60,16 +61,13 @@ def log(line: str) -> None:
     print(line, flush=True)  # progress must show at once, also when stdout is a file
 
 
-NET_FIELDS = ("arch", "sizefree_blocks", "sizefree_filters", "res_blocks", "res_filters")
-"""the settings that shape a net"""
-
-
 def check_net_flags(parser: argparse.ArgumentParser, init_model: str, config: TrainConfig,
                     overrides: dict, grow: bool = False) -> None:
     """A run from a model trains that model's net: net flags that ask for another are an error
     (the model can grow with --grow, and take a later --inputs version, but never silently;
     it cannot go back to an earlier input version)."""
     from gomoku.net.modelfile import read_model_file
+    from gomoku.net.spec import NET_SETTINGS, spec_field
 
     spec, _ = read_model_file(init_model)
     if "inputs" in overrides and config.inputs < spec.inputs:
@@ -78,11 +76,10 @@ def check_net_flags(parser: argparse.ArgumentParser, init_model: str, config: Tr
     if grow:
         return
     model_net = config.with_net(spec)
-    for name in NET_FIELDS:
+    for name in NET_SETTINGS:
         if name in overrides and getattr(config, name) != getattr(model_net, name):
-            # the model file names its net's fields as the residual net's settings do
             parser.error(f"--{name.replace('_', '-')} {getattr(config, name)}: {init_model} has "
-                         f"{name.replace('sizefree_', 'res_')} {getattr(model_net, name)}, and a run "
+                         f"{spec_field(name)} {getattr(model_net, name)}, and a run "
                          f"from it trains its net "
                          f"(add --grow to grow a size-free net to more blocks or channels)")
 
@@ -94,7 +91,7 @@ def main(argv=None) -> int:
                  if getattr(args, f.name) is not None}
 
     from gomoku.net.modelfile import ModelFileError
-    from gomoku.train.actors import WorkerError
+    from gomoku.train.tasks import WorkerError
     from gomoku.train.checkpoint import CheckpointError, RunBusyError
     from gomoku.train.pipeline import TrainPipeline
 

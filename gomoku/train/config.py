@@ -15,9 +15,12 @@ from dataclasses import asdict, dataclass, fields, replace
 from gomoku.game.features import check_input_version
 from gomoku.game.openings import book_for_board, check_opening_stones
 from gomoku.game.rules import check_rule
+from gomoku.search.gumbel import GUMBEL_C_SCALE, GUMBEL_C_VISIT, GUMBEL_M, check_gumbel
 from gomoku.search.heuristic import check_level
+from gomoku.search.playout_cap import N_FAST, check_playout_cap
 from gomoku.net.device import PRECISIONS
-from gomoku.net.spec import NetSpec
+from gomoku.net.spec import NetSpec, trunk_settings
+from gomoku.train.selfplay import check_root_search
 from gomoku.util import board_size_arg, usable_cpus
 
 
@@ -81,7 +84,7 @@ class TrainConfig:
     """playout cap randomisation (KataGo, Wu 2019): the chance a self-play move gets the full search
     (n_playout playouts, noise) and is recorded for training; the other moves get n_fast playouts, no
     noise, and are played but not recorded (KataGo: 0.25; 1 turns it off)"""
-    n_fast: int = 100
+    n_fast: int = N_FAST
     """playouts of a fast search under playout cap randomisation (KataGo: 100 against 600 full)"""
     forced_k: float = 0.0
     """forced playouts and policy-target pruning (KataGo, Wu 2019): root children with
@@ -90,11 +93,11 @@ class TrainConfig:
     root_search: str = "puct"
     """self-play search: 'puct' (AlphaZero, visit-count targets) or 'gumbel' (Danihelka et al. 2022:
     Gumbel sampling, sequential halving, completed-Q targets; n_playout simulations per move)"""
-    gumbel_m: int = 16
+    gumbel_m: int = GUMBEL_M
     """Gumbel root search: at most this many root moves are sampled (paper: 16)"""
-    gumbel_c_visit: float = 50.0
+    gumbel_c_visit: float = GUMBEL_C_VISIT
     """Gumbel root search: c_visit of sigma(q) = (c_visit + max N) c_scale q (paper and mctx: 50)"""
-    gumbel_c_scale: float = 0.1
+    gumbel_c_scale: float = GUMBEL_C_SCALE
     """Gumbel root search: c_scale of sigma(q) (paper: 1.0; DeepMind's mctx: 0.1)"""
     openings: str = ""
     """an openings file, or 'balanced' (the project's balanced openings, gomoku/data): on a board the file is for, openings_share of the self-play games start from one of its openings, drawn at random (the other games as opening_stones says); empty: none"""
@@ -107,7 +110,7 @@ class TrainConfig:
     win_check: bool = False
     """on: the self-play and evaluation searches treat a new node whose player to move can complete a line as won, without asking the net, so a move that leaves the opponent a winning line is valued -1 on its first visit (off: the reference search, which learns that from the net)"""
     threats: bool = False
-    """on: the self-play and evaluation searches look for a VCF (continuous fours) at each new node before asking the net, counting one found as a proven win, and at the root play their own forced win or keep only the moves that stop the opponent's (includes the solver and the win check)"""
+    """on: the self-play and evaluation searches look for a VCF (continuous fours) at each new node before asking the net, counting one found as a proven win, and at the root play their own forced win or keep only the moves that stop the opponent's (includes the in-tree solver and the win check)"""
     value_mix: float = 0.0
     """value target mixing: z' = (1 - value_mix) z + value_mix Q_root for recorded positions (0: z)"""
     arch: str = "sizefree"
@@ -168,19 +171,16 @@ class TrainConfig:
             raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {self.precision!r}")
         if self.actors not in ("local", "ray"):
             raise ValueError(f"actors must be 'local' or 'ray', got {self.actors!r}")
-        if not 0.0 < self.p_full <= 1.0:
-            raise ValueError(f"p_full must be in (0, 1], got {self.p_full}")
+        check_playout_cap(self.n_playout, self.p_full, self.n_fast)
         if not 0.0 <= self.value_mix <= 1.0:
             raise ValueError(f"value_mix must be in [0, 1], got {self.value_mix}")
-        if self.n_fast < 1 or self.gumbel_m < 1:
-            raise ValueError(f"n_fast and gumbel_m must be at least 1, got {self.n_fast} and {self.gumbel_m}")
         if self.p_full < 1.0 and self.n_fast > self.n_playout:
             raise ValueError(f"n_fast ({self.n_fast}) must not exceed n_playout ({self.n_playout}): "
                              f"the fast search is the cheap one")
-        if self.forced_k < 0 or self.gumbel_c_visit < 0 or self.gumbel_c_scale <= 0:
-            raise ValueError("forced_k and gumbel_c_visit must not be negative, gumbel_c_scale must be positive")
-        if self.root_search not in ("puct", "gumbel"):
-            raise ValueError(f"root_search must be 'puct' or 'gumbel', got {self.root_search!r}")
+        check_gumbel(self.gumbel_m, self.gumbel_c_visit, self.gumbel_c_scale)
+        if self.forced_k < 0:
+            raise ValueError(f"forced_k must not be negative, got {self.forced_k}")
+        check_root_search(self.root_search)
         if self.root_search == "gumbel" and self.forced_k > 0:
             raise ValueError("forced_k is a PUCT option: Gumbel root search has no forced playouts")
         for field in fields(self):
@@ -262,13 +262,7 @@ class TrainConfig:
     def with_net(self, spec: NetSpec) -> "TrainConfig":
         """These settings with the net ``spec`` describes (a run started from a model file
         trains that model's net, and its checkpoint and model files must say so)."""
-        if spec.arch == "sizefree":
-            net = {"sizefree_blocks": spec.res_blocks, "sizefree_filters": spec.res_filters}
-        elif spec.arch == "resnet":
-            net = {"res_blocks": spec.res_blocks, "res_filters": spec.res_filters}
-        else:
-            net = {}
-        return replace(self, arch=spec.arch, inputs=spec.inputs, **net)
+        return replace(self, arch=spec.arch, inputs=spec.inputs, **trunk_settings(spec))
 
     def sizes_in_play(self, iteration: int) -> list[tuple[int, int]]:
         """The boards whose positions iteration ``iteration`` trains on: every size when mixed,

@@ -39,7 +39,6 @@ A run lives in one directory:
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from dataclasses import dataclass, replace
@@ -56,20 +55,19 @@ from gomoku.net.device import device_report, precision_report
 from gomoku.net.grow import carry_inputs, check_growable, grow_weights
 from gomoku.net.modelfile import BEST_MODEL, CURRENT_MODEL, find_model
 from gomoku.net.policy_value import PolicyValueModel
-from gomoku.net.spec import NetSpec
+from gomoku.net.spec import NET_SETTINGS, NetSpec, trunk_of
 from gomoku.search.heuristic import LEVELS
 from gomoku.search.options import SearchOptions
 from gomoku.search.players import PlayerSpec, spec_text
-from gomoku.train.actors import (PUBLISHED, WORKER_NICE, Actors, InlineActors, SelfPlaySettings, make_actors,
-                                 tally_by_colour)
+from gomoku.train.actors import Actors, InlineActors
+from gomoku.train.backends import WORKER_NICE, make_actors
 from gomoku.train.checkpoint import CHECKPOINT, lock_run_dir, read_checkpoint, write_checkpoint
 from gomoku.train.config import TrainConfig, size_order
+from gomoku.train.metrics import append_metrics, evaluation_line, iteration_line, utc_now
 from gomoku.train.replay import SizedReplayBuffer
 from gomoku.train.selfplay import training_arrays
+from gomoku.train.tasks import PUBLISHED, SelfPlaySettings, tally_by_colour
 from gomoku.util import usable_cpus
-
-METRICS = "metrics.jsonl"
-
 
 @dataclass
 class UpdateResult:
@@ -174,7 +172,7 @@ class TrainPipeline:
     @staticmethod
     def _grown(model: PolicyValueModel, config: TrainConfig, threads: int) -> PolicyValueModel:
         """``model`` grown to the config's size-free blocks and channels."""
-        large = replace(model.spec, res_blocks=config.sizefree_blocks, res_filters=config.sizefree_filters)
+        large = replace(model.spec, **trunk_of(config, model.spec.arch))
         check_growable(model.spec, large)
         grown = PolicyValueModel(large, device=config.device, weight_decay=config.weight_decay,
                                  threads=threads, precision=config.precision)
@@ -195,8 +193,8 @@ class TrainPipeline:
         """
         state = read_checkpoint(os.path.join(run_dir, CHECKPOINT))
         config = TrainConfig.from_dict(state["config"])
-        fixed = ("width", "height", "n_in_row", "arch", "res_blocks", "res_filters", "sizefree_blocks",
-                 "sizefree_filters", "sizes", "size_schedule", "stage_iters", "inputs", "rule")
+        fixed = ("width", "height", "n_in_row", *NET_SETTINGS, "inputs", "sizes", "size_schedule", "stage_iters",
+                 "rule")
         changed = {}
         for key, value in overrides.items():
             if value == getattr(config, key):
@@ -278,7 +276,7 @@ class TrainPipeline:
                 if cfg.actors == "ray":
                     self.log(f"  {self.actors.slots} Ray actor(s) on the cluster")
                 self._append_metrics({"event": "start", "iteration": self.iteration, "games": self.games,
-                                      "time": _utc_now(), **self._start})
+                                      "time": utc_now(), **self._start})
                 stop = "failed"
                 while self.iteration < end:
                     interrupt.check()
@@ -295,7 +293,7 @@ class TrainPipeline:
                              "checkpoint to resume, so start the run afresh")
             finally:
                 if stop is not None:
-                    self._append_metrics({"event": "stop", "iteration": self.iteration, "time": _utc_now(),
+                    self._append_metrics({"event": "stop", "iteration": self.iteration, "time": utc_now(),
                                           "why": stop})
                 self.actors.close()
                 self.actors = InlineActors()
@@ -370,16 +368,16 @@ class TrainPipeline:
         self.save_checkpoint()
         self.model.save(os.path.join(self.run_dir, CURRENT_MODEL))
         self._append_metrics(record)
-        self.log(_format_iteration(record))
+        self.log(iteration_line(record))
         if record_eval is not None:
             self._append_metrics(record_eval)
-            self.log(_format_eval(record_eval))
+            self.log(evaluation_line(record_eval))
         return record
 
     # ------------------------------------------------------------ self-play
     def start_self_play(self, progress=None):
         """Starts ``games_per_iter`` self-play games with the current weights; returns the
-        function that waits for ``(games, stats)``. ``progress`` gets their ``actors.Progress``."""
+        function that waits for ``(games, stats)``. ``progress`` gets their ``tasks.Progress``."""
         cfg = self.config
         seed = int(self.rng.integers(2**31))
         width, height = cfg.size_of_iteration(self.iteration)
@@ -492,31 +490,5 @@ class TrainPipeline:
                                               trained_sizes=played.trained_sizes)
 
     def _append_metrics(self, record: dict) -> None:
-        with open(os.path.join(self.run_dir, METRICS), "a") as f:
-            f.write(json.dumps(record) + "\n")
+        append_metrics(self.run_dir, record)
 
-
-def _utc_now() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-
-
-def _format_iteration(r: dict) -> str:
-    line = (f"iter {r['iteration']:>5}  games {r['games']:>6}  len {r['episode_len']:>5.1f}  "
-            f"{'-' if r['playouts_per_s'] is None else r['playouts_per_s']:>6} playouts/s")
-    if "loss" in r:
-        line += (f"  loss {r['loss']:.3f}  entropy {r['entropy']:.3f}  kl {r['kl']:.4f}  "
-                 f"lr x{r['lr_multiplier']:.3f}")
-    else:
-        line += f"  (filling the buffer: {r['buffer']})"
-    return line + f"  [{r['wall_s']:.0f}s]"
-
-
-def _format_eval(r: dict) -> str:
-    best = "  new best" if r["new_best"] else ""
-    if "heuristic_level" in r:
-        opponent = f"heuristic {r['heuristic_level']}"
-    else:
-        opponent = f"pure MCTS {r['pure_playouts']}"
-    white = "as White {}W {}D {}L".format(*r["as_white"])
-    return (f"  eval vs {opponent} at {r['playouts']} playouts: {r['wins']}W {r['draws']}D {r['losses']}L ({white}) "
-            f"win ratio {r['win_ratio']:.2f}{best}  ({r['eval_s']}s)")

@@ -26,9 +26,9 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from gomoku.train.metrics import METRICS
 from gomoku.util import atomic_write
 
-METRICS = "metrics.jsonl"  # as pipeline.METRICS; not imported, so plotting needs no paddle
 DPI = 100
 
 LOSS = "#1f77b4"

@@ -1,9 +1,9 @@
-"""Actors on Ray: the games of ``actors.ProcessActors``, played by Ray actors on any machine of a cluster.
+"""Actors on Ray: the games of ``workers.ProcessActors``, played by Ray actors on any machine of a cluster.
 
 ``RayActors`` implements the ``actors.Actors`` interface, so the trainer, the
 arena and the benchmark use it unchanged. Each Ray actor is one CPU slot: it
 keeps its own Paddle Inference predictor and its own games in lockstep
-(``actors.TaskRunner``), exactly as a local worker process does. Ray is an
+(``runner.TaskRunner``), exactly as a local worker process does. Ray is an
 optional dependency (``requirements-ray.txt``); this module is imported only
 when ``--actors ray`` asks for it.
 
@@ -46,8 +46,10 @@ from typing import Any, Callable, Optional
 
 from gomoku import interrupt
 from gomoku.search.lockstep import RunStats
-from gomoku.train.actors import (Actors, CallTask, MatchGame, MatchTask, Pending, Progress, SelfPlayTask, TaskRunner,
-                                 WorkerError, load_evaluator, prepare_actor_process)
+from gomoku.train.actors import Actors, Pending
+from gomoku.train.runner import TaskRunner, load_evaluator
+from gomoku.train.tasks import CallTask, MatchGame, MatchTask, Progress, SelfPlayTask, WorkerError
+from gomoku.train.workers import prepare_actor_process
 from gomoku.util import usable_cpus
 
 INSTALL_HINT = "--actors ray needs Ray: pip install -r requirements-ray.txt"

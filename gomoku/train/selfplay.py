@@ -12,15 +12,22 @@ from gomoku.game.openings import make_openings
 from gomoku.game.rules import RENJU
 from gomoku.search.gumbel import GumbelPlayer
 from gomoku.search.lockstep import FinishedGame, Lockstep, RunStats, _distinct, run_games
-from gomoku.search.mcts import MCTSPlayer
+from gomoku.search.mcts_player import MCTSPlayer
 
 ROOT_SEARCHES = ("puct", "gumbel")
+"""self-play's root searches: AlphaZero's PUCT (``MCTSPlayer``) and Gumbel (``GumbelPlayer``)"""
 
 PLAY_AHEAD_CALLS = 4
 """A stream plays ahead of its caller by at most this many calls' games. A call waits for
 its oldest games, so one long game holds up a worker's whole share; meanwhile the other
 workers, whose shares are done, go on playing instead of idling. The games played ahead
 come from weights at most this many calls old."""
+
+
+def check_root_search(root_search: str) -> None:
+    """Raises ValueError unless ``root_search`` names one of ``ROOT_SEARCHES``."""
+    if root_search not in ROOT_SEARCHES:
+        raise ValueError(f"root_search must be one of {', '.join(ROOT_SEARCHES)}, got {root_search!r}")
 
 
 def game_seeds(seed: int, index: int) -> tuple[int, int]:
@@ -71,8 +78,7 @@ class SelfPlayStream:
                  c_puct: float, seed: int, root_search: str = "puct", opening_stones: int = 0,
                  opening_book: Sequence[Sequence[int]] = (), openings_share: float = 0.0,
                  rule: str = "freestyle", **player_kwargs):
-        if root_search not in ROOT_SEARCHES:
-            raise ValueError(f"root_search must be one of {', '.join(ROOT_SEARCHES)}, got {root_search!r}")
+        check_root_search(root_search)
         self.evaluator = evaluator
         self.parallel = parallel
         width, height, n_in_row = board_shape

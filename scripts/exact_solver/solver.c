@@ -1,5 +1,5 @@
 /*
- * Exact solver for small k-in-a-row boards (freestyle: k or more in a line wins).
+ * The exact solver for small k-in-a-row boards (freestyle: k or more in a line wins).
  *
  *     solver WIDTH HEIGHT K MAX_PLIES [MOVES]
  *
@@ -13,7 +13,7 @@
  * transposition table. Three exact shortcuts keep it small: a side that can complete
  * a line wins at once; a side facing two completion cells of the opponent loses; a
  * side facing one must play there. Candidate moves are ordered by the lines they
- * extend or block. scripts/solve_openings.py builds and drives it.
+ * extend or block. solve_openings.py (beside this file) builds and drives it.
  */
 #include <stdint.h>
 #include <stdio.h>

@@ -1,23 +1,23 @@
 """Solve the openings of an arena run exactly: is each one a forced win for the side to move?
 
     gomoku-arena --a pure:5000 --b pure:5000 --size 6x6 --n-in-row 4 --out games.jsonl
-    python scripts/solve_openings.py games.jsonl --plies 9
-    python scripts/solve_openings.py --position "" --size 6x6 --n-in-row 4 --plies 11
-    python scripts/solve_openings.py games.jsonl --missed-wins --plies 5
+    python scripts/exact_solver/solve_openings.py games.jsonl --plies 9
+    python scripts/exact_solver/solve_openings.py --position "" --size 6x6 --n-in-row 4 --plies 11
+    python scripts/exact_solver/solve_openings.py games.jsonl --missed-wins --plies 5
 
-reads the openings from an arena games file (``--out``) and runs ``scripts/solver.c``,
-an exact depth-limited negamax, on the position each opening leaves. It answers, for the
-side to move, "wins within N plies", "loses within N plies" or "not decided within the
-limit". A win or loss is a proof; "not decided" is not a draw unless the limit reaches
-the end of the board. With ``--missed-wins`` it solves every position of every game
-instead and lists the positions where the side to move could force a win but did not
-win the game: the wins a player missed. Only boards of at most 64 cells fit; 6x6 four in
-a row solves in seconds per opening, 8x8 five in a row does not (its later positions,
-and short wins anywhere, do).
+reads the openings from an arena games file (``--out``) and runs the exact solver
+(``solver.c`` beside this script), a depth-limited negamax, on the position each opening
+leaves. It answers, for the side to move, "wins within N plies", "loses within N plies" or
+"not decided within the limit". A win or loss is a proof; "not decided" is not a draw
+unless the limit reaches the end of the board. With ``--missed-wins`` it solves every
+position of every game instead and lists the positions where the side to move could force
+a win but did not win the game: the wins a player missed. Only boards of at most 64 cells
+fit; 6x6 four in a row solves in seconds per opening, 8x8 five in a row does not (its
+later positions, and short wins anywhere, do).
 
-The solver is C for speed (a Python version searched about 130,000 positions a second, the C
-one about 5 million): this script compiles it with the system's C compiler (``cc``, or
-``$CC``) into a temporary folder on each run.
+The exact solver is C for speed (a Python version searched about 130,000 positions a
+second, the C one about 5 million): this script compiles it with the system's C compiler
+(``cc``, or ``$CC``) into a temporary folder on each run.
 """
 
 from __future__ import annotations
@@ -31,15 +31,15 @@ import tempfile
 
 from gomoku.game.board import Board, IllegalMoveError
 from gomoku.game.gamefile import COLOUR_NAMES, GameFileError, GameRecord
-from gomoku.play.arena import ArenaError
-from gomoku.play.arena import read_games as read_arena_games
+from gomoku.play.arena_report import read_games as read_arena_games
+from gomoku.play.arena_setup import ArenaError
 from gomoku.util import board_size_arg, positive_int_arg
 
 SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "solver.c")
 
 
 class SolveError(RuntimeError):
-    """No compiler, a solver that failed, or an unreadable games file."""
+    """No compiler, an exact solver that failed, or an unreadable games file."""
 
 
 def build_solver(directory: str) -> str:
@@ -63,7 +63,7 @@ def solve(binary: str, width: int, height: int, n_in_row: int, moves: list[int],
     except subprocess.TimeoutExpired:
         return None
     if result.returncode != 0:
-        raise SolveError(f"the solver failed: {result.stderr.strip()}")
+        raise SolveError(f"the exact solver failed: {result.stderr.strip()}")
     value, depth, nodes = (int(x) for x in result.stdout.split())
     return value, depth, nodes
 

@@ -1,0 +1,488 @@
+"""The engine's brain: reads protocol lines, keeps the position, searches and answers (``PbrainEngine``).
+
+The protocol, its commands and answers, the rules and the time control are described in
+``engine``, the command line that runs this brain for a manager.
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+import time
+import traceback
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Optional, TextIO
+
+import numpy as np
+
+from gomoku import __version__
+from gomoku.game.board import DRAW, Board
+from gomoku.game.rules import FREESTYLE, RENJU, STANDARD, check_rule
+from gomoku.play.protocol import (CARO, CONTINUOUS_MARK, EXACT_FIVE, MAX_SIDE, MIN_PLAYOUTS, OPPONENT, OWN,
+                                  RENJU_BIT, SIZE_RE, TRIPLE_RE, UNLIMITED_MS, Position, ProtocolError, TimeControl,
+                                  parse_pair, shown)
+from gomoku.search.heuristic import HeuristicPlayer
+from gomoku.search.mcts import MCTS, search
+from gomoku.search.options import SearchOptions
+from gomoku.search.rollout import RolloutEvaluator
+
+ABOUT_LINE = f'name="GomokuZero", version="{__version__}", author="the Gomoku Zero project"'
+
+
+# --------------------------------------------------------------------- engine
+@dataclass
+class EngineOptions:
+    """How the engine plays; ``main`` fills it from the command line."""
+
+    model: Optional[str] = None
+    """model file for AlphaZero; None plays pure MCTS or the heuristic"""
+    heuristic: Optional[int] = None
+    """the heuristic player's level (no model, no search tree); None searches with MCTS"""
+    n_in_row: int = 5
+    """stones in a row that win, for pure MCTS and the heuristic (a model brings its own)"""
+    device: str = "auto"
+    """where the model runs: cpu, gpu or auto"""
+    threads: int = 1
+    """CPU threads for the model's inference"""
+    precision: str = "auto"
+    """the model's inference arithmetic: fp32, bf16, or auto (bf16 on a CPU that does it natively)"""
+    c_puct: float = 5.0
+    """PUCT exploration constant"""
+    max_playouts: Optional[int] = None
+    """stop a move's search after this many playouts even if time is left"""
+    turn_ms: int = 5000
+    """time per move until the manager sends INFO timeout_turn"""
+    margin_ms: int = 100
+    """time kept back from every move (see TimeControl)"""
+    seed: Optional[int] = None
+    """seeds the random rollouts of pure MCTS and the heuristic's tie-breaks"""
+    messages: bool = True
+    """send a MESSAGE line with the search's statistics before every move"""
+    search: SearchOptions = SearchOptions()
+    """how the search goes beyond the reference PUCT search (here the reference itself; the
+    command line's default is the sharp preset, see ``build_parser``)"""
+
+
+@dataclass
+class _Block:
+    """A command whose data lines follow it until DONE (BOARD, SWAP2BOARD)."""
+
+    command: str
+    started: float
+    lines: list[str] = field(default_factory=list)
+
+
+class PbrainEngine:
+    """The protocol's brain: reads command lines, keeps the position, searches, answers.
+
+    The search is plain ``mcts.MCTS`` driven one playout at a time with the clock
+    checked after each, so that no playout count, and no run of playouts that all
+    end in a finished game, can overrun the deadline. The tree is kept from move
+    to move while the game goes on as expected (our move, then one of the
+    opponent's) and dropped after ``BOARD``, ``TAKEBACK`` and new games.
+
+    Args:
+        options: how to play.
+        out: where replies go; each line is flushed at once.
+        clock: seconds, monotonic (tests may pass a fake one).
+    """
+
+    def __init__(self, options: EngineOptions, out: TextIO, clock: Callable[[], float] = time.monotonic):
+        self.options = options
+        self._out = out
+        self._clock = clock
+        self.time = TimeControl(timeout_turn=options.turn_ms, margin_ms=options.margin_ms)
+        self.position: Optional[Position] = None
+        self.n_in_row = options.n_in_row
+        self.rule = FREESTYLE  # the model's rule once one is loaded, until the manager sends INFO rule
+        self._rule_told = False
+        self.running = True
+        self._evaluator = None
+        self._heuristic = None if options.heuristic is None else HeuristicPlayer(options.heuristic, options.seed)
+        self._model_spec = None  # the loaded model's NetSpec
+        self.mcts = MCTS(options.c_puct, **options.search.kwargs())
+        self._tree_stones: Optional[tuple] = None  # the stones at the tree's root, to know when to keep it
+        self._pending: list[str] = []  # notes waiting for the next reply
+        self._block: Optional[_Block] = None
+        self._commands = {
+            "START": self._start, "RECTSTART": self._rectstart, "RESTART": self._restart,
+            "BEGIN": self._begin, "TURN": self._turn, "BOARD": self._open_board,
+            "SWAP2BOARD": self._open_swap2, "TAKEBACK": self._takeback, "INFO": self._info,
+            "ABOUT": self._about, "END": self._end, "DONE": self._stray_done,
+        }
+
+    # ------------------------------------------------------------- the loop
+    def run(self, lines: Iterable[str]) -> None:
+        """Handles lines until END or the end of input."""
+        for line in lines:
+            if not self.handle(line):
+                break
+
+    def handle(self, line: str) -> bool:
+        """Processes one input line; returns False once the engine should exit."""
+        line = line.strip()
+        if not line:
+            return self.running
+        started = self._clock()  # a move's time counts from the moment its command is read
+        try:
+            if self._block is not None and self._block_line(line):
+                return self.running
+            word, _, arg = line.replace("\t", " ").partition(" ")
+            handler = self._commands.get(word.upper())
+            if handler is None:
+                self._reply(f"UNKNOWN command {word!r} is not supported")
+            else:
+                handler(arg.strip(), started)
+        except ProtocolError as exc:
+            self._reply(f"ERROR {exc}")
+        except Exception as exc:  # a bug in one answer must not end the engine's match
+            traceback.print_exc(file=sys.stderr)
+            self._reply(f"ERROR internal error: {type(exc).__name__}: {exc}")
+        return self.running
+
+    def _write(self, line: str) -> None:
+        self._out.write(line.replace("\r", " ").replace("\n", " ") + "\n")
+        self._out.flush()
+
+    def _reply(self, line: str, notes: Iterable[str] = ()) -> None:
+        for note in [*self._pending, *notes]:
+            self._write(f"MESSAGE {note}")
+        self._pending.clear()
+        self._write(line)
+
+    def _need_game(self) -> Position:
+        if self.position is None:
+            raise ProtocolError("no game yet: send START first")
+        return self.position
+
+    # -------------------------------------------------------- game set-up
+    def _start(self, arg: str, started: float) -> None:
+        match = SIZE_RE.fullmatch(arg)
+        if not match:
+            raise ProtocolError(f"cannot read {shown(arg)}: expected START size")
+        size = int(match.group(1))
+        self._new_game(size, size)
+
+    def _rectstart(self, arg: str, started: float) -> None:
+        self._new_game(*parse_pair(arg, "RECTSTART width,height"))
+
+    def _new_game(self, width: int, height: int) -> None:
+        if width < 1 or height < 1:
+            raise ProtocolError(f"the board {width}x{height} has no cells")
+        if width > MAX_SIDE or height > MAX_SIDE:
+            raise ProtocolError(f"the board {width}x{height} is too large: at most {MAX_SIDE} cells a side")
+        if self.options.model is not None:
+            spec = self._load_model()
+            n_in_row = spec.n_in_row
+            problem = spec.board_mismatch(width, height, n_in_row)
+            if problem is not None:
+                raise ProtocolError(f"cannot play: {problem}")
+            try:
+                Board(width, height, n_in_row)
+            except ValueError as exc:
+                raise ProtocolError(str(exc)) from None
+            what = (f"AlphaZero with {self.options.model} ({n_in_row} in a row, "
+                    f"{self._evaluator.model.precision} inference)")
+        else:
+            try:
+                Board(width, height, self.n_in_row)
+            except ValueError as exc:
+                raise ProtocolError(str(exc)) from None
+            if self._heuristic is not None:
+                what = f"the heuristic, level {self._heuristic.level} ({self.n_in_row} in a row)"
+            else:
+                if self._evaluator is None:
+                    self._evaluator = RolloutEvaluator(self.options.seed)
+                what = f"pure MCTS with random rollouts ({self.n_in_row} in a row)"
+        self.position = Position(width, height)
+        self._forget_tree()
+        self._reply("OK", [f"GomokuZero {__version__}: {what} on {width}x{height}"])
+
+    def _load_model(self):
+        """Loads the model once (a failure is retried at the next START); returns its ``NetSpec``."""
+        if self._evaluator is not None:
+            return self._model_spec
+        try:
+            from gomoku.net.policy_value import PolicyValueModel
+            from gomoku.search.evaluator import NetEvaluator
+
+            model = PolicyValueModel.load(self.options.model, device=self.options.device,
+                                          threads=self.options.threads, precision=self.options.precision)
+            evaluator = NetEvaluator(model)
+            spec = model.spec
+            # The first evaluation builds the inference predictor (a second or so):
+            # START is the one command whose time the protocol does not count.
+            evaluator.evaluate([Board(spec.width, spec.height, spec.n_in_row)])
+        except Exception as exc:  # ModelFileError, Paddle errors: all mean "cannot play"
+            raise ProtocolError(f"cannot use the model: {exc}") from None
+        self._evaluator = evaluator
+        self._model_spec = spec
+        # The model leaves some 150,000 objects that live as long as the engine; a
+        # full collection walked them all (0.2 s, measured, in the middle of a search).
+        # Frozen, collections skip them.
+        gc.collect()
+        gc.freeze()
+        self.n_in_row = spec.n_in_row
+        if not self._rule_told:
+            self.rule = spec.rule
+        self._warn_rule()
+        return spec
+
+    def _restart(self, arg: str, started: float) -> None:
+        position = self._need_game()
+        self.position = Position(position.width, position.height)
+        self._forget_tree()
+        self._reply("OK")
+
+    # ------------------------------------------------------------- moves
+    def _begin(self, arg: str, started: float) -> None:
+        if self._need_game().stones:
+            raise ProtocolError("BEGIN is for an empty board: send RESTART first")
+        self._move(started)
+
+    def _turn(self, arg: str, started: float) -> None:
+        position = self._need_game()
+        x, y = parse_pair(arg, "TURN x,y")
+        position.add(position.move_of(x, y), OPPONENT)
+        self._move(started)
+
+    def _takeback(self, arg: str, started: float) -> None:
+        position = self._need_game()
+        x, y = parse_pair(arg, "TAKEBACK x,y")
+        position.remove(position.move_of(x, y))
+        self._reply("OK")
+
+    # BOARD's and SWAP2BOARD's data lines come before any reply, so even one sent
+    # before START is read to its DONE and answered once, keeping replies in step.
+    def _open_board(self, arg: str, started: float) -> None:
+        self._block = _Block("BOARD", started)
+
+    def _open_swap2(self, arg: str, started: float) -> None:
+        self._block = _Block("SWAP2BOARD", started)
+
+    def _block_line(self, line: str) -> bool:
+        """Takes a line inside BOARD/SWAP2BOARD; False if it is a command to run instead."""
+        block = self._block
+        word = line.replace("\t", " ").partition(" ")[0].upper()  # the command word as handle() reads it
+        if word == "DONE":
+            self._block = None
+            if block.command == "SWAP2BOARD":
+                self._reply("UNKNOWN SWAP2BOARD: swap2 openings are not supported")
+            else:
+                self._board(block.lines, block.started)
+            return True
+        if word == "INFO":
+            return False  # limits may change at any moment; the data lines go on after it
+        if word in self._commands:
+            # The manager has moved on without DONE: answer the broken BOARD, then obey.
+            self._block = None
+            self._reply(f"ERROR {block.command} was not ended by DONE")
+            return False
+        block.lines.append(line)
+        return True
+
+    def _board(self, lines: list[str], started: float) -> None:
+        old = self._need_game()
+        position = Position(old.width, old.height)
+        for text in lines:
+            match = TRIPLE_RE.fullmatch(text)
+            if not match:
+                raise ProtocolError(f"cannot read BOARD line {shown(text)}: expected x,y,who")
+            x, y, who = (int(g) for g in match.groups())
+            if who == CONTINUOUS_MARK:
+                raise ProtocolError("BOARD field 3 (continuous game) is not supported")
+            if who not in (OWN, OPPONENT):
+                raise ProtocolError(f"BOARD line {shown(text)}: who must be 1 (own) or 2 (opponent's)")
+            position.add(position.move_of(x, y), who)
+        self.position = position
+        self._move(started)
+
+    def _move(self, started: float) -> None:
+        """Searches the position, plays the move found and answers it."""
+        position = self.position
+        board = position.to_board(self.n_in_row, self.rule)
+        if board.game_over:
+            if board.winner == DRAW:
+                raise ProtocolError("the game is over: the board is full")
+            who = "the engine" if board.winner == board.current_player else "the opponent"
+            raise ProtocolError(f"the game is over: {who} has {self.n_in_row} in a row")
+        self._keep_or_forget_tree()
+        notes = []
+        try:
+            move, note = self._choose(board, started)
+            board.check_move(move)  # the search returns legal moves; anything else is a bug to survive
+            if self.options.messages:
+                notes.append(note)
+        except Exception as exc:
+            # A legal request gets a legal move whatever went wrong: a move that loses on the
+            # board is better than an answer that loses the game on the spot.
+            traceback.print_exc(file=sys.stderr)
+            self._forget_tree()
+            board = position.to_board(self.n_in_row, self.rule)
+            move, how = self._fallback_move(board)
+            self.time.spend(self._clock() - started)
+            notes.append(f"the search failed ({type(exc).__name__}: {exc}); played {how}")
+        position.add(move, OWN)
+        self.mcts.advance(move)
+        self._tree_stones = tuple(position.stones)
+        self._reply(position.label(move), notes)
+        gc.collect()
+
+    def _choose(self, board: Board, started: float) -> tuple[int, str]:
+        """The move for ``board`` and a note on how it was found."""
+        position = self.position
+        wins = board.winning_moves()
+        if wins:
+            # A move that completes a line is always right: play it without spending the clock.
+            move = wins[0]
+            self.time.spend(self._clock() - started)
+            return move, f"{position.label(move)} wins at once (no search)"
+        if self._heuristic is not None:
+            move = self._heuristic.get_action(board)
+            elapsed = self._clock() - started
+            self.time.spend(elapsed)
+            return move, f"heuristic level {self._heuristic.level}: {position.label(move)} in {elapsed:.3f} s"
+        # No garbage collection while the clock runs: a collection can stall one playout
+        # past the deadline. The tree has no reference cycles (TreeNode holds no parent),
+        # so reference counting frees it; the cycle collector runs once the reply is out.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            return self._search(board, started)
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _fallback_move(self, board: Board) -> tuple[int, str]:
+        """A legal move without the search, and what chose it: a five, a block of the opponent's
+        five, the policy net's best move (with a model), the heuristic's, or the empty cell
+        nearest the centre, each tried in turn should the one before it fail too."""
+        position = self.position
+        try:
+            mine, theirs = board.completing_cells()
+            # Under renju a cell that blocks White's five may be forbidden for Black.
+            blocks = [int(m) for m in theirs if not board.is_forbidden(int(m))]
+            if len(mine) or blocks:
+                move = int(mine[0]) if len(mine) else blocks[0]
+                return move, f"{position.label(move)}, {'a five' if len(mine) else 'a block'}"
+            if self.options.model is not None and self._evaluator is not None:
+                priors, _ = self._evaluator.evaluate([board])
+                legal = np.asarray(board.legal_moves())
+                move = int(legal[np.argmax(priors[0][legal])])
+                return move, f"{position.label(move)}, the policy net's best move"
+        except Exception:
+            traceback.print_exc(file=sys.stderr)
+        try:
+            move = int(HeuristicPlayer(1).get_action(board))
+            board.check_move(move)
+            return move, f"{position.label(move)}, the heuristic's move (level 1)"
+        except Exception:
+            traceback.print_exc(file=sys.stderr)
+        legal = np.asarray(board.legal_moves())
+        rows, cols = np.divmod(legal, board.width)
+        move = int(legal[np.argmin((rows - (board.height - 1) / 2) ** 2 + (cols - (board.width - 1) / 2) ** 2)])
+        return move, f"{position.label(move)}, the empty cell nearest the centre"
+
+    # ------------------------------------------------------------ search
+    def _search(self, board: Board, started: float) -> tuple[int, str]:
+        """Playouts until the move's deadline; returns the search's move (``MCTS.best_move``) and a note."""
+        mcts = self.mcts
+        deadline = started + self.time.move_seconds(self.position.empty_cells)
+        most_new = max(MIN_PLAYOUTS, self.options.max_playouts or sys.maxsize)
+        most_tree = self.time.tree_limit(board.size) or sys.maxsize
+        last = now = self._clock()
+
+        def enough(playouts: int) -> bool:
+            # Stop when the next playout, if it takes as long as the last one, would end past the deadline,
+            # or once the in-tree solver (--solve) has proven the root won or lost: more playouts change nothing.
+            # A root kept from the last move may be proven but not yet expanded: the first playout
+            # expands it, so that the decision has the moves and their priors to choose from.
+            nonlocal last, now
+            now = self._clock()
+            step, last = now - last, now
+            if not mcts.root.expanded:
+                return False
+            return mcts.root.proven != 0 or playouts >= MIN_PLAYOUTS and (
+                now + step >= deadline or playouts >= most_new or mcts.root.N >= most_tree)
+
+        playouts = search(mcts, board, self._evaluator, enough)
+        root = mcts.root
+        move = mcts.best_move(board)
+        best = int(np.flatnonzero(root.moves == move)[0])
+        elapsed = now - started
+        self.time.spend(elapsed)
+        value = {1: "won by force", -1: "lost by force"}.get(root.proven, f"value {root.child_Q[best]:+.2f}")
+        note = (f"{playouts} playouts in {elapsed:.2f} s (tree {root.N}); "
+                f"{self.position.label(move)}: {int(root.child_N[best])} visits, {value}")
+        return move, note
+
+    def _keep_or_forget_tree(self) -> None:
+        """Keeps the subtree of the opponent's reply to our last move, else starts afresh."""
+        stones = tuple(self.position.stones)
+        known = self._tree_stones
+        if (known is not None and len(stones) == len(known) + 1 and stones[:-1] == known
+                and stones[-1][1] == OPPONENT):
+            self.mcts.advance(stones[-1][0])
+        else:
+            self.mcts.reset()
+        self._tree_stones = stones
+
+    def _forget_tree(self) -> None:
+        self.mcts.reset()
+        self._tree_stones = None
+
+    # ------------------------------------------------------------- the rest
+    def _info(self, arg: str, started: float) -> None:
+        key, _, value = arg.partition(" ")
+        key, value = key.lower(), value.strip()
+        if key not in ("timeout_turn", "timeout_match", "time_left", "max_memory", "rule"):
+            return  # game_type, evaluate, folder and keys yet to come change nothing here
+        try:
+            number = int(value)
+        except ValueError:
+            self._pending.append(f"ignored INFO {key} {shown(value)}: not an integer")
+            return
+        if key == "rule":
+            self._set_rule(number)
+            return
+        if number < 0 and key != "time_left":  # time_left goes negative once the time is overrun
+            self._pending.append(f"ignored INFO {key} {number}: must not be negative")
+            return
+        if key == "timeout_match" and number > 0 and self.time.time_left == UNLIMITED_MS:
+            self.time.time_left = number  # until the manager sends time_left, as it must
+        setattr(self.time, key, number)
+
+    def _set_rule(self, number: int) -> None:
+        """``INFO rule``: a bitmask, 1 exact five (standard), 4 renju, 8 caro; 2 (a continuous
+        game) changes nothing here. Caro is not played: the rule stays as it was."""
+        if number & CARO:
+            self._pending.append(f"INFO rule {number}: caro is not played; the rule stays {self.rule}")
+            return
+        rule = RENJU if number & RENJU_BIT else STANDARD if number & EXACT_FIVE else FREESTYLE
+        try:
+            check_rule(rule, self.n_in_row)
+        except ValueError as exc:
+            self._pending.append(f"INFO rule {number}: {exc}; the rule stays {self.rule}")
+            return
+        if rule != self.rule:
+            self._forget_tree()
+        self.rule = rule
+        self._rule_told = True
+        self._warn_rule()
+
+    def _warn_rule(self) -> None:
+        """A note when the model was trained for another rule than the game's. The engine still
+        plays: a game the manager has set up must get moves, and they are legal under the
+        game's rule (the board and the search follow it), only weaker."""
+        if self._model_spec is not None and self._model_spec.rule_mismatch(self.rule):
+            self._pending.append(f"playing {self.rule} with a model trained for {self._model_spec.rule}: "
+                                 f"its moves are legal, but it may play them worse")
+
+    def _about(self, arg: str, started: float) -> None:
+        self._reply(ABOUT_LINE)
+
+    def _end(self, arg: str, started: float) -> None:
+        self.running = False
+
+    def _stray_done(self, arg: str, started: float) -> None:
+        raise ProtocolError("DONE without BOARD")

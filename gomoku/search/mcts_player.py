@@ -1,0 +1,194 @@
+"""The player that searches with MCTS: AlphaZero with a net's evaluator, pure MCTS with rollouts.
+
+``MCTSPlayer`` owns one ``mcts.MCTS`` tree and decides how much to search each
+move and which move to play from the search; the tree decides where a playout goes.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+import numpy as np
+
+from gomoku.game.board import Board
+from gomoku.search.mcts import MCTS, Evaluator, SearchStopped, search
+from gomoku.search.playout_cap import N_FAST, check_playout_cap
+from gomoku.search.tree import Leaf
+
+
+class MCTSPlayer:
+    """A player that searches with an evaluator: AlphaZero with a net, pure MCTS with rollouts.
+
+    The search is driven in two halves (``next_leaf`` / ``receive``) so that a
+    lockstep runner can batch many players' leaves; ``get_action`` drives it alone.
+
+    Two self-play options from KataGo (Wu 2019, "Accelerating Self-Play Learning
+    in Go") spend the search where it teaches most; both leave the default player
+    unchanged (no extra random draws):
+
+    * playout cap randomisation (``p_full < 1``): each move is, with probability
+      ``p_full``, a full search (``n_playout`` playouts, the usual noise in the
+      move choice, forced playouts if asked) whose position is a training
+      target; otherwise a fast search of ``n_fast`` playouts, no noise, whose
+      move is played but not recorded (``last_recorded`` is False after
+      ``choose``). The chance is drawn from the player's own generator.
+    * forced playouts with policy-target pruning (``forced_k > 0``, KataGo: 2),
+      in full searches: see ``MCTS``; the returned pi is the pruned visit
+      distribution and the move is chosen from the unpruned one, as without them.
+
+    Args:
+        evaluator: gives priors and values for leaf positions.
+        c_puct: exploration constant.
+        n_playout: playouts per move (per full-search move with playout cap randomisation).
+        self_play: add Dirichlet noise to the move choice, sample at temperature 1,
+            and keep the subtree of the chosen move.
+        temperature: for self-play move sampling.
+        dirichlet_alpha, noise_frac: the noise mixed into the move choice in self-play.
+        explore_moves: in self-play, sample (with noise) only the first this many moves
+            of a game and play the most visited move after them; 0 samples every move
+            (docs/algorithm.md, section 4). The returned pi stays the temperature-1 visit distribution.
+        reuse_tree: keep the subtree of each played move (default: in self-play only).
+        p_full: playout cap randomisation: the chance of a full search (1: every move).
+        n_fast: playouts of a fast search.
+        forced_k: forced playouts and pruning of the policy target in full searches (0: off).
+        fpu, win_check, solve, threats: see ``MCTS`` (None and False: the reference search).
+        seed: seeds the player's own random generator.
+        name: shown in UIs and logs.
+    """
+
+    def __init__(self, evaluator: Evaluator, c_puct: float = 5.0, n_playout: int = 400,
+                 self_play: bool = False, temperature: float = 1.0, dirichlet_alpha: float = 0.3,
+                 noise_frac: float = 0.25, explore_moves: int = 0, reuse_tree: Optional[bool] = None,
+                 p_full: float = 1.0, n_fast: int = N_FAST, forced_k: float = 0.0,
+                 fpu: Optional[float] = None, win_check: bool = False, solve: bool = False,
+                 threats: bool = False, seed: Optional[int] = None, name: str = "MCTS"):
+        check_playout_cap(n_playout, p_full, n_fast)
+        if forced_k < 0:
+            raise ValueError(f"forced_k must not be negative, got {forced_k}")
+        self.evaluator = evaluator
+        self.n_playout = int(n_playout)
+        self.mcts = MCTS(c_puct, fpu=fpu, win_check=win_check, solve=solve, threats=threats)
+        self.self_play = self_play
+        self.temperature = temperature if self_play else 1e-3
+        self.dirichlet_alpha = dirichlet_alpha
+        self.noise_frac = noise_frac
+        self.explore_moves = explore_moves
+        self.reuse_tree = self_play if reuse_tree is None else reuse_tree
+        self.p_full = float(p_full)
+        self.n_fast = int(n_fast)
+        self.forced_k = float(forced_k)
+        self.rng = np.random.default_rng(seed)
+        self.name = name
+        self._done = 0  # playouts done for the current move
+        self._full: Optional[bool] = None  # whether the current move is a full search; None until drawn
+        self.playouts_run = 0  # playouts over the player's life, for throughput figures
+        self.last_recorded = True  # whether the last chosen move's position is a training target
+        self.last_root_value = 0.0  # the root's mean value after the last search, for the player to move
+
+    @property
+    def progress(self) -> float:
+        """Fraction of the current move's playouts done (for progress bars)."""
+        return self._done / self._budget()
+
+    def _budget(self) -> int:
+        """Playouts of the current move, drawing full or fast on its first call."""
+        if self._full is None:
+            self._full = self.p_full >= 1.0 or bool(self.rng.random() < self.p_full)
+            self.mcts.forced_k = self.forced_k if self._full else 0.0
+        return self.n_playout if self._full else self.n_fast
+
+    def _end_move(self) -> None:
+        self._done = 0
+        self._full = None
+
+    # -- the two halves, for lockstep runners
+    def next_leaf(self, board: Board) -> Optional[Leaf]:
+        """The next leaf to evaluate, or None once this move's playouts are done.
+
+        A leaf whose game is over is backed up here and the next one is taken,
+        so every returned leaf needs the evaluator.
+        """
+        budget = self._budget()
+        while self._done < budget:
+            leaf = self.mcts.select_leaf(board)
+            if leaf.value is None:
+                return leaf
+            self.mcts.backup(leaf, board, None, leaf.value)
+            self._done += 1
+            self.playouts_run += 1
+        return None
+
+    def receive(self, leaf: Leaf, board: Board, priors: np.ndarray, value: float) -> None:
+        self.mcts.backup(leaf, board, priors, value)
+        self._done += 1
+        self.playouts_run += 1
+
+    def choose(self, board: Board) -> tuple[int, np.ndarray]:
+        """Picks the move once the playouts are done; returns it with the search's pi.
+
+        Sets ``last_recorded`` (False for a fast search) and ``last_root_value``.
+        """
+        full = self._full is not False
+        pi = self.mcts.visit_probs(board.size, self.temperature)
+        moves = self.mcts.root.moves
+        if self.self_play and (not self.explore_moves or len(board.history) < self.explore_moves):
+            p = pi[moves]
+            if full:
+                noise = self.rng.dirichlet(np.full(len(moves), self.dirichlet_alpha))
+                p = (1 - self.noise_frac) * p + self.noise_frac * noise
+            move = int(self.rng.choice(moves, p=p / p.sum()))
+        else:
+            move = self.mcts.best_move(board)
+        if full and self.forced_k > 0:
+            pi = self.mcts.visit_probs(board.size, self.temperature, self.mcts.pruned_counts(self.forced_k))
+        self.last_recorded = full
+        self.last_root_value = self.mcts.root_value()
+        self._end_move()
+        return move, pi
+
+    def notify_move(self, move: int) -> None:
+        """Tells the player a move was played on the board (its own or the opponent's)."""
+        self._end_move()
+        if self.reuse_tree:
+            self.mcts.advance(move)
+        else:
+            self.mcts.reset()
+
+    def reset(self) -> None:
+        """Forgets the tree, for a new game."""
+        self._end_move()
+        self.mcts.reset()
+
+    # -- the sequential search
+    def get_action(self, board: Board, return_probs: bool = False,
+                   stop: Optional[Callable[[], bool]] = None):
+        """Searches ``board`` (which is restored) and returns the chosen move (and pi).
+
+        Args:
+            board: the position; the game must not be over.
+            return_probs: also return the search's pi.
+            stop: asked between playouts; once it returns true the search ends.
+
+        Raises:
+            SearchStopped: ``stop`` ended the search before the playout budget was
+                spent; the player has forgotten the half-done search.
+        """
+        if board.game_over:
+            raise ValueError("the game is over: there is no move to choose")
+
+        budget = self._budget()
+
+        def enough(done: int) -> bool:
+            self._done = done
+            return done >= budget or (stop is not None and stop())
+
+        search(self.mcts, board, self.evaluator, enough)
+        self.playouts_run += self._done
+        if self._done < budget:
+            self.reset()
+            raise SearchStopped()
+        move, pi = self.choose(board)
+        return (move, pi) if return_probs else move
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.n_playout} playouts)"

@@ -1,0 +1,274 @@
+"""The line-pattern board of the threat searches and the heuristic: stones and per-window counts.
+
+Notation. A *window* is any ``n_in_row`` consecutive cells on one line of the
+board (``n = n_in_row``); ``ThreatBoard`` keeps, for every window, how many stones
+of each player it holds. For a player ``a`` (the attacker) and the other player
+``d`` (the defender):
+
+* a *five cell* of ``a`` is an empty cell of a window holding ``n - 1`` stones of
+  ``a`` and none of ``d``: playing it wins (freestyle: overlines win too);
+* a *four move* of ``a`` is an empty cell of a window holding ``n - 2`` stones of
+  ``a`` and none of ``d``: after it ``a`` has a five cell, the window's other
+  empty cell. A four move with two or more distinct five cells (an open four, or
+  two fours at once) wins unless ``d`` can win first;
+* a *three move* of ``a`` is a move after which ``a`` has a four move with two
+  five cells: ``a`` threatens to make an open four next.
+
+The rule (``Board.rule``, see ``gomoku.game.rules``) changes these words:
+
+* where a player needs *exactly* ``n`` (both under standard, Black under renju),
+  a window whose cell just beyond either end holds that player's stone can only
+  make an overline: it is *dead* for that player, and none of the above (nor the
+  scores below) counts it. A five cell is then a cell that makes exactly ``n``;
+* under renju, Black's forbidden points (``rules.forbidden_reason``) are never
+  Black's four moves, three moves, answers or candidate moves. A White four
+  whose only five cell is forbidden for Black wins, as an open four does: Black
+  cannot block it.
+
+A point's *score* for the player to move sums, over the windows through it,
+a weight for what the window holds: ``ATTACK[k]`` when only the mover's ``k``
+stones are in it, ``DEFEND[k]`` when only the opponent's ``k`` stones are (the
+classic tuple evaluation). An open three lies in three windows, a closed three
+in one, so the sum ranks shapes the way a player would.
+
+The threat searches (VCF, VCT) are in ``threat_searches``, the heuristic player
+in ``heuristic``. This module uses NumPy and the game layer only.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Optional
+
+import numpy as np
+
+from gomoku.game import rules
+from gomoku.game.board import Board
+from gomoku.game.lines import line_cells, line_ends
+from gomoku.game.rules import BLACK, RENJU
+
+NEAR = 2  # candidate moves lie within this many cells (king steps) of a stone
+
+
+@lru_cache(maxsize=None)
+def _geometry(width: int, height: int, n: int) -> tuple[np.ndarray, tuple]:
+    """All windows as an ``(n_windows, n)`` array of cells, and the windows through each cell."""
+    table = line_cells(width, height, n)
+    through = [[] for _ in range(width * height)]
+    for index, cells in enumerate(table):
+        for cell in cells:
+            through[cell].append(index)
+    return table, tuple(np.asarray(t, dtype=np.int64) for t in through)
+
+
+@lru_cache(maxsize=None)
+def _touch_geometry(width: int, height: int, n: int, exact: tuple) -> tuple:
+    """``touch[player][cell]``: the entries of ``ThreatBoard``'s flat state (rows of ``n_windows``)
+    that a stone of ``player`` on ``cell`` adds one to. Row ``player``: the windows through
+    ``cell``. When some player needs exactly ``n`` (``exact``, by player), also what closes
+    windows (row ``2 + p`` for player ``p``): the windows through ``cell`` for the opponent, and
+    if ``player`` needs exactly ``n``, the windows that ``cell`` lies just beyond, for ``player``."""
+    windows, through = _geometry(width, height, n)
+    count = len(windows)
+    beyond = [[] for _ in range(width * height + 1)]
+    for index, pair in enumerate(line_ends(width, height, n).tolist()):
+        for cell in pair:
+            beyond[cell].append(index)
+    touch = [()]
+    for player in (1, 2):
+        per_cell = []
+        for cell in range(width * height):
+            parts = [player * count + through[cell]]
+            if any(exact):
+                parts.append((5 - player) * count + through[cell])
+                if exact[player]:
+                    parts.append((2 + player) * count + np.asarray(beyond[cell], dtype=np.int64))
+            per_cell.append(np.concatenate(parts))
+        touch.append(tuple(per_cell))
+    return tuple(touch)
+
+
+def _weights(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``ATTACK[k]`` and ``DEFEND[k]`` for a window holding ``k`` stones of one side only."""
+    attack_top = [800000.0, 15000.0, 800.0, 35.0]  # k = n-1, n-2, n-3, n-4
+    defend_top = [100000.0, 1800.0, 400.0, 15.0]
+    attack = np.full(n + 1, 35.0)
+    defend = np.full(n + 1, 15.0)
+    for i in range(4):
+        if n - 1 - i >= 1:
+            attack[n - 1 - i] = attack_top[i]
+            defend[n - 1 - i] = defend_top[i]
+    attack[0], defend[0] = 7.0, 0.0  # an empty window counts once, as the mover's
+    attack[n], defend[n] = 0.0, 0.0  # a finished line; the game is over
+    return attack, defend
+
+
+class ThreatBoard:
+    """Stones and per-window stone counts of a position, with cheap play and undo.
+
+    ``against[p]`` counts, per window, what closes it for player ``p``: the
+    opponent's stones in it, and where ``p`` needs exactly ``n``, ``p``'s stones
+    just beyond its ends (the window is dead for ``p``). Under renju the cells are
+    also kept as a list with a blocked sentinel, for the forbidden-point test.
+
+    Args:
+        board: the position to copy (the board itself is not touched); its rule is kept.
+    """
+
+    def __init__(self, board: Board):
+        self.width, self.height, self.n = board.width, board.height, board.n_in_row
+        self.size = board.size
+        self.rule = board.rule
+        self.exact = rules.exact_players(board.rule)  # by player: needs exactly n
+        self.renju = board.rule == RENJU
+        self.windows, self.through = _geometry(self.width, self.height, self.n)
+        self.stones = np.asarray(board.cells, dtype=np.int8)
+        count = len(self.windows)
+        # Rows: 0 unused, 1 and 2 the players' stones per window, 3 and 4 what closes each
+        # window for players 1 and 2 (only where some player needs exactly n).
+        state = np.zeros((5, count), dtype=np.int16)
+        self.counts = state[:3]
+        self._flat = state.reshape(-1)
+        self._touch = _touch_geometry(self.width, self.height, self.n, self.exact)
+        for player in (1, 2):
+            self.counts[player] = (self.stones[self.windows] == player).sum(axis=1)
+        if any(self.exact):
+            padded = np.append(self.stones, 0)  # off the board is no stone
+            ends = line_ends(self.width, self.height, self.n)
+            for player in (1, 2):
+                state[2 + player] = self.counts[3 - player]
+                if self.exact[player]:
+                    state[2 + player] += (padded[ends] == player).sum(axis=1).astype(np.int16)
+            self.against = (None, state[3], state[4])
+        else:
+            self.against = (None, state[2], state[1])
+        self.padded: Optional[list] = None
+        if self.renju:
+            self.padded = list(board.cells) + [2]
+            self.renju_geometry = rules.renju_geometry(self.width, self.height)
+        self.attack, self.defend = _weights(self.n)
+        worth = 8.0 ** np.arange(self.n + 1)
+        worth[0] = 0.0
+        self.worth = worth
+        self.nodes = 0  # positions visited by searches, checked against their budgets
+
+    def play(self, cell: int, player: int) -> None:
+        self.stones[cell] = player
+        self._flat[self._touch[player][cell]] += 1
+        if self.padded is not None:
+            self.padded[cell] = player
+
+    def undo(self, cell: int, player: int) -> None:
+        self.stones[cell] = 0
+        self._flat[self._touch[player][cell]] -= 1
+        if self.padded is not None:
+            self.padded[cell] = 0
+
+    # ------------------------------------------------------------ the rule
+    def restricted(self, player: int) -> bool:
+        """Whether ``player`` has forbidden points (Black under renju)."""
+        return self.renju and player == BLACK
+
+    def forbidden(self, cell: int) -> bool:
+        """Whether a black stone on the empty ``cell`` is forbidden (only ever under renju)."""
+        return (self.padded is not None and self.padded[cell] == 0
+                and rules.forbidden_reason(self.padded, cell, self.renju_geometry) is not None)
+
+    def allowed(self, cells, player: int) -> list[int]:
+        """``cells`` (in their order) less those forbidden to ``player``."""
+        if not self.restricted(player):
+            return list(cells)
+        return [c for c in cells if not self.forbidden(c)]
+
+    def forbidden_mask(self) -> np.ndarray:
+        """A mask over all cells of the empty ones forbidden to Black (all False but under renju)."""
+        mask = np.zeros(self.size, dtype=bool)
+        if self.padded is not None:
+            mask[rules.forbidden_points(self.padded[:-1], self.width, self.height)] = True
+        return mask
+
+    def key(self) -> bytes:
+        return self.stones.tobytes()
+
+    def open_windows(self, player: int, stones: int) -> np.ndarray:
+        """Cells of the windows holding ``stones`` of ``player`` and none of the other."""
+        mask = (self.counts[player] == stones) & (self.against[player] == 0)
+        return self.windows[mask]
+
+    def five_cells(self, player: int) -> list[int]:
+        """The cells where ``player`` wins at once, in increasing order."""
+        rows = self.open_windows(player, self.n - 1)
+        if not len(rows):
+            return []
+        cells = rows[self.stones[rows] == 0]
+        return sorted(set(cells.tolist()))
+
+    def four_moves(self, player: int) -> dict[int, set]:
+        """Each four move of ``player`` with the five cells it makes."""
+        rows = self.open_windows(player, self.n - 2)
+        fours: dict[int, set] = {}
+        if not len(rows) or self.n < 2:
+            return fours
+        pairs = rows[self.stones[rows] == 0].reshape(-1, 2).tolist()
+        for a, b in pairs:
+            fours.setdefault(a, set()).add(b)
+            fours.setdefault(b, set()).add(a)
+        if self.restricted(player):
+            fours = {m: f for m, f in fours.items() if not self.forbidden(m)}
+        return fours
+
+    def threat_cells(self, player: int) -> set:
+        """Empty cells of windows that could still become ``player``'s five within two moves."""
+        rows = self.open_windows(player, self.n - 2) if self.n >= 2 else self.windows[:0]
+        return set(rows[self.stones[rows] == 0].tolist())
+
+    def near_mask(self) -> np.ndarray:
+        """Empty cells within ``NEAR`` king steps of a stone (the centre on an empty board)."""
+        grid = (self.stones != 0).reshape(self.height, self.width)
+        if not grid.any():
+            mask = np.zeros(self.size, dtype=bool)
+            mask[(self.height // 2) * self.width + self.width // 2] = True
+            return mask
+        padded = np.pad(grid, NEAR)
+        near = np.zeros_like(grid)
+        for dr in range(2 * NEAR + 1):
+            for dc in range(2 * NEAR + 1):
+                near |= padded[dr:dr + self.height, dc:dc + self.width]
+        return near.ravel() & (self.stones == 0)
+
+    def scores(self, player: int) -> np.ndarray:
+        """Score of every cell for ``player`` to move (``-inf`` where it is no candidate: far
+        from the stones, or forbidden to ``player``). Dead windows count for nobody."""
+        own, other = self.counts[player], self.counts[3 - player]
+        mine, theirs = self._clear(player)
+        value = np.where(mine, self.attack[own], 0.0) + np.where(theirs, self.defend[other], 0.0)
+        total = np.bincount(self.windows.ravel(), weights=np.repeat(value, self.n), minlength=self.size)
+        near = self.near_mask()
+        if self.restricted(player) and (self.stones == BLACK).sum() >= 4:
+            # a forbidden point needs at least four black stones near it (see rules.forbidden_points)
+            near &= ~self.forbidden_mask()
+        return np.where(near, total, -np.inf)
+
+    def _clear(self, player: int) -> tuple[np.ndarray, np.ndarray]:
+        """The windows open to ``player`` (no opponent's stone, not dead), and those open to the opponent."""
+        return self.against[player] == 0, self.against[3 - player] == 0
+
+    def evaluate(self, player: int) -> float:
+        """The position's value for ``player`` to move: their windows' worth less the opponent's.
+
+        A window holding only ``k`` stones of one side is worth ``8 ** k``; the
+        side to move gets its windows at twice the worth, as it plays next.
+        """
+        own, other = self.counts[player], self.counts[3 - player]
+        clear_mine, clear_theirs = self._clear(player)
+        mine = np.where(clear_mine, self.worth[own], 0.0).sum()
+        theirs = np.where(clear_theirs, self.worth[other], 0.0).sum()
+        return float(2.0 * mine - theirs)
+
+    def ranked(self, player: int, rng: Optional[np.random.Generator] = None) -> list[int]:
+        """Candidate cells for ``player``, best score first (ties in a random order if ``rng``)."""
+        score = self.scores(player)
+        cells = np.flatnonzero(np.isfinite(score))
+        jitter = rng.random(len(cells)) if rng is not None else -cells.astype(np.float64)
+        order = np.lexsort((-jitter, -score[cells]))
+        return cells[order].tolist()

@@ -1,0 +1,347 @@
+"""``ProcessActors``: the actors as worker processes on this machine, and their lifecycle.
+
+Each worker (the spawn start method) keeps its own Paddle Inference predictor
+for the published weights (exported to a temporary directory at each new
+version) and a ``runner.TaskRunner``; the caller sends it one task at a time
+on a pipe. A worker whose self-play share is done plays ahead until the caller
+sends ``COLLECT``, then replies, and plays ahead again until the next task.
+
+Worker processes cannot hang their parent. SIGTERM and SIGINT stay blocked from
+before a worker is spawned until it has imported Paddle and installed its own
+SIGTERM handler (a signal that arrived meanwhile is then delivered to that
+handler, never to Paddle's, which is not safe to run at every moment of an
+import). A worker dies with its parent (``PR_SET_PDEATHSIG`` on Linux, and an
+end-of-file on its pipe elsewhere). ``close`` asks, then terminates, then kills,
+each with a time limit, and every wait for a worker checks that it is alive.
+"""
+
+from __future__ import annotations
+
+import atexit
+import multiprocessing as mp
+import multiprocessing.connection
+from multiprocessing import resource_tracker
+import os
+import shutil
+import signal
+import tempfile
+import time
+import traceback
+import weakref
+from typing import Callable, Optional
+
+from gomoku import interrupt
+from gomoku.train.actors import Actors, Pending
+from gomoku.train.runner import TaskRunner, load_evaluator
+from gomoku.train.tasks import Progress, WorkerError
+
+COLLECT = "collect"  # the caller's message to a worker: stop playing ahead, send the result
+PROGRESS = "progress"  # a worker's message while it plays: ("progress", Progress)
+PROGRESS_EVERY_S = 1.0
+
+STOP_GRACE_S = 5.0  # how long close() waits at each step: asked, terminated, killed
+_STARTUP_SIGNALS = {signal.SIGTERM, signal.SIGINT}
+
+
+def _die_with_parent() -> None:
+    """Asks Linux to kill this process when its parent dies (elsewhere the pipe's EOF ends it)."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # 1: PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def prepare_actor_process(nice: int) -> None:
+    """What every actor process does before it plays: lower its priority, import Paddle, and put a
+    quiet exit in place of Paddle's SIGTERM handler, which prints a C++ "FatalError" report
+    (an actor stopped by its caller has nothing to report).
+
+    Raises:
+        ValueError: called outside the process's main thread (no handler is installed then).
+    """
+    if nice:
+        os.nice(nice)
+    import warnings
+
+    warnings.filterwarnings("ignore")
+    import paddle  # noqa: F401  (installs Paddle's own signal handlers, which ours replaces)
+
+    signal.signal(signal.SIGTERM, lambda signum, frame: os._exit(0))
+
+
+
+def _worker_main(conn, device: str, threads: int, nice: int = 0, precision: str = "fp32") -> None:
+    # Started with SIGTERM and SIGINT blocked (see ProcessActors._spawn): a signal sent now
+    # stays pending until our own handler is in place.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and closes us
+    _die_with_parent()
+    prepare_actor_process(nice)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STARTUP_SIGNALS)
+    _serve(conn, device, threads, precision)
+    # Leaving on our own: Python's shutdown puts the default SIGTERM action back, and a stop
+    # that arrives meanwhile would end the worker with a signal instead of its exit code 0.
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+
+
+def _serve(conn, device: str, threads: int, precision: str = "fp32") -> None:
+    """A worker's loop: a task, play (and play ahead) until COLLECT, the reply, play ahead until
+    the next message; None or EOF ends it. An error while playing ahead between tasks is the
+    next task's reply."""
+
+    loaded_version = None
+    evaluator = None
+    runner = TaskRunner()
+    ahead_error = None
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):
+            return  # the parent is gone
+        if message is None:
+            return
+        model_dir, version, task, wants_progress = message
+        try:
+            if ahead_error is not None:
+                failed, ahead_error = ahead_error, None
+                raise RuntimeError(f"self-play ahead of this task failed:\n{failed}")
+            if model_dir is not None and version != loaded_version:
+                evaluator = load_evaluator(model_dir, device, threads, precision)
+                loaded_version = version
+            report = _progress_sender(conn) if wants_progress else None
+            # Self-play goes on ahead until the caller asks for the result (collect's message).
+            reply = ("ok", runner.run(task, evaluator, version, keep_playing=lambda: not conn.poll(),
+                                      report=report))
+        except Exception:
+            reply = ("error", traceback.format_exc())
+        try:
+            if conn.recv() is None:  # the caller collects (COLLECT) or closes (None)
+                return
+            conn.send(reply)
+        except (EOFError, OSError):
+            return
+        try:  # until the next message: the caller still waits for the other workers' games
+            runner.play_ahead(keep_playing=lambda: not conn.poll())
+        except (EOFError, OSError):
+            return
+        except Exception:
+            ahead_error = traceback.format_exc()
+
+
+def _progress_sender(conn) -> Callable[[Progress], None]:
+    """Sends a task's progress to the caller: when a game finished, else at most once a second.
+
+    The messages are few and small (a task's games plus one a second), so they fit the
+    pipe's buffer even while the caller is busy and reads them only at ``result()``.
+    """
+    last = {"games": -1, "time": 0.0}
+
+    def send(progress: Progress) -> None:
+        now = time.monotonic()
+        if progress.games != last["games"] or now - last["time"] >= PROGRESS_EVERY_S:
+            conn.send((PROGRESS, progress))
+            last.update(games=progress.games, time=now)
+
+    return send
+
+
+class _Worker:
+    __slots__ = ("proc", "conn")
+
+    def __init__(self, proc, conn):
+        self.proc = proc
+        self.conn = conn
+
+
+_live: "weakref.WeakSet[ProcessActors]" = weakref.WeakSet()
+
+
+@atexit.register
+def _close_all() -> None:
+    """Stops the workers of actors nobody closed, before multiprocessing's own exit handler
+    (registered earlier, so it runs later) would wait for them without a time limit."""
+    for actors in list(_live):
+        actors.close()
+
+
+class ProcessActors(Actors):
+    """``n`` persistent worker processes (the spawn start method).
+
+    Args:
+        n: processes.
+        device: 'cpu' or 'gpu' for their predictors.
+        threads: CPU threads per predictor.
+        nice: added to the workers' niceness (lower CPU priority than the caller).
+        precision: the predictors' arithmetic ('fp32', 'bf16' or 'auto').
+    """
+
+    def __init__(self, n: int, device: str = "cpu", threads: int = 1, nice: int = 0, precision: str = "fp32"):
+        if n < 1:
+            raise ValueError(f"need at least one worker, got {n}")
+        self.device = device
+        self._ctx = mp.get_context("spawn")
+        self._workers: list[_Worker] = []
+        self._pending = 0  # workers busy with a task whose result nobody has read yet
+        self._progress: Optional[Callable[[Progress], None]] = None
+        self._model_ref = None
+        self._model_version = None
+        self._version = 0
+        self._export_dir: Optional[str] = None
+        self._tmp = tempfile.mkdtemp(prefix="gomoku-actors-")
+        _live.add(self)
+        try:
+            for _ in range(n):
+                self._workers.append(self._spawn(device, threads, nice, precision))
+        except BaseException:
+            self.close()
+            raise
+
+    def _spawn(self, device: str, threads: int, nice: int, precision: str) -> _Worker:
+        parent, child = self._ctx.Pipe()
+        proc = self._ctx.Process(target=_worker_main, args=(child, device, threads, nice, precision), daemon=True)
+        # The child inherits the signal mask: it starts with SIGTERM and SIGINT blocked. The
+        # resource tracker starts first, on its own: its start unblocks both in this process.
+        resource_tracker.ensure_running()
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, _STARTUP_SIGNALS)
+        try:
+            proc.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        child.close()
+        return _Worker(proc, parent)
+
+    @property
+    def slots(self) -> int:
+        return len(self._workers)
+
+    def __len__(self) -> int:
+        return len(self._workers)
+
+    @property
+    def pids(self) -> list[int]:
+        return [w.proc.pid for w in self._workers]
+
+    def publish(self, model) -> int:
+        current = self._model_ref() if self._model_ref is not None else None
+        if current is model and self._model_version == model.version:
+            return self._version
+        if self._pending:
+            raise RuntimeError("cannot publish while tasks are in flight")
+        directory = tempfile.mkdtemp(prefix="weights-", dir=self._tmp)
+        model.export_inference(directory)
+        if self._export_dir is not None:
+            shutil.rmtree(self._export_dir, ignore_errors=True)  # the workers have loaded it
+        self._export_dir = directory
+        self._model_ref = weakref.ref(model)
+        self._model_version = model.version
+        self._version += 1
+        return self._version
+
+    def _start(self, tasks: list, progress: Optional[Callable[[Progress], None]] = None) -> Pending:
+        """Hands one task to each of the first ``len(tasks)`` workers and returns at once.
+
+        One batch of tasks is in flight at a time. Until ``result()`` a worker
+        whose self-play games are done plays ahead; ``result()`` tells it to stop
+        and reply.
+        """
+        if self._pending:
+            raise RuntimeError("the previous tasks have not been collected")
+        if len(tasks) > len(self._workers):
+            raise ValueError(f"{len(tasks)} tasks for {len(self._workers)} workers")
+        for worker, task in zip(self._workers, tasks):
+            worker.conn.send((self._export_dir, self._version, task, progress is not None))
+        self._pending = len(tasks)
+        self._progress = progress
+        return Pending(self._collect)
+
+    def _collect(self) -> list:
+        busy = self._workers[:self._pending]
+        for worker in busy:
+            try:
+                worker.conn.send(COLLECT)
+            except (BrokenPipeError, OSError):
+                pass  # a dead worker: the wait below reports it
+        progress, self._progress = self._progress, None
+        shares = [Progress() for _ in busy]
+        results: list = [None] * len(busy)
+        waiting = set(range(len(busy)))
+        with interrupt.interruptible():  # waiting holds no Paddle state: Ctrl-C may stop it at once
+            while waiting:
+                ready = mp.connection.wait([busy[i].conn for i in waiting], timeout=1.0)
+                for i in sorted(waiting):
+                    worker = busy[i]
+                    if worker.conn not in ready:
+                        if not worker.proc.is_alive() and not worker.conn.poll():
+                            self._died(worker)
+                        continue
+                    message = self._receive(worker)
+                    if message[0] == PROGRESS:
+                        shares[i] = message[1]
+                        if progress is not None:
+                            progress(sum(shares, Progress()))
+                        continue
+                    status, payload = message
+                    if status != "ok":
+                        raise WorkerError(f"a worker failed:\n{payload}")
+                    results[i] = payload
+                    waiting.discard(i)
+        self._pending = 0
+        return results
+
+    @classmethod
+    def _receive(cls, worker: _Worker):
+        """The worker's next message; a worker that dies instead is a WorkerError, never a hang."""
+        try:
+            return worker.conn.recv()
+        except (EOFError, ConnectionResetError, BrokenPipeError, OSError):
+            cls._died(worker)
+
+    @staticmethod
+    def _died(worker: _Worker):
+        worker.proc.join(STOP_GRACE_S)
+        raise WorkerError(f"worker process {worker.proc.pid} died (exit code {worker.proc.exitcode})")
+
+    def close(self) -> None:
+        """Stops the workers: asked to leave when idle, then terminated, then killed.
+
+        A task in flight (the trainer was stopped during its updates) has no
+        result worth waiting for: it is terminated at once. Each step waits at
+        most ``STOP_GRACE_S``; a second Ctrl-C skips to the kill.
+        """
+        _live.discard(self)
+        workers, self._workers = self._workers, []
+        pending, self._pending = self._pending, 0
+        try:
+            for worker in workers:
+                try:
+                    worker.conn.send(None)
+                except (BrokenPipeError, OSError):
+                    pass
+            if not pending:
+                _join_all([w.proc for w in workers], STOP_GRACE_S)
+            for worker in workers:
+                if worker.proc.is_alive():
+                    worker.proc.terminate()
+            _join_all([w.proc for w in workers], STOP_GRACE_S)
+        except KeyboardInterrupt:
+            pass  # another Ctrl-C while the workers stop: kill them instead
+        finally:
+            for worker in workers:
+                if worker.proc.is_alive():
+                    worker.proc.kill()
+            try:
+                _join_all([w.proc for w in workers], STOP_GRACE_S)
+            except KeyboardInterrupt:
+                pass  # killed already; nothing is left to wait for but the reaping
+            for worker in workers:
+                worker.conn.close()
+            shutil.rmtree(self._tmp, ignore_errors=True)
+
+
+def _join_all(procs: list, seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    for proc in procs:
+        proc.join(max(0.0, deadline - time.monotonic()))
+
