@@ -23,6 +23,7 @@ import pygame  # noqa: E402
 
 from gomoku.play.match import DEFAULT_MODEL, setup_match  # noqa: E402
 from gomoku.play.ui import open_window  # noqa: E402
+from gomoku.search.options import SEARCH_PRESETS  # noqa: E402
 
 OPENING = ["d4", "e5", "e4", "c4", "d5", "d3", "f3", "c6", "c2", "e6", "f6"]
 
@@ -33,7 +34,9 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
 
     if os.path.isfile(DEFAULT_MODEL):
-        match = setup_match(white="az:" + DEFAULT_MODEL + ":4000", seed=1, device="cpu")
+        # The seat play.py gives by default: the shipped model with the sharp search.
+        match = setup_match(white="az:" + DEFAULT_MODEL + ":4000", seed=1, device="cpu",
+                            search=SEARCH_PRESETS["sharp"])
     else:
         match = setup_match(white="pure:4000", size=(8, 8), n_in_row=5, seed=1)
     for label in OPENING:

@@ -368,3 +368,18 @@ def test_a_saved_renju_game_loads_with_its_rule(make_window, tmp_path, monkeypat
     assert loaded.forbidden_marks() == [match.board.parse_move("e5")]
     press(loaded, pygame.K_HOME)
     assert loaded.shown_board().rule == "renju"
+
+
+def test_a_long_player_name_fits_its_button():
+    import pygame
+
+    from gomoku.play.ui_draw import fit_label
+
+    pygame.font.init()
+    fonts = (pygame.font.SysFont(None, 24), pygame.font.SysFont(None, 18))
+    name = "AlphaZero 400 (fpu 0.25, solver, threats, bf16)"
+    assert fonts[0].render(name, True, (0, 0, 0)).get_width() > 150  # too long as it is
+    label = fit_label(name, 150, fonts, (0, 0, 0))
+    assert label.get_width() <= 150
+    short = fit_label("human", 150, fonts, (0, 0, 0))
+    assert short.get_width() == fonts[0].render("human", True, (0, 0, 0)).get_width()

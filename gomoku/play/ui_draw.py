@@ -103,6 +103,22 @@ class Button:
     key_hint: str = ""
 
 
+def fit_label(text: str, width: int, fonts: tuple, colour) -> pygame.Surface:
+    """``text`` rendered to fit ``width`` pixels: in the first of ``fonts`` it fits, else in the
+    last one cut short with an ellipsis (a player's long name must not run past its button)."""
+    for font in fonts:
+        rendered = font.render(text, True, colour)
+        if rendered.get_width() <= width:
+            return rendered
+    font = fonts[-1]
+    while len(text) > 1:
+        text = text[:-1].rstrip()
+        rendered = font.render(text + "\u2026", True, colour)
+        if rendered.get_width() <= width:
+            return rendered
+    return font.render(text, True, colour)
+
+
 # ------------------------------------------------------------------ window
 class WindowDrawing:
     """The drawing half of ``ui.GameWindow``: one frame of the window from the window's state."""
@@ -204,9 +220,10 @@ class WindowDrawing:
             lit = hover is not None and button.rect.collidepoint(hover)
             pygame.draw.rect(surface, BUTTON_HOVER if lit else BUTTON, button.rect, border_radius=7)
             pygame.draw.rect(surface, BUTTON_BORDER, button.rect, width=1, border_radius=7)
-            text = self.font.render(button.text, True, PANEL_TEXT)
-            surface.blit(text, text.get_rect(midleft=(button.rect.left + 12, button.rect.centery)))
             key = self.font_small.render(button.key_hint, True, MUTED)
+            room = button.rect.width - 12 - (key.get_width() + 16 if button.key_hint else 10)
+            text = fit_label(button.text, room, (self.font, self.font_small), PANEL_TEXT)
+            surface.blit(text, text.get_rect(midleft=(button.rect.left + 12, button.rect.centery)))
             surface.blit(key, key.get_rect(midright=(button.rect.right - 10, button.rect.centery)))
 
         help_lines = ["Click a point to play.", "B / W: change Black's / White's player",
