@@ -51,10 +51,10 @@ def parse_args(argv=None) -> argparse.Namespace:
                         help="MCTS playouts per AI move: its strength (default: 400)")
     parser.add_argument("--first", choices=("human", "ai"),
                         help="who plays Black, the side that moves first (default: human)")
-    parser.add_argument("--black", metavar="SPEC",
+    parser.add_argument("--black", metavar="PLAYER",
                         help="Black's player: human, az[:MODEL[:N]], pure[:N], policy[:MODEL], "
                              "heuristic[:LEVEL] (levels 0 to 4, 4 by default)")
-    parser.add_argument("--white", metavar="SPEC", help="White's player (same forms as --black)")
+    parser.add_argument("--white", metavar="PLAYER", help="White's player (same forms as --black)")
     parser.add_argument("--text", action="store_true", help="play in the terminal instead of a window")
     parser.add_argument("--load", metavar="FILE", help="a saved game (JSON) to replay or continue")
     parser.add_argument("--size", type=board_size_arg, metavar="WxH",
