@@ -35,6 +35,14 @@ def test_the_benchmark_measures_each_precision_side_by_side(tmp_path):
     assert "selfplay_games_per_hour_bf16" in table and "nn_positions_per_s_sizefree_7x7_bf16" in table
 
 
+def test_the_benchmark_plays_the_gumbel_recipe_with_the_threat_solver():
+    results = run_benchmark(7, 7, 4, n_playout=8, workers=1, parallel=4, pure_parallel=2, pure_playouts=20,
+                            seconds=0.2, device="cpu", log=lambda line: None, sizefree_sizes=(),
+                            root_search="gumbel", threats=True, opening_stones=2)
+    assert results["selfplay_playouts_per_s"] > 0 and results["selfplay_games_per_hour"] > 0
+    assert results["selfplay_recipe"] == "gumbel, threats on, opening stones 2"
+
+
 def test_bad_precisions_are_refused(capsys):
     for flags in (["--precisions", "fp16"], ["--precisions", "fp32,fp32"]):
         with pytest.raises(SystemExit):

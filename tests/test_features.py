@@ -226,6 +226,25 @@ def test_version_one_is_board_planes_and_versions_are_checked():
             check_input_version(bad)
 
 
+@pytest.mark.parametrize("rule", ["freestyle", "standard", "renju"])
+def test_the_batched_planes_are_each_boards_planes(rule):
+    rng = np.random.default_rng(3)
+    boards = []
+    for stones in range(0, 60, 3):
+        board = Board(15, 15, 5, rule=rule)
+        while len(board.history) < stones and not board.game_over:
+            board.do_move(int(rng.choice(board.legal_moves())))
+        boards.append(board)
+    for version in (1, 2):
+        one_by_one = np.zeros((len(boards), INPUT_CHANNELS[version], 225), np.float32)
+        for row, board in enumerate(boards):
+            features.fill_planes(board, one_by_one[row], version)
+        batched = np.zeros_like(one_by_one)
+        features.fill_planes_batch(boards, b"".join(bytes(b.cells) for b in boards), batched, version)
+        assert np.array_equal(batched, one_by_one)
+        assert one_by_one[:, 4:].any() if version == 2 else True  # some threat planes are set
+
+
 def test_has_vcf_reads_any_side_of_a_stone_array():
     board = load_board(DOUBLE_FOUR, to_move=1)
     stones = board.stones()

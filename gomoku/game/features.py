@@ -103,8 +103,35 @@ def planes(board: Board, version: int = 1) -> np.ndarray:
 def fill_planes(board: Board, out: np.ndarray, version: int = 1) -> None:
     """Writes the planes of input ``version`` into a zeroed, C-contiguous ``(C, size)`` float32 array."""
     board.fill_planes(out[:4])
-    if check_input_version(version) == 1:
-        return
+    if check_input_version(version) > 1:
+        fill_threat_part(board, out)
+
+
+def fill_planes_batch(boards, cells: bytes, out: np.ndarray, version: int = 1) -> None:
+    """``fill_planes`` for many boards of one size at once into a zeroed ``(B, C, size)`` array.
+
+    ``cells``: the boards' cells one after another (``b"".join(bytes(b.cells) ...)``),
+    which the caller often has at hand already. Version 1's four planes are set for
+    all boards in a few array operations; later versions add their planes board by board.
+    """
+    n, size = len(boards), out.shape[2]
+    stones = np.frombuffer(cells, dtype=np.uint8).reshape(n, size)
+    to_move = np.fromiter((b.current_player for b in boards), dtype=np.uint8, count=n)[:, None]
+    out[:, 0] = stones == to_move
+    out[:, 1] = stones == 3 - to_move
+    for row, board in enumerate(boards):
+        history = board.history
+        if history:
+            out[row, 2, history[-1]] = 1.0
+        if len(history) % 2 == 0:
+            out[row, 3] = 1.0
+    if check_input_version(version) > 1:
+        for row, board in enumerate(boards):
+            fill_threat_part(board, out[row])
+
+
+def fill_threat_part(board: Board, out: np.ndarray) -> None:
+    """Version 2's planes after the first four (see the module docstring), into a zeroed ``(14, size)`` array."""
     stones = _RELABEL[board.current_player - 1][board.stones()]
     # The rule, seen from the player to move (side 1) and the opponent (side 2).
     exact = rules.exact_players(board.rule)

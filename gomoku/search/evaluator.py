@@ -14,7 +14,7 @@ from typing import Sequence
 import numpy as np
 
 from gomoku.game.board import Board
-from gomoku.game.features import fill_planes, input_channels
+from gomoku.game.features import fill_planes_batch, input_channels
 
 
 class NetEvaluator:
@@ -73,8 +73,7 @@ class NetEvaluator:
             version = self.input_version
             channels = input_channels(version)
             planes = np.zeros((len(todo), channels, size), dtype=np.float32)
-            for row, i in enumerate(todo):
-                fill_planes(boards[i], planes[row], version)
+            fill_planes_batch([boards[i] for i in todo], b"".join([keys[i][0] for i in todo]), planes, version)
             log_p, value = self.model.predict(planes.reshape(len(todo), channels, first.height, first.width))
             p = np.exp(log_p)
             self.calls += 1

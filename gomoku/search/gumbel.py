@@ -65,48 +65,66 @@ def check_gumbel(gumbel_m: int, gumbel_c_visit: float, gumbel_c_scale: float) ->
 
 
 class GumbelNode(TreeNode):
-    """A tree node that also keeps the net's value of its own position (``v``)."""
+    """A tree node that also keeps the net's value of its own position (``v``).
 
-    __slots__ = ("v",)
+    It also keeps, once first asked, its prior logits (``logp``) and the child the
+    deterministic rule takes while no child has a visit (``first``): both depend only
+    on the priors, which do not change once the node is expanded and its hint applied.
+    """
+
+    __slots__ = ("v", "logp", "first")
 
     def __init__(self):
         super().__init__()
         self.v = 0.0
+        self.logp: Optional[np.ndarray] = None
+        self.first = -1
+
+
+# The reductions the rule runs at every node it passes, called as ufuncs: the same sums and
+# extremes as ``ndarray.sum``/``max``/``min``, without their Python wrappers.
+_sum, _max, _min = np.add.reduce, np.maximum.reduce, np.minimum.reduce
 
 
 def prior_logits(node: TreeNode) -> np.ndarray:
     """``log P`` of the node's children (finite even where the net's prior is exactly 0)."""
+    if isinstance(node, GumbelNode):
+        if node.logp is None:
+            node.logp = np.log(np.maximum(node.child_P, 1e-30))
+        return node.logp
     return np.log(np.maximum(node.child_P, 1e-30))
 
 
-def completed_values(node: GumbelNode) -> np.ndarray:
-    """``Q(a)`` for visited children, ``v_mix`` for the others."""
+def completed_values(node: GumbelNode, total: Optional[float] = None) -> np.ndarray:
+    """``Q(a)`` for visited children, ``v_mix`` for the others (``total``: ``sum N``, if at hand)."""
     visits = node.child_N
     visited = visits > 0
-    total = visits.sum()
-    mass = node.child_P[visited].sum()
+    if total is None:
+        total = _sum(visits)
+    priors = node.child_P[visited]
+    mass = _sum(priors)
     if total > 0 and mass > 0:
-        mean_q = node.child_P[visited] @ node.child_Q[visited] / mass
+        mean_q = priors @ node.child_Q[visited] / mass
         v_mix = (node.v + total * mean_q) / (1.0 + total)
     else:
         v_mix = node.v
     return np.where(visited, node.child_Q, v_mix)
 
 
-def sigma(node: GumbelNode, c_visit: float, c_scale: float) -> np.ndarray:
+def sigma(node: GumbelNode, c_visit: float, c_scale: float, total: Optional[float] = None) -> np.ndarray:
     """``sigma`` of each child's completed value, rescaled to [0, 1] over the node."""
-    q = completed_values(node)
-    low, high = min(q.min(), node.v), max(q.max(), node.v)
+    q = completed_values(node, total)
+    low, high = min(_min(q), node.v), max(_max(q), node.v)
     q = (q - low) / max(high - low, 1e-8)
-    return (c_visit + node.child_N.max()) * c_scale * q
+    return (c_visit + _max(node.child_N)) * c_scale * q
 
 
-def improved_policy(node: GumbelNode, c_visit: float, c_scale: float) -> np.ndarray:
+def improved_policy(node: GumbelNode, c_visit: float, c_scale: float, total: Optional[float] = None) -> np.ndarray:
     """``pi' = softmax(l + sigma(completed q))`` over the node's children."""
-    logits = prior_logits(node) + sigma(node, c_visit, c_scale)
-    logits -= logits.max()
+    logits = prior_logits(node) + sigma(node, c_visit, c_scale, total)
+    logits -= _max(logits)
     weights = np.exp(logits)
-    return weights / weights.sum()
+    return weights / _sum(weights)
 
 
 class GumbelTree(MCTS):
@@ -131,8 +149,15 @@ class GumbelTree(MCTS):
     def select_index(self, node: TreeNode) -> int:
         if node is self.root and self.root_choice is not None:
             return self.root_choice
-        pi = improved_policy(node, self.c_visit, self.c_scale)
-        return int((pi - node.child_N / (1.0 + node.child_N.sum())).argmax())
+        total = _sum(node.child_N)
+        if total == 0 and isinstance(node, GumbelNode):
+            # No child visited: sigma is 0 everywhere and the rule takes argmax pi' = softmax(l),
+            # the same child each time until one has a visit.
+            if node.first < 0:
+                node.first = int(improved_policy(node, self.c_visit, self.c_scale, total).argmax())
+            return node.first
+        pi = improved_policy(node, self.c_visit, self.c_scale, total)
+        return int((pi - node.child_N / (1.0 + total)).argmax())
 
     def backup(self, leaf: Leaf, board: Board, priors: Optional[np.ndarray], value: float) -> None:
         if priors is not None and not leaf.node.expanded:

@@ -54,7 +54,7 @@ import numpy as np
 from gomoku.game.features import input_channels
 from gomoku.progress import timed_phase
 
-from gomoku.util import DefaultsHelpFormatter, usable_cpus
+from gomoku.util import DefaultsHelpFormatter, switch_arg, usable_cpus
 
 
 def _peak_rss_mb() -> float:
@@ -77,12 +77,15 @@ def _nn_worker(args, evaluator) -> tuple[float, float]:
 
 
 def _selfplay_worker(args, evaluator) -> dict:
-    shape, parallel, n_playout, seconds, seed = args
+    shape, parallel, n_playout, seconds, seed, recipe = args
     from gomoku.search.lockstep import RunStats
     from gomoku.train.selfplay import SelfPlayStream
 
     positions_before = evaluator.positions
-    stream = SelfPlayStream(evaluator, shape, parallel, n_playout, 5.0, seed)
+    root_search, threats, opening_stones = recipe
+    search = {"threats": True, "win_check": True} if threats else {}
+    stream = SelfPlayStream(evaluator, shape, parallel, n_playout, 5.0, seed, root_search=root_search,
+                            opening_stones=opening_stones, **search)
     stats = RunStats()
     lengths = {}  # of the first `parallel` games, which start together
     start = time.perf_counter()
@@ -133,7 +136,8 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
                   pure_playouts: int = 1000, seconds: float = 20.0, device: str = "cpu",
                   sizefree_sizes: tuple = (9, 15), sizefree_blocks: int = 4, sizefree_filters: int = 32,
                   actors: str = "local", log=print, precisions: tuple = ("fp32",),
-                  model_path: Optional[str] = None) -> dict:
+                  model_path: Optional[str] = None, root_search: str = "puct", threats: bool = False,
+                  opening_stones: int = 0) -> dict:
     """Measures everything; returns the figures as a dict (see the module docstring).
 
     ``sizefree_sizes``: the square boards on which the size-free net
@@ -142,6 +146,7 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
     by side; the first one's figures have plain names, the others' end in ``_<precision>``.
     ``model_path``: a model file whose net the net-alone and self-play figures use
     (a size-free one also stands in for the size-free net), instead of a fresh one.
+    ``root_search``, ``threats``, ``opening_stones``: the self-play recipe, as ``train.py``'s flags.
     """
     warnings.filterwarnings("ignore")
     from gomoku.net.policy_value import PolicyValueModel
@@ -154,6 +159,7 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
         "board": f"{width}x{height}, {n_in_row} in a row", "n_playout": n_playout,
         "workers": workers, "parallel_games_per_worker": parallel, "device": device, "actors": actors,
         "precision": precisions[0], "net": model_path or "a fresh reference net",
+        "selfplay_recipe": f"{root_search}, threats {'on' if threats else 'off'}, opening stones {opening_stones}",
         "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
                    f"Python {platform.python_version()}",
     }
@@ -205,7 +211,8 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
             log(f"self-play ({precision}): {parallel} games in lockstep per process, {seconds:.0f} s or more "
                 f"(until the first {parallel} games have finished) ...")
             with timed_phase(f"self-play ({precision})", seconds):
-                sp = actors_.map(_selfplay_worker, [(shape, parallel, n_playout, seconds, 1000 * i)
+                sp = actors_.map(_selfplay_worker, [(shape, parallel, n_playout, seconds, 1000 * i,
+                                                     (root_search, threats, opening_stones))
                                                     for i in range(workers)])
             playouts_per_s = sum(r["playouts"] / r["seconds"] for r in sp)
             lengths = [n for r in sp for n in r["lengths"]]
@@ -270,7 +277,7 @@ def format_table(results: dict) -> str:
                      for k in ("nn_positions_per_s", "selfplay_playouts_per_s", "selfplay_share_of_nn",
                                "selfplay_games_per_hour")]
     rows = [(k, results[k]) for k in (
-        "board", "n_playout", "workers", "parallel_games_per_worker", "net", "precision", *per_precision,
+        "board", "n_playout", "selfplay_recipe", "workers", "parallel_games_per_worker", "net", "precision", *per_precision,
         "selfplay_nn_evals_per_playout", "selfplay_moves_per_game", "pure_playouts_per_s",
         "train_step_s", "update_s", "peak_rss_mb", "peak_rss_mb_worker", "actors", "publish_s",
         "task_roundtrip_ms", "weights_bytes", "game_bytes_per_move", "machine") if k in results]
@@ -307,8 +314,16 @@ def main(argv=None) -> int:
                              "does it natively")
     parser.add_argument("--model", help="measure the net and self-play with this model file's net "
                                         "(a size-free one also stands in for the size-free net)")
+    parser.add_argument("--root-search", choices=["puct", "gumbel"], default="puct",
+                        help="the self-play search, as train.py's --root-search")
+    parser.add_argument("--threats", type=switch_arg, default=False, metavar="on|off",
+                        help="self-play with the threat solver, as train.py's --threats")
+    parser.add_argument("--opening-stones", type=int, default=0,
+                        help="self-play games start from up to this many random central stones")
     parser.add_argument("--json", metavar="PATH", help="also write the figures to this JSON file")
     args = parser.parse_args(argv)
+    if args.opening_stones < 0:
+        parser.error("--opening-stones must not be negative")
     try:
         sizefree_sizes = tuple(int(n) for n in args.sizefree_sizes.split(",") if n.strip())
     except ValueError:
@@ -336,7 +351,8 @@ def main(argv=None) -> int:
                             device=device, actors=args.actors, sizefree_sizes=sizefree_sizes,
                             sizefree_blocks=args.sizefree_blocks, sizefree_filters=args.sizefree_filters,
                             log=lambda s: print(s, file=sys.stderr, flush=True), precisions=precisions,
-                            model_path=args.model)
+                            model_path=args.model, root_search=args.root_search, threats=args.threats,
+                            opening_stones=args.opening_stones)
     print(format_table(results))
     if args.json:
         with open(args.json, "w") as f:
