@@ -38,8 +38,11 @@ def test_the_benchmark_measures_each_precision_side_by_side(tmp_path):
 def test_the_benchmark_plays_the_gumbel_recipe_with_the_threat_solver():
     results = run_benchmark(7, 7, 4, n_playout=8, workers=1, parallel=4, pure_parallel=2, pure_playouts=20,
                             seconds=0.2, device="cpu", log=lambda line: None, sizefree_sizes=(),
-                            root_search="gumbel", threats=True, opening_stones=2)
-    assert results["selfplay_playouts_per_s"] > 0 and results["selfplay_games_per_hour"] > 0
+                            root_search="gumbel", threats=True, opening_stones=2, moves_per_game=20)
+    assert results["selfplay_playouts_per_s"] > 0 and results["selfplay_moves_per_game"] == 20
+    # games per hour from the given length (playouts/s is rounded in the results)
+    assert results["selfplay_games_per_hour"] == pytest.approx(results["selfplay_playouts_per_s"] * 3600 / (20 * 8),
+                                                               rel=0.01)
     assert results["selfplay_recipe"] == "gumbel, threats on, opening stones 2"
 
 

@@ -10,7 +10,7 @@ import tomllib
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-COMMANDS = {"gomoku-train", "gomoku-play", "gomoku-arena", "pbrain-gomokuzero"}
+COMMANDS = {"gomoku-train", "gomoku-play", "gomoku-arena", "gomoku-bench", "pbrain-gomokuzero"}
 
 
 def project() -> dict:

@@ -1,8 +1,8 @@
 """Benchmark: how fast the net, self-play, pure MCTS and a training step run on this machine.
 
-``python -m gomoku.train.bench`` (8x8, five in a row, 400 playouts by default) measures,
-with the process layout training uses (one process per worker, one predictor
-thread each):
+``gomoku-bench`` (or ``python -m gomoku.train.bench``; 8x8, five in a row, 400 playouts
+by default) measures, with the process layout training uses (one process per worker, one
+predictor thread each):
 
 * ``nn_positions_per_s``: the inference predictor alone at the self-play batch
   size, summed over the workers: the ceiling for self-play;
@@ -82,16 +82,17 @@ def _selfplay_worker(args, evaluator) -> dict:
     from gomoku.train.selfplay import SelfPlayStream
 
     positions_before = evaluator.positions
-    root_search, threats, opening_stones = recipe
+    root_search, threats, opening_stones, moves_per_game = recipe
     search = {"threats": True, "win_check": True} if threats else {}
     stream = SelfPlayStream(evaluator, shape, parallel, n_playout, 5.0, seed, root_search=root_search,
                             opening_stones=opening_stones, **search)
     stats = RunStats()
     lengths = {}  # of the first `parallel` games, which start together
     start = time.perf_counter()
-    # At least `seconds`, and until the first games have all finished, for the game length.
+    # At least `seconds`, and until the first games have all finished, for the game length (unless
+    # the caller gives the length: long games would take far longer than `seconds`).
     sized = None  # a finished game as the trainer receives it, to size the traffic
-    while time.perf_counter() - start < seconds or len(lengths) < parallel:
+    while time.perf_counter() - start < seconds or (not moves_per_game and len(lengths) < parallel):
         stream.lockstep.fill(parallel)
         for game in stream.lockstep.step(stats):
             sized = sized or game
@@ -100,8 +101,8 @@ def _selfplay_worker(args, evaluator) -> dict:
     elapsed = time.perf_counter() - start
     return {"playouts": stats.playouts, "seconds": elapsed, "lengths": list(lengths.values()),
             "nn_positions": evaluator.positions - positions_before, "rss_mb": _peak_rss_mb(),
-            "game_bytes": len(pickle.dumps(sized, protocol=pickle.HIGHEST_PROTOCOL)),
-            "game_moves": len(sized.moves)}
+            "game_bytes": len(pickle.dumps(sized, protocol=pickle.HIGHEST_PROTOCOL)) if sized else 0,
+            "game_moves": len(sized.moves) if sized else 0}
 
 
 def _no_op(arg, evaluator=None) -> None:
@@ -137,7 +138,7 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
                   sizefree_sizes: tuple = (9, 15), sizefree_blocks: int = 4, sizefree_filters: int = 32,
                   actors: str = "local", log=print, precisions: tuple = ("fp32",),
                   model_path: Optional[str] = None, root_search: str = "puct", threats: bool = False,
-                  opening_stones: int = 0) -> dict:
+                  opening_stones: int = 0, moves_per_game: float = 0.0) -> dict:
     """Measures everything; returns the figures as a dict (see the module docstring).
 
     ``sizefree_sizes``: the square boards on which the size-free net
@@ -147,6 +148,8 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
     ``model_path``: a model file whose net the net-alone and self-play figures use
     (a size-free one also stands in for the size-free net), instead of a fresh one.
     ``root_search``, ``threats``, ``opening_stones``: the self-play recipe, as ``train.py``'s flags.
+    ``moves_per_game``: the games' mean length, if known (say, from a run's log); self-play then
+    runs ``seconds`` only and games per hour use this length.
     """
     warnings.filterwarnings("ignore")
     from gomoku.net.policy_value import PolicyValueModel
@@ -212,10 +215,10 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
                 f"(until the first {parallel} games have finished) ...")
             with timed_phase(f"self-play ({precision})", seconds):
                 sp = actors_.map(_selfplay_worker, [(shape, parallel, n_playout, seconds, 1000 * i,
-                                                     (root_search, threats, opening_stones))
+                                                     (root_search, threats, opening_stones, moves_per_game))
                                                     for i in range(workers)])
             playouts_per_s = sum(r["playouts"] / r["seconds"] for r in sp)
-            lengths = [n for r in sp for n in r["lengths"]]
+            lengths = [moves_per_game] if moves_per_game else [n for r in sp for n in r["lengths"]]
             results["selfplay_playouts_per_s" + name] = round(playouts_per_s)
             results["selfplay_share_of_nn" + name] = round(playouts_per_s / results["nn_positions_per_s" + name], 3)
             if lengths:
@@ -224,8 +227,9 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
             if first:
                 results["selfplay_nn_evals_per_playout"] = round(
                     sum(r["nn_positions"] for r in sp) / max(1, sum(r["playouts"] for r in sp)), 3)
-                results["game_bytes_per_move"] = round(sum(r["game_bytes"] for r in sp)
-                                                       / sum(r["game_moves"] for r in sp))
+                if any(r["game_moves"] for r in sp):
+                    results["game_bytes_per_move"] = round(sum(r["game_bytes"] for r in sp)
+                                                           / sum(r["game_moves"] for r in sp))
                 if lengths:
                     results["selfplay_moves_per_game"] = round(float(np.mean(lengths)), 1)
 
@@ -288,7 +292,7 @@ def format_table(results: dict) -> str:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m gomoku.train.bench",
+    parser = argparse.ArgumentParser(prog="gomoku-bench",
                                      description="Benchmark the net, self-play, pure MCTS and training.",
                                      formatter_class=DefaultsHelpFormatter)
     parser.add_argument("--width", type=int, default=8, help="board columns")
@@ -320,8 +324,13 @@ def main(argv=None) -> int:
                         help="self-play with the threat solver, as train.py's --threats")
     parser.add_argument("--opening-stones", type=int, default=0,
                         help="self-play games start from up to this many random central stones")
+    parser.add_argument("--moves-per-game", type=float, default=0.0,
+                        help="the self-play games' mean length, if known: self-play then runs --seconds "
+                             "only (not until its first games finish) and games per hour use it")
     parser.add_argument("--json", metavar="PATH", help="also write the figures to this JSON file")
     args = parser.parse_args(argv)
+    if args.moves_per_game < 0:
+        parser.error("--moves-per-game must not be negative")
     if args.opening_stones < 0:
         parser.error("--opening-stones must not be negative")
     try:
@@ -352,7 +361,7 @@ def main(argv=None) -> int:
                             sizefree_blocks=args.sizefree_blocks, sizefree_filters=args.sizefree_filters,
                             log=lambda s: print(s, file=sys.stderr, flush=True), precisions=precisions,
                             model_path=args.model, root_search=args.root_search, threats=args.threats,
-                            opening_stones=args.opening_stones)
+                            opening_stones=args.opening_stones, moves_per_game=args.moves_per_game)
     print(format_table(results))
     if args.json:
         with open(args.json, "w") as f:
