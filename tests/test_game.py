@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from gomoku.game.board import Board, IllegalMoveError
-from gomoku.play.match import Match, MissingModelError, setup_match
+from gomoku.play.match import Match, MissingModelError, setup_match, shipped_model_for
 from gomoku.game.gamefile import GameRecord, save_game
 from gomoku.search.options import SearchOptions
 from gomoku.search.players import PlayerSpec
@@ -81,13 +81,23 @@ def test_setup_without_the_default_model_says_how_to_train_one(tmp_path, monkeyp
 
 def test_setup_for_a_board_without_a_model(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    match = setup_match(size=(6, 6), n_in_row=4, playouts=30, first="ai")
-    assert (match.board.width, match.board.height, match.board.n_in_row) == (6, 6, 4)
+    match = setup_match(size=(7, 7), n_in_row=4, playouts=30, first="ai")  # no shipped model for it
+    assert (match.board.width, match.board.height, match.board.n_in_row) == (7, 7, 4)
     assert str(match.specs[1]) == "pure MCTS 30" and match.is_human(2)
     match = setup_match(black="pure:20", white="pure:10")
     assert match.board.width == 8 and match.specs[2].playouts == 10
     with pytest.raises(ValueError, match="unknown player"):
         setup_match(black="robot", size=(6, 6), n_in_row=4)
+
+
+def test_a_board_with_a_shipped_model_gets_it(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for size, n_in_row, name in (((6, 6), 4, "gomoku_6x6_4.npz"), ((15, 15), None, "gomoku_15x15_5.npz")):
+        match = setup_match(size=size, n_in_row=n_in_row, playouts=30, device="cpu")
+        assert match.specs[2].kind == "az" and os.path.basename(match.specs[2].model) == name
+        assert (match.board.width, match.board.height) == size
+    assert shipped_model_for(15, 15, 5, "standard") is None  # no standard model is shipped
+    assert shipped_model_for(12, 12, 5) is None  # the size-free model did not train on 12x12
 
 
 def test_setup_continues_a_loaded_game(tmp_path, monkeypatch):

@@ -97,7 +97,7 @@ def test_unreadable_save_path_is_a_message(tmp_path):
 def test_play_script_text_mode_through_stdin(tmp_path):
     script = "c3\nnonsense\nc3\nundo\nd4\nquit\n"
     result = subprocess.run(
-        [sys.executable, os.path.join(ROOT, "play.py"), "--text", "--size", "6x6", "--n-in-row", "4",
+        [sys.executable, os.path.join(ROOT, "play.py"), "--text", "--size", "7x7", "--n-in-row", "4",
          "--playouts", "20", "--seed", "1"],
         cwd=tmp_path, input=script, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr

@@ -5,7 +5,8 @@ model, or watch two players of your choice, in a window or a terminal.
     python play.py --model runs/NAME                  # a run's best model, else its current one
     python play.py --model runs/NAME/best_model.npz --playouts 800 --first ai
     python play.py --black pure:2000 --white az       # watch two AIs
-    python play.py --size 8x8 --n-in-row 5            # against pure MCTS, no model needed
+    python play.py --size 15x15                       # the shipped model for that board and rule
+    python play.py --size 7x7 --n-in-row 4            # no model for it: against pure MCTS
     python play.py --model sizefree.npz --size 15x15  # a size-free model on the board you choose
     python play.py --size 15x15 --white heuristic:4   # against the threat-aware heuristic
     python play.py --size 15x15 --rule renju --white heuristic  # renju: Black has forbidden points
@@ -58,8 +59,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--text", action="store_true", help="play in the terminal instead of a window")
     parser.add_argument("--load", metavar="FILE", help="a saved game (JSON) to replay or continue")
     parser.add_argument("--size", type=board_size_arg, metavar="WxH",
-                        help="board size for a game without a model, or any size for a size-free "
-                        "model (default: 8x8, or the size-free model's largest trained size)")
+                        help="board size: without --model, the shipped model for this board and rule "
+                        "plays (pure MCTS where none is shipped); a size-free model plays any size "
+                        "(default: 8x8, or the size-free model's largest trained size)")
     parser.add_argument("--n-in-row", type=positive_int_arg, metavar="N",
                         help="stones in a row that win, for a game without a model (default: 5)")
     parser.add_argument("--rule", choices=RULES,

@@ -209,7 +209,8 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
 
     By default a human plays Black against AlphaZero with ``model`` (the shipped
     ``models/gomoku_8x8_5.npz`` when None); ``first='ai'`` swaps them. With ``size``
-    or ``n_in_row`` and no model the opponent is pure MCTS. ``black`` / ``white``
+    or ``n_in_row`` and no model the opponent is the shipped model for that board and
+    rule (``shipped_model_for``), or pure MCTS where there is none. ``black`` / ``white``
     replace a side's player; a loaded record brings its own players unless flags
     say otherwise, and its board and rule.
 
@@ -249,8 +250,11 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
     record = load_game(load) if load else None
     if model is not None:
         model = find_model(model)
-    model_path = model or DEFAULT_MODEL
     board_flags = size is not None or n_in_row is not None
+    if model is None and board_flags and record is None:
+        # The board (and rule) the flags ask for: a shipped model made for it plays, else pure MCTS.
+        model = shipped_model_for(*(size or (8, 8)), n_in_row or min(5, *(size or (8, 8))), rule or FREESTYLE)
+    model_path = model or DEFAULT_MODEL
 
     opponent = "pure" if board_flags and model is None else "az"
     seats = {1: "human", 2: opponent}
@@ -323,6 +327,31 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
         choices[1:1] = [PlayerSpec("az", offered, playouts, search=search)]
         choices.insert(-1, PlayerSpec("policy", offered))
     return Match(board, specs, choices, seed=seed, device=device, precision=precision)
+
+
+def shipped_model_for(width: int, height: int, n_in_row: int, rule: str = FREESTYLE) -> Optional[str]:
+    """The shipped model (``models/`` of the checkout) trained for this board and rule, or None.
+
+    A fixed-size model must be for this very board; a size-free one must have trained on it.
+    Files are tried in name order; an installed copy without ``models/`` has none.
+    """
+    from gomoku.net.modelfile import ModelFileError
+
+    folder = os.path.join(PROJECT_ROOT, "models")
+    if not IN_CHECKOUT or not os.path.isdir(folder):
+        return None
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".npz"):
+            continue
+        path = os.path.join(folder, name)
+        try:
+            net = _model_spec(path)
+        except ModelFileError:
+            continue
+        boards = net.trained_sizes if net.size_free else ((net.width, net.height),)
+        if net.n_in_row == n_in_row and net.rule == rule and (width, height) in boards:
+            return path
+    return None
 
 
 def _project_file(path: Optional[str]) -> Optional[str]:
