@@ -267,7 +267,7 @@ def test_model_files_record_the_input_version_and_old_files_read_as_version_one(
             meta = json.loads(str(data["__meta__"]))
         assert meta.get("inputs") == (None if spec.inputs == 1 else 2)  # version 1 files read as before
         assert read_model_file(path)[0] == spec
-    shipped, _ = read_model_file("models/gomoku_15x15_5.npz")  # written before input versions
+    shipped, _ = read_model_file("models/gomoku_8x8_5.npz")  # written before input versions
     assert shipped.inputs == 1 and shipped.channels == 4
     path = str(tmp_path / "v9.npz")
     with np.load(str(tmp_path / "v2.npz")) as data:

@@ -416,6 +416,9 @@ def test_config_checks_the_evaluation_opponent_and_the_15x15_preset_uses_the_heu
     # lineage, which started from random weights): its config agrees on what shapes learning.
     with open(os.path.join(ROOT, "models", "gomoku_15x15_5.json")) as f:
         record = json.load(f)
+    recipe = preset("15x15x5").validate()
+    for field in ("threats", "inputs", "openings", "openings_share"):  # what the last run changed
+        assert getattr(recipe, field) == record["config"][field], field
     while "started_from" in record:
         record = record["started_from"]
     shipped = record["config"]

@@ -306,7 +306,14 @@ PRESETS = {
     "15x15x5": dict(width=15, height=15, n_in_row=5, arch="sizefree", sizes="9,11,15",
                     size_schedule="curriculum", stage_iters=100, root_search="gumbel", n_playout=64,
                     games_per_iter=32, opening_stones=2, win_check=True, buffer_size=50000,
-                    eval_opponent="heuristic", eval_playouts=400, eval_opening_stones=2),
+                    eval_opponent="heuristic", eval_playouts=400, eval_opening_stones=2,
+                    # What the 15x15 race chose: the threat solver in the search, the threat
+                    # planes, and half of the 15x15 games from the balanced openings.
+                    threats=True, inputs=2, openings="balanced", openings_share=0.5,
+                    eval_openings="balanced",
+                    # 128 games in lockstep: the net's batches of 128 run faster per position than
+                    # batches of 32, most of all in bf16 (docs/experiments.md, Self-play and the net).
+                    parallel_games=128),
 }
 DEFAULT_PRESET = "8x8x5"
 
