@@ -322,7 +322,7 @@ def test_spec_parsing_and_writing():
 def test_match_offers_the_heuristic_in_the_seat_cycle():
     from gomoku.play.match import setup_match
 
-    match = setup_match(size=(6, 6), n_in_row=4, seed=0)
+    match = setup_match(size=(7, 7), n_in_row=4, seed=0)  # a board without a shipped model
     assert [c.kind for c in match.choices] == ["human", "pure", "heuristic"]
     match.cycle_seat(2)
     assert match.specs[2].kind == "heuristic"

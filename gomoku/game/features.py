@@ -262,7 +262,7 @@ def fill_threat_planes(stones: np.ndarray, width: int, height: int, n: int, out:
     padded = np.zeros(len(stones) + 1, dtype=np.float32)
     padded[:-1] = stones
     codes = (padded[cells] @ powers).astype(np.intp) + offsets
-    hit = np.flatnonzero(any_marks[codes])
+    hit = any_marks[codes].nonzero()[0]
     if len(hit):
         chosen = marks[codes[hit]]
         if any(exact):
@@ -348,7 +348,7 @@ class _Vcf:
         d = 3 - a
         self.nodes += 1
         kinds = self.kinds[a - 1]
-        found = np.flatnonzero(kinds[self.keys])
+        found = kinds[self.keys].nonzero()[0]
         stones = self.stones
         if self.ends is not None and len(found):
             # Drop the windows dead for the side they count for: the defender's fives, else the attacker's.

@@ -173,7 +173,7 @@ class ThreatSolver:
             self.cache.clear()
             return tb
         cells = np.frombuffer(bytes(board.cells), dtype=np.int8)
-        for cell in np.flatnonzero(cells != tb.stones).tolist():
+        for cell in (cells != tb.stones).nonzero()[0].tolist():
             old, new = int(tb.stones[cell]), int(cells[cell])
             if old:
                 tb.undo(cell, old)
