@@ -96,6 +96,8 @@ def test_a_board_with_a_shipped_model_gets_it(tmp_path, monkeypatch):
         match = setup_match(size=size, n_in_row=n_in_row, playouts=30, device="cpu")
         assert match.specs[2].kind == "az" and os.path.basename(match.specs[2].model) == name
         assert (match.board.width, match.board.height) == size
+    match = setup_match(size=(15, 15), rule="renju", playouts=30, device="cpu")  # play.py --rule renju --size 15x15
+    assert os.path.basename(match.specs[2].model) == "gomoku_15x15_renju.npz" and match.board.rule == "renju"
     assert shipped_model_for(15, 15, 5, "standard") is None  # no standard model is shipped
     assert shipped_model_for(12, 12, 5) is None  # the size-free model did not train on 12x12
 
