@@ -53,7 +53,7 @@ from typing import Optional
 import numpy as np
 
 from gomoku.game import rules
-from gomoku.game.board import Board
+from gomoku.game.board import Board, fill_base_planes
 from gomoku.game.lines import line_cells, line_ends
 
 INPUT_CHANNELS = {1: 4, 2: 14}
@@ -114,17 +114,7 @@ def fill_planes_batch(boards, cells: bytes, out: np.ndarray, version: int = 1) -
     which the caller often has at hand already. Version 1's four planes are set for
     all boards in a few array operations; later versions add their planes board by board.
     """
-    n, size = len(boards), out.shape[2]
-    stones = np.frombuffer(cells, dtype=np.uint8).reshape(n, size)
-    to_move = np.fromiter((b.current_player for b in boards), dtype=np.uint8, count=n)[:, None]
-    out[:, 0] = stones == to_move
-    out[:, 1] = stones == 3 - to_move
-    for row, board in enumerate(boards):
-        history = board.history
-        if history:
-            out[row, 2, history[-1]] = 1.0
-        if len(history) % 2 == 0:
-            out[row, 3] = 1.0
+    fill_base_planes(boards, cells, out)
     if check_input_version(version) > 1:
         for row, board in enumerate(boards):
             fill_threat_part(board, out[row])

@@ -17,7 +17,6 @@ from typing import Optional
 import numpy as np
 
 from gomoku.game.board import Board
-from gomoku.game.rules import BLACK, RENJU
 
 HINT_PRIOR = 0.5  # the prior a root move that starts the player's own VCT gets at least (``threats``)
 
@@ -124,9 +123,7 @@ class Leaf:
 def legal_moves(board: Board) -> np.ndarray:
     """The legal moves as an array: the empty cells, less Black's forbidden points under renju."""
     moves = (board.stones() == 0).nonzero()[0]
-    if board.rule != RENJU or board.current_player != BLACK:
-        return moves
-    forbidden = board.forbidden_moves()
+    forbidden = board.forbidden_moves()  # [] at once unless renju with Black to move
     return np.setdiff1d(moves, forbidden, assume_unique=True) if forbidden else moves
 
 
