@@ -46,10 +46,37 @@ def test_the_packages_and_their_data_are_found():
 def test_requirements_install_the_project_and_pyproject_holds_the_pins():
     with open(os.path.join(ROOT, "requirements.txt")) as f:
         lines = [line.strip() for line in f if line.strip() and not line.startswith("#")]
-    assert lines == ["-e ."]
+    assert lines == ["-e .[cpu]"]
     pins = project()["project"]["dependencies"]
-    assert {pin.split("==")[0] for pin in pins} == {"paddlepaddle", "numpy", "pygame", "tqdm", "matplotlib"}
+    assert {pin.split("==")[0] for pin in pins} == {"numpy", "pygame", "tqdm", "matplotlib"}
     assert all("==" in pin for pin in pins)
+
+
+@pytest.mark.timeout(30)
+def test_paddle_is_one_build_or_the_other_at_one_version():
+    # The CPU and CUDA builds both install the module `paddle`: the GPU file must not pull the CPU
+    # build in through the project's own dependencies, and both must be the same Paddle version.
+    extras = project()["project"]["optional-dependencies"]
+    assert [pin.split("==")[0] for pin in extras["cpu"]] == ["paddlepaddle"]
+    assert [pin.split("==")[0] for pin in extras["gpu"]] == ["paddlepaddle-gpu"]
+    assert extras["cpu"][0].split("==")[1] == extras["gpu"][0].split("==")[1]
+    with open(os.path.join(ROOT, "requirements-gpu.txt")) as f:
+        lines = [line.strip() for line in f if line.strip() and not line.startswith("#")]
+    assert lines[-1] == "-e .[gpu]" and lines[0].startswith("--extra-index-url https://")
+    assert not any("paddlepaddle" in line for line in lines if not line.startswith("--"))
+
+
+@pytest.mark.timeout(60)
+def test_without_paddle_the_error_says_how_to_install_it():
+    # find_spec answering None for `paddle` stands for a machine where the project was installed
+    # without its extra.
+    code = ("import importlib.util, sys\n"
+            "real = importlib.util.find_spec\n"
+            "importlib.util.find_spec = lambda name, *a: None if name == 'paddle' else real(name, *a)\n"
+            "import gomoku.net.model\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=50)
+    assert proc.returncode != 0
+    assert "PaddlePaddle is not installed: pip install -r requirements.txt" in proc.stderr
 
 
 @pytest.mark.timeout(120)

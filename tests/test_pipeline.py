@@ -410,3 +410,13 @@ def test_a_bad_rate_or_constant_is_named_in_its_error():
     for name, value in (("lr", -1.0), ("kl_targ", 0.0), ("c_puct", float("nan"))):
         with pytest.raises(ValueError, match=f"^{name} must be positive, got {value}$"):
             TrainConfig(**{name: value}).validate()
+
+
+@pytest.mark.timeout(30)
+def test_the_next_step_lines_name_the_command_the_user_ran(monkeypatch):
+    from gomoku.train.pipeline import _commands
+
+    monkeypatch.setattr(sys, "argv", ["/some/venv/bin/gomoku-train", "--preset", "6x6x4"])
+    assert _commands() == ("gomoku-train", "gomoku-play")
+    monkeypatch.setattr(sys, "argv", ["train.py"])
+    assert _commands() == ("python train.py", "python play.py")

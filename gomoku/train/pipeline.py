@@ -40,6 +40,7 @@ A run lives in one directory:
 from __future__ import annotations
 
 import os
+import sys
 import time
 from dataclasses import dataclass, replace
 from typing import Callable, Optional
@@ -82,6 +83,14 @@ def kl_divergence(log_p_old: np.ndarray, log_p_new: np.ndarray) -> float:
     """``mean(sum(p_old * (log p_old - log p_new)))`` over a batch."""
     return float(np.mean(np.sum(np.exp(log_p_old) * (log_p_old - log_p_new), axis=1)))
 
+
+
+def _commands() -> tuple[str, str]:
+    """How the user runs the trainer and the window, for the lines that say what to do next: the
+    installed commands when the trainer was started as one, else the checkout's scripts."""
+    if os.path.basename(sys.argv[0]) == "gomoku-train":
+        return "gomoku-train", "gomoku-play"
+    return "python train.py", "python play.py"
 
 class TrainPipeline:
     """Wires self-play, the buffer, updates, evaluation and checkpoints for one run.
@@ -287,7 +296,7 @@ class TrainPipeline:
                 stop = stop and "interrupted"
                 if os.path.exists(os.path.join(self.run_dir, CHECKPOINT)):
                     self.log(f"interrupted: the checkpoint holds iteration {self.iteration}; "
-                             f"resume with: python train.py --resume {self.run_dir}")
+                             f"resume with: {_commands()[0]} --resume {self.run_dir}")
                 else:
                     self.log("interrupted before the first iteration finished: there is no "
                              "checkpoint to resume, so start the run afresh")
@@ -303,9 +312,9 @@ class TrainPipeline:
         """What a run that reached its end left behind, and how to go on."""
         model = find_model(self.run_dir)
         line = (f"done: iteration {self.iteration} of {self.config.game_batch_num}; "
-                f"play it with: python play.py --model {self.run_dir} ({os.path.basename(model)})")
+                f"play it with: {_commands()[1]} --model {self.run_dir} ({os.path.basename(model)})")
         if self.iteration < self.config.game_batch_num:
-            line += f"; go on with: python train.py --resume {self.run_dir}"
+            line += f"; go on with: {_commands()[0]} --resume {self.run_dir}"
         return line
 
     def run_iteration(self) -> dict:
