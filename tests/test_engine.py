@@ -21,6 +21,7 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -295,6 +296,42 @@ class FakeClock:
     def __call__(self) -> float:
         self.now += self.step
         return self.now
+
+
+@pytest.mark.timeout(120)
+def test_without_a_player_flag_the_engine_plays_the_shipped_model_for_the_board_and_rule():
+    # Managers start a brain without arguments, then set the board (START) and the rule (INFO rule).
+    from gomoku.play.engine import engine_options
+
+    assert engine_options([]).shipped and engine_options(["--shipped"]).shipped
+    for flags in (["--pure"], ["--heuristic", "2"], ["--model", "some.npz"]):
+        assert not engine_options(flags).shipped
+    options = replace(engine_options(["--max-playouts", "20", "--device", "cpu", "--quiet"]), turn_ms=60000)
+    out = io.StringIO()
+    engine = PbrainEngine(options, out, FakeClock(0.001))
+    started = converse(engine, out, "START 15")
+    assert started[-1] == "OK" and "AlphaZero with" in started[0] and "gomoku_15x15_5.npz" in started[0]
+    # START, whose time the protocol does not count, loads the models of every rule: a manager
+    # times the first move from the command after INFO rule, so no model may load then.
+    loaded = dict(engine._models)
+    assert sorted(os.path.basename(path) for path in loaded) == ["gomoku_15x15_5.npz", "gomoku_15x15_renju.npz"]
+    engine.handle("INFO rule 4")  # renju: INFO has no answer; the note comes with the next reply
+    assert engine._models == loaded
+    black = converse(engine, out, "BEGIN")
+    assert "playing renju with" in black[0] and "gomoku_15x15_renju.npz" in black[0]
+    assert engine.rule == "renju" and engine._model_spec.rule == "renju"
+    cell(black[-1], 15, 15)
+    # Back to freestyle, then a board where the size-free model has to do: it still plays it.
+    engine.handle("INFO rule 0")
+    assert "gomoku_15x15_5.npz" in converse(engine, out, "RESTART")[0] and engine._model_spec.rule == "freestyle"
+    assert "gomoku_15x15_5.npz" in converse(engine, out, "START 20")[0]
+    cell(converse(engine, out, "BEGIN")[-1], 20, 20)
+    # No shipped model makes four in a row on 7x7: pure MCTS, and the start says why.
+    out = io.StringIO()
+    four = PbrainEngine(replace(options, n_in_row=4), out, FakeClock(0.001))
+    answer = converse(four, out, "START 7")
+    assert answer[-1] == "OK" and "pure MCTS" in answer[0] and "no shipped model" in answer[0]
+    assert four._model_spec is None
 
 
 def test_the_search_stops_before_the_deadline():

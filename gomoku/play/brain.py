@@ -35,7 +35,11 @@ class EngineOptions:
     """How the engine plays; ``main`` fills it from the command line."""
 
     model: Optional[str] = None
-    """model file for AlphaZero; None plays pure MCTS or the heuristic"""
+    """model file for AlphaZero; None plays the shipped models (``shipped``), pure MCTS or the heuristic"""
+    shipped: bool = False
+    """without ``model``: play each game with the shipped model nearest to its board and rule
+    (``match.nearest_shipped_model``, chosen again when ``INFO rule`` changes the rule), pure
+    MCTS where ``models/`` has none for the board's five (or ``n_in_row``)"""
     heuristic: Optional[int] = None
     """the heuristic player's level (no model, no search tree); None searches with MCTS"""
     n_in_row: int = 5
@@ -98,6 +102,8 @@ class PbrainEngine:
         self._rule_told = False
         self.running = True
         self._evaluator = None
+        self._models: dict = {}  # path -> (evaluator, NetSpec) of every model loaded so far
+        self._model_path: Optional[str] = None  # the model playing now, None for rollouts or the heuristic
         self._heuristic = None if options.heuristic is None else HeuristicPlayer(options.heuristic, options.seed)
         self._model_spec = None  # the loaded model's NetSpec
         self.mcts = MCTS(options.c_puct, **options.search.kwargs())
@@ -171,8 +177,11 @@ class PbrainEngine:
             raise ProtocolError(f"the board {width}x{height} has no cells")
         if width > MAX_SIDE or height > MAX_SIDE:
             raise ProtocolError(f"the board {width}x{height} is too large: at most {MAX_SIDE} cells a side")
-        if self.options.model is not None:
-            spec = self._load_model()
+        if self.options.shipped:
+            self._load_shipped_models(width, height)
+        model = self._model_for(width, height)
+        if model is not None:
+            spec = self._use_model(model)
             n_in_row = spec.n_in_row
             problem = spec.board_mismatch(width, height, n_in_row)
             if problem is not None:
@@ -181,7 +190,7 @@ class PbrainEngine:
                 Board(width, height, n_in_row)
             except ValueError as exc:
                 raise ProtocolError(str(exc)) from None
-            what = (f"AlphaZero with {self.options.model} ({n_in_row} in a row, "
+            what = (f"AlphaZero with {model} ({n_in_row} in a row, "
                     f"{self._evaluator.model.precision} inference)")
         else:
             try:
@@ -191,22 +200,68 @@ class PbrainEngine:
             if self._heuristic is not None:
                 what = f"the heuristic, level {self._heuristic.level} ({self.n_in_row} in a row)"
             else:
-                if self._evaluator is None:
-                    self._evaluator = RolloutEvaluator(self.options.seed)
+                self._use_rollouts()
                 what = f"pure MCTS with random rollouts ({self.n_in_row} in a row)"
+                if self.options.shipped:
+                    what += f"; no shipped model plays {self.n_in_row} in a row"
         self.position = Position(width, height)
         self._forget_tree()
         self._reply("OK", [f"GomokuZero {__version__}: {what} on {width}x{height}"])
 
-    def _load_model(self):
-        """Loads the model once (a failure is retried at the next START); returns its ``NetSpec``."""
-        if self._evaluator is not None:
-            return self._model_spec
+    def _model_for(self, width: int, height: int) -> Optional[str]:
+        """The model file this board's game is played with: ``--model``, the nearest shipped one
+        for the board and the rule (``shipped``), or None (rollouts or the heuristic)."""
+        if self.options.model is not None:
+            return self.options.model
+        if self.options.shipped:
+            from gomoku.play.match import nearest_shipped_model
+
+            return nearest_shipped_model(width, height, self.n_in_row, self.rule)
+        return None
+
+    def _load_shipped_models(self, width: int, height: int) -> None:
+        """Loads, at START, the shipped model for this board under each rule: the manager may send
+        ``INFO rule`` after ``START``, and a model loaded then would eat into the first move's time
+        (the manager's clock runs from the command it sends next). A model that fails to load here
+        is reported when it is chosen."""
+        from gomoku.play.match import nearest_shipped_model
+
+        for rule in (FREESTYLE, STANDARD, RENJU):
+            path = nearest_shipped_model(width, height, self.n_in_row, rule)
+            if path is not None and path not in self._models:
+                try:
+                    self._models[path] = self._load_model(path)
+                except ProtocolError:
+                    continue
+
+    def _use_model(self, path: str):
+        """Plays with the model at ``path`` from now on, loading it the first time (a failure is
+        retried at the next START); returns its ``NetSpec``."""
+        if path not in self._models:
+            self._models[path] = self._load_model(path)
+        self._evaluator, self._model_spec = self._models[path]
+        if path != self._model_path:
+            self._forget_tree()
+        self._model_path = path
+        self.n_in_row = self._model_spec.n_in_row
+        if not self._rule_told and not self.options.shipped:
+            self.rule = self._model_spec.rule
+        self._warn_rule()
+        return self._model_spec
+
+    def _use_rollouts(self) -> None:
+        if self._model_path is not None or self._evaluator is None:
+            self._evaluator = RolloutEvaluator(self.options.seed)
+            self._forget_tree()
+        self._model_spec = self._model_path = None
+
+    def _load_model(self, path: Optional[str] = None):
+        """Loads a model file (``--model`` by default); returns its evaluator and ``NetSpec``."""
         try:
             from gomoku.net.policy_value import PolicyValueModel
             from gomoku.search.evaluator import NetEvaluator
 
-            model = PolicyValueModel.load(self.options.model, device=self.options.device,
+            model = PolicyValueModel.load(path or self.options.model, device=self.options.device,
                                           threads=self.options.threads, precision=self.options.precision)
             evaluator = NetEvaluator(model)
             spec = model.spec
@@ -215,18 +270,12 @@ class PbrainEngine:
             evaluator.evaluate([Board(spec.width, spec.height, spec.n_in_row)])
         except Exception as exc:  # ModelFileError, Paddle errors: all mean "cannot play"
             raise ProtocolError(f"cannot use the model: {exc}") from None
-        self._evaluator = evaluator
-        self._model_spec = spec
         # The model leaves some 150,000 objects that live as long as the engine; a
         # full collection walked them all (0.2 s, measured, in the middle of a search).
         # Frozen, collections skip them.
         gc.collect()
         gc.freeze()
-        self.n_in_row = spec.n_in_row
-        if not self._rule_told:
-            self.rule = spec.rule
-        self._warn_rule()
-        return spec
+        return evaluator, spec
 
     def _restart(self, arg: str, started: float) -> None:
         position = self._need_game()
@@ -365,7 +414,7 @@ class PbrainEngine:
             if len(mine) or blocks:
                 move = int(mine[0]) if len(mine) else blocks[0]
                 return move, f"{position.label(move)}, {'a five' if len(mine) else 'a block'}"
-            if self.options.model is not None and self._evaluator is not None:
+            if self._model_spec is not None:
                 priors, _ = self._evaluator.evaluate([board])
                 legal = np.asarray(board.legal_moves())
                 move = int(legal[np.argmax(priors[0][legal])])
@@ -468,7 +517,23 @@ class PbrainEngine:
             self._forget_tree()
         self.rule = rule
         self._rule_told = True
+        if self.options.shipped and self.position is not None:
+            self._choose_shipped_model()
         self._warn_rule()
+
+    def _choose_shipped_model(self) -> None:
+        """After a new rule: plays the shipped model nearest to this board and rule from now on.
+        ``INFO`` gets no reply, so a model that fails to load is a note, and the one before stays."""
+        position = self.position
+        model = self._model_for(position.width, position.height)
+        if model is None or model == self._model_path:
+            return
+        try:
+            self._use_model(model)
+        except ProtocolError as exc:
+            self._pending.append(f"{exc}; playing on with {self._model_path or 'pure MCTS'}")
+            return
+        self._pending.append(f"playing {self.rule} with {model}")
 
     def _warn_rule(self) -> None:
         """A note when the model was trained for another rule than the game's. The engine still

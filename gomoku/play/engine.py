@@ -3,6 +3,7 @@
 A manager starts the engine as a child process and talks to it one line at a
 time over stdin/stdout (the protocol: https://plastovicka.github.io/protocl2en.htm)::
 
+    pbrain-gomokuzero                                # the shipped model for the manager's board and rule
     pbrain-gomokuzero --model best_model.npz         # AlphaZero; the model decides the board size
     pbrain-gomokuzero --pure --n-in-row 5            # pure MCTS (random rollouts) on any board
     pbrain-gomokuzero --heuristic 3                  # the threat-aware heuristic, on any board
@@ -43,7 +44,11 @@ renju (Black may not play double threes, double fours or overlines); 2 (a
 continuous game) changes nothing; caro (8) is refused with a ``MESSAGE``. Until
 it comes, the engine plays its model's rule (freestyle without a model). A
 model trained for another rule still plays, with a ``MESSAGE`` saying so: its
-moves follow the game's rule, as every move of the engine does.
+moves follow the game's rule, as every move of the engine does. Without
+``--model`` (``--shipped``, the default) the engine picks the shipped model
+for the board and the rule at ``START`` and again after each ``INFO rule``:
+the renju model for renju, the freestyle one for freestyle. ``START`` loads
+the board's model for every rule, so that a switch costs no move any time.
 
 Time. A move is searched until its time is spent, not for a fixed number of
 playouts: ``TimeControl`` takes ``timeout_turn`` and a share of ``time_left``,
@@ -95,13 +100,17 @@ def build_parser() -> argparse.ArgumentParser:
     who = parser.add_mutually_exclusive_group()
     who.add_argument("--model", help="model file to play with (AlphaZero MCTS); a fixed-size model plays only its own "
                           "board, a size-free one any board")
+    who.add_argument("--shipped", action="store_true",
+                     help="play each game with the shipped model (models/ of the checkout) nearest to its board "
+                          "and to the rule INFO rule sets, pure MCTS where none fits (the default without "
+                          "--model, --pure or --heuristic)")
     who.add_argument("--pure", action="store_true",
-                     help="play pure MCTS with random rollouts, on any board (the default without --model)")
+                     help="play pure MCTS with random rollouts, on any board")
     who.add_argument("--heuristic", type=int, nargs="?", const=DEFAULT_LEVEL, choices=LEVELS, metavar="LEVEL",
                      help=f"play the threat-aware heuristic, on any board; LEVEL is "
                           f"{', '.join(map(str, LEVELS))} ({DEFAULT_LEVEL} without one)")
     parser.add_argument("--n-in-row", type=int, default=5,
-                        help="stones in a row that win, for --pure and --heuristic")
+                        help="stones in a row that win, for --pure, --heuristic and the shipped models")
     parser.add_argument("--device", choices=["cpu", "gpu", "auto"], default="auto",
                         help="where the model runs")
     parser.add_argument("--threads", type=int, default=1, help="CPU threads for the model")
@@ -121,16 +130,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Optional[list[str]] = None) -> int:
+def engine_options(argv: Optional[list[str]] = None) -> EngineOptions:
+    """The engine's options from its command line (exits with a usage error on a bad flag)."""
     args = build_parser().parse_args(argv)
     for name in ("n_in_row", "threads", "max_playouts"):
         value = getattr(args, name)
         if value is not None and value < 1:
             build_parser().error(f"--{name.replace('_', '-')} must be at least 1")
-    options = EngineOptions(model=args.model, heuristic=args.heuristic, n_in_row=args.n_in_row, device=args.device,
-                            threads=args.threads, precision=args.precision, c_puct=args.c_puct, max_playouts=args.max_playouts,
-                            turn_ms=args.turn_ms, margin_ms=args.margin_ms, seed=args.seed,
-                            messages=not args.quiet, search=SearchOptions.from_args(args))
+    # Managers start a brain without arguments: it then plays the shipped models.
+    shipped = args.shipped or (args.model is None and not args.pure and args.heuristic is None)
+    return EngineOptions(model=args.model, shipped=shipped, heuristic=args.heuristic, n_in_row=args.n_in_row,
+                         device=args.device, threads=args.threads, precision=args.precision, c_puct=args.c_puct,
+                         max_playouts=args.max_playouts, turn_ms=args.turn_ms, margin_ms=args.margin_ms,
+                         seed=args.seed, messages=not args.quiet, search=SearchOptions.from_args(args))
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    options = engine_options(argv)
     warnings.filterwarnings("ignore", message=".*ccache.*")
     # Only protocol lines may reach the manager: replies get a private copy of
     # stdout, and whatever Paddle or anything else prints goes to stderr.

@@ -335,23 +335,49 @@ def shipped_model_for(width: int, height: int, n_in_row: int, rule: str = FREEST
     A fixed-size model must be for this very board; a size-free one must have trained on it.
     Files are tried in name order; an installed copy without ``models/`` has none.
     """
+    for path, net in _shipped_models():
+        if net.n_in_row == n_in_row and net.rule == rule and (width, height) in _trained_boards(net):
+            return path
+    return None
+
+
+def nearest_shipped_model(width: int, height: int, n_in_row: int, rule: str = FREESTYLE) -> Optional[str]:
+    """The shipped model that plays this board and rule best, for an engine that must play
+    whatever game a manager sets up; None where no shipped model wins with ``n_in_row``.
+
+    In order: one trained for this board and rule (``shipped_model_for``); one trained on this
+    board for another rule (freestyle first: the nearest to standard); a size-free one, the rule's
+    first, then freestyle's, the one trained on the largest board first (it plays any board).
+    """
+    def preference(item):
+        path, net = item
+        boards = _trained_boards(net)
+        return ((width, height) not in boards, net.rule != rule, net.rule != FREESTYLE,
+                -max(w * h for w, h in boards), path)
+
+    fits = [(path, net) for path, net in _shipped_models() if net.n_in_row == n_in_row
+            and ((width, height) in _trained_boards(net) or net.size_free)]
+    return min(fits, key=preference)[0] if fits else None
+
+
+def _shipped_models():
+    """(path, NetSpec) of each readable model in ``models/`` of the checkout, in name order."""
     from gomoku.net.modelfile import ModelFileError
 
     folder = os.path.join(PROJECT_ROOT, "models")
     if not IN_CHECKOUT or not os.path.isdir(folder):
-        return None
+        return
     for name in sorted(os.listdir(folder)):
-        if not name.endswith(".npz"):
-            continue
-        path = os.path.join(folder, name)
-        try:
-            net = _model_spec(path)
-        except ModelFileError:
-            continue
-        boards = net.trained_sizes if net.size_free else ((net.width, net.height),)
-        if net.n_in_row == n_in_row and net.rule == rule and (width, height) in boards:
-            return path
-    return None
+        if name.endswith(".npz"):
+            path = os.path.join(folder, name)
+            try:
+                yield path, _model_spec(path)
+            except ModelFileError:
+                continue
+
+
+def _trained_boards(net) -> tuple:
+    return net.trained_sizes if net.size_free else ((net.width, net.height),)
 
 
 def _project_file(path: Optional[str]) -> Optional[str]:
