@@ -17,7 +17,8 @@ fixed opponent, with the same search (``az:SNAPSHOT:PLAYOUTS``, PUCT) whatever
 search the recipe trained with, so that the nets, not the searches, are
 compared. With ``--openings`` the games start from an openings file (such as the
 balanced ones), and the score as White is kept and drawn beside the total. The arena takes the same share from every recipe; what is left to
-score once the budget is spent is scored then.
+score once the budget is spent is scored then, as many matches at once as the
+cores hold (``--arena-workers`` each).
 
 The in-run evaluation is switched off (``--check-freq`` very large) unless a
 recipe sets it, so the budget goes to learning alone.
@@ -27,6 +28,11 @@ and against CPU-hours, 95% Wilson intervals, one curve per recipe),
 ``time_to_strength.json`` and ``time_to_strength.md`` (every snapshot's score,
 and the hours each recipe took to first reach each ``--targets`` score), and
 per recipe its run directory, training log and snapshot model files.
+
+``--merge A.json B.json ...`` races nothing: it puts the recipes of earlier races
+that were scored alike (board, opponent, openings, games, playouts, seed) in one
+table and plot, so that a new option can be raced against recipes raced before
+on the CPU-hours axis, without running them again.
 
 Example (two hours, 9x9, five in a row)::
 
@@ -259,63 +265,69 @@ def last_iteration(metrics: str):
 
 
 class Scorer:
-    """Scores snapshots one at a time in an arena child process, while the races go on."""
+    """Scores snapshots in arena child processes: one match at a time while the races go on (they
+    take the same share from every recipe), as many as the cores hold once the races are over."""
 
     def __init__(self, args, log):
         self.args, self.log = args, log
         self.queue: list[tuple[str, Snapshot]] = []
-        self.current = None
+        self.running: list[tuple] = []  # (name, snapshot, process, summary path, start time)
+        self.at_once = 1
 
     def add(self, name: str, snapshot: Snapshot) -> None:
         self.queue.append((name, snapshot))
 
     def busy(self) -> bool:
-        return bool(self.queue) or self.current is not None
+        return bool(self.queue) or bool(self.running)
 
     def poll(self) -> None:
-        """Collects a finished match and starts the next one."""
-        if self.current is not None:
-            name, snapshot, process, summary, started = self.current
-            if process.poll() is None:
-                return
-            self.current = None
-            if process.returncode != 0:
-                self.stop_all()
-                raise SystemExit(f"error: the arena failed on {snapshot.path} (exit {process.returncode}): "
-                                 f"{process.stderr.read()[-2000:]}")
-            process.stderr.close()
-            with open(summary) as f:
-                snapshot.summary = json.load(f)
-            snapshot.score = snapshot.summary["score"]
-            snapshot.low, snapshot.high = snapshot.summary["score_low"], snapshot.summary["score_high"]
-            snapshot.white = snapshot.summary["a_as_white"]["score"]
-            self.log(f"[{name}] {snapshot.hours:.3f} h (iteration {snapshot.iteration}): score "
-                     f"{snapshot.score:.3f} [{snapshot.low:.3f}, {snapshot.high:.3f}], as White "
-                     f"{snapshot.white:.3f}, over {self.args.games} games "
-                     f"({time.time() - started:.0f}s)")
-        if self.queue:
-            name, snapshot = self.queue.pop(0)
-            summary = snapshot.path[:-len(".npz")] + ".arena.json"
-            width, height, _ = self.args.board
-            command = [sys.executable, "-m", "gomoku.play.arena",
-                       "--a", f"az:{snapshot.path}:{self.args.playouts}",
-                       "--b", self.args.opponent, "--games", str(self.args.games), "--seed", str(self.args.seed),
-                       "--workers", str(self.args.arena_workers), "--size", f"{width}x{height}",
-                       "--device", "cpu", "--json", summary, "--quiet"]
-            if self.args.openings:
-                command += ["--openings", self.args.openings]
-            process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                       text=True, start_new_session=True)
-            self.current = (name, snapshot, process, summary, time.time())
+        """Collects finished matches and starts the next ones."""
+        for match in list(self.running):
+            if match[2].poll() is not None:
+                self.running.remove(match)
+                self._collect(*match)
+        while self.queue and len(self.running) < self.at_once:
+            self._start(*self.queue.pop(0))
+
+    def _collect(self, name, snapshot, process, summary, started) -> None:
+        if process.returncode != 0:
+            error = process.stderr.read()[-2000:]
+            self.stop_all()
+            raise SystemExit(f"error: the arena failed on {snapshot.path} (exit {process.returncode}): {error}")
+        process.stderr.close()
+        with open(summary) as f:
+            snapshot.summary = json.load(f)
+        snapshot.score = snapshot.summary["score"]
+        snapshot.low, snapshot.high = snapshot.summary["score_low"], snapshot.summary["score_high"]
+        snapshot.white = snapshot.summary["a_as_white"]["score"]
+        self.log(f"[{name}] {snapshot.hours:.3f} h (iteration {snapshot.iteration}): score "
+                 f"{snapshot.score:.3f} [{snapshot.low:.3f}, {snapshot.high:.3f}], as White "
+                 f"{snapshot.white:.3f}, over {self.args.games} games "
+                 f"({time.time() - started:.0f}s)")
+
+    def _start(self, name: str, snapshot: Snapshot) -> None:
+        summary = snapshot.path[:-len(".npz")] + ".arena.json"
+        width, height, _ = self.args.board
+        command = [sys.executable, "-m", "gomoku.play.arena",
+                   "--a", f"az:{snapshot.path}:{self.args.playouts}",
+                   "--b", self.args.opponent, "--games", str(self.args.games), "--seed", str(self.args.seed),
+                   "--workers", str(self.args.arena_workers), "--size", f"{width}x{height}",
+                   "--device", "cpu", "--json", summary, "--quiet"]
+        if self.args.openings:
+            command += ["--openings", self.args.openings]
+        process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                   text=True, start_new_session=True)
+        self.running.append((name, snapshot, process, summary, time.time()))
 
     def finish(self) -> None:
+        """Scores what is left, now that the races no longer need the cores."""
+        self.at_once = max(1, usable_cpus() // self.args.arena_workers)
         while self.busy():
             self.poll()
             time.sleep(0.5)
 
     def stop_all(self) -> None:
-        if self.current is not None:
-            process = self.current[2]
+        for _, _, process, _, _ in self.running:
             if process.poll() is None:
                 os.killpg(process.pid, signal.SIGTERM)
                 try:
@@ -323,7 +335,7 @@ class Scorer:
                 except subprocess.TimeoutExpired:
                     os.killpg(process.pid, signal.SIGKILL)
                     process.wait()
-            self.current = None
+        self.running = []
 
 
 def race(recipes: list[Recipe], args, log) -> dict[str, list[Snapshot]]:
@@ -415,28 +427,40 @@ def _cores(n: int) -> str:
     return f"{n} core" if n == 1 else f"{n} cores"
 
 
+def _label(recipe: dict) -> str:
+    return f"{recipe['name']} (race {recipe['race']})" if "race" in recipe else recipe["name"]
+
+
 def markdown(data: dict) -> str:
     board = data["board"]
-    lines = [f"# Time to strength: {board['width']}x{board['height']}, {board['n_in_row']} in a row",
-             "",
-             f"{data['side_by_side']} recipes side by side for {data['budget_hours']:.3g} h of wall-clock on "
-             f"{_cores(data['cores'])} of {data['machine']}; each snapshot plays {data['games_per_snapshot']} "
-             f"games against `{data['opponent']}` with {data['snapshot_playouts']} playouts (seed {data['seed']}), "
-             f"from {('the openings `' + data['openings'] + '`') if data.get('openings') else 'two random central stones'}.",
-             "", "## Hours to first reach a score (wall-clock / CPU)", "",
-             "| recipe | flags | " + " | ".join(f"score {t:g}" for t in data["targets"]) + " |",
-             "|---|---|" + "---|" * len(data["targets"])]
+    scoring = (f"each snapshot plays {data['games_per_snapshot']} games against `{data['opponent']}` with "
+               f"{data['snapshot_playouts']} playouts (seed {data['seed']}), from "
+               f"{('the openings `' + data['openings'] + '`') if data.get('openings') else 'two random central stones'}.")
+    lines = [f"# Time to strength: {board['width']}x{board['height']}, {board['n_in_row']} in a row", ""]
+    if "races" in data:  # merged races: only the CPU-hours compare across them
+        count = len(data["races"])
+        lines.append(f"{count} race{'s' if count != 1 else ''} merged; {scoring} Wall-clock hours are each race's own; "
+                     "CPU-hours compare across races.")
+        lines += [""] + [f"- race {i}: `{race['file']}`, {race['side_by_side']} recipes side by side for "
+                         f"{race['budget_hours']:.3g} h on {_cores(race['cores'])} of {race['machine']}"
+                         for i, race in enumerate(data["races"], 1)]
+    else:
+        lines.append(f"{data['side_by_side']} recipes side by side for {data['budget_hours']:.3g} h of wall-clock "
+                     f"on {_cores(data['cores'])} of {data['machine']}; {scoring}")
+    lines += ["", "## Hours to first reach a score (wall-clock / CPU)", "",
+              "| recipe | flags | " + " | ".join(f"score {t:g}" for t in data["targets"]) + " |",
+              "|---|---|" + "---|" * len(data["targets"])]
     for r in data["recipes"]:
         cells = ["not reached" if h is None else f"{h:.2f} / {c:.2f}"
                  for h, c in zip(r["hours_to_reach"].values(), r["cpu_hours_to_reach"].values())]
-        lines.append(f"| {r['name']} | `{r['flags'] or '(defaults)'}` | " + " | ".join(cells) + " |")
+        lines.append(f"| {_label(r)} | `{r['flags'] or '(defaults)'}` | " + " | ".join(cells) + " |")
     lines += ["", "## Snapshots", "",
               "| recipe | hours | CPU-hours | iteration | games | score | 95% interval | as White |",
               "|---|---|---|---|---|---|---|---|"]
     for r in data["recipes"]:
         for s in r["snapshots"]:
             white = s.get("as_white", float("nan"))
-            lines.append(f"| {r['name']} | {s['hours']:.2f} | {s['cpu_hours']:.2f} | {s['iteration']} | "
+            lines.append(f"| {_label(r)} | {s['hours']:.2f} | {s['cpu_hours']:.2f} | {s['iteration']} | "
                          f"{s['games']} | {s['score']:.3f} | {s['score_low']:.3f} to {s['score_high']:.3f} | "
                          f"{white:.3f} |")
     return "\n".join(lines) + "\n"
@@ -456,11 +480,11 @@ def plot(data: dict, path: str) -> None:
             score = [s["score"] for s in r["snapshots"]]
             below = [s["score"] - s["score_low"] for s in r["snapshots"]]
             above = [s["score_high"] - s["score"] for s in r["snapshots"]]
-            line = axis.errorbar(x, score, yerr=[below, above], marker="o", capsize=3, label=r["name"])
+            line = axis.errorbar(x, score, yerr=[below, above], marker="o", capsize=3, label=_label(r))
             white = [s.get("as_white", float("nan")) for s in r["snapshots"]]
             if any(w == w for w in white):  # NaN-free: the run recorded White's games
                 axis.plot(x, white, linestyle="--", marker="v", color=line[0].get_color(),
-                          label=f"{r['name']}, as White")
+                          label=f"{_label(r)}, as White")
         for t in data["targets"]:
             axis.axhline(t, color="grey", linewidth=0.6, linestyle="--")
         axis.set(xlabel=label, ylim=(-0.02, 1.02), xlim=(0, None))
@@ -468,9 +492,12 @@ def plot(data: dict, path: str) -> None:
     axes[0].set_ylabel(f"score against {data['opponent']} (dashed: as White)")
     axes[1].legend(loc="center left", bbox_to_anchor=(1.02, 0.5))
     board = data["board"]
-    fig.suptitle(f"{board['width']}x{board['height']}, {board['n_in_row']} in a row: {data['side_by_side']} recipes "
-                 f"side by side on {_cores(data['cores'])}, {data['games_per_snapshot']} games per point, "
-                 f"95% Wilson intervals")
+    if "races" in data:
+        how = f"{len(data['recipes'])} recipes from {len(data['races'])} races (compare CPU-hours)"
+    else:
+        how = f"{data['side_by_side']} recipes side by side on {_cores(data['cores'])}"
+    fig.suptitle(f"{board['width']}x{board['height']}, {board['n_in_row']} in a row: {how}, "
+                 f"{data['games_per_snapshot']} games per point, 95% Wilson intervals")
     fig.tight_layout()
     atomic_write(path, lambda f: fig.savefig(f, format="png", dpi=110, bbox_inches="tight"))
     plt.close(fig)
@@ -478,10 +505,14 @@ def plot(data: dict, path: str) -> None:
 
 def parse_args(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=DefaultsHelpFormatter)
-    parser.add_argument("--recipe", type=parse_recipe, action="append", required=True,
+    parser.add_argument("--recipe", type=parse_recipe, action="append",
                         help="NAME=FLAGS: a recipe as train.py flags (repeat it, two or more to compare; "
                              "'reference=' is the defaults)")
-    budget = parser.add_mutually_exclusive_group(required=True)
+    parser.add_argument("--merge", nargs="+", metavar="JSON",
+                        help="instead of racing: put earlier races' time_to_strength.json files (same board, "
+                             "opponent, openings, games, playouts and seed) in one table and plot, for "
+                             "--out; their CPU-hours axis compares them")
+    budget = parser.add_mutually_exclusive_group()
     budget.add_argument("--hours", type=float, help="wall-clock training budget of each recipe")
     budget.add_argument("--seconds", type=float, help="the same budget in seconds (for quick checks)")
     parser.add_argument("--snapshots", type=int, default=8, help="snapshots per recipe, at equal intervals")
@@ -502,6 +533,13 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--out", default=os.path.join("runs", f"time-to-strength-{time.strftime('%Y%m%d-%H%M%S')}"),
                         help="directory for the runs, snapshots, plot and tables")
     args = parser.parse_args(argv)
+    if args.merge:
+        if args.recipe:
+            parser.error("--merge reads earlier races: give no --recipe with it")
+        return args
+    if not args.recipe or (args.hours is None and args.seconds is None):
+        parser.error("a race needs --recipe (two or more) and a budget, --hours or --seconds "
+                     "(or --merge to combine earlier races)")
     args.budget_s = args.hours * 3600.0 if args.hours is not None else args.seconds
     names = [r.name for r in args.recipe]
     if len(set(names)) != len(names):
@@ -511,22 +549,75 @@ def parse_args(argv=None) -> argparse.Namespace:
     return args
 
 
+# What races must share to be merged: their points are then scores of the same kind.
+SAME_YARDSTICK = ("board", "opponent", "games_per_snapshot", "openings", "snapshot_playouts", "seed")
+
+
+def merge(paths: list[str], out: str, targets: list[float]) -> dict:
+    """One report from several races' reports: every recipe of each, with its race noted.
+
+    Raises:
+        SystemExit: a file that cannot be read, races scored differently, or a recipe name twice.
+    """
+    races = []
+    for path in paths:
+        try:
+            with open(path) as f:
+                races.append(json.load(f))
+        except (OSError, ValueError) as exc:
+            raise SystemExit(f"error: cannot read the race {path}: {exc}")
+    first = races[0]
+    for path, data in zip(paths[1:], races[1:]):
+        for key in SAME_YARDSTICK:
+            if data.get(key) != first.get(key):
+                raise SystemExit(f"error: {path} was scored with {key} {data.get(key)!r}, {paths[0]} with "
+                                 f"{first.get(key)!r}: its points cannot share one plot")
+    merged = {key: first.get(key) for key in SAME_YARDSTICK}
+    merged.update(targets=targets, races=[], recipes=[])
+    names = set()
+    for index, (path, data) in enumerate(zip(paths, races), 1):
+        merged["races"].append({"file": os.path.basename(path), **{key: data.get(key) for key in
+                                ("budget_hours", "side_by_side", "cores", "machine")}})
+        for recipe in data["recipes"]:
+            if recipe["name"] in names:
+                raise SystemExit(f"error: the recipe {recipe['name']} is in two races: rename one in its json")
+            names.add(recipe["name"])
+            folder = os.path.dirname(os.path.abspath(path))
+            snapshots = [dict(s, model=os.path.relpath(os.path.join(folder, s["model"]), out))
+                         for s in recipe["snapshots"]]
+            merged["recipes"].append(dict(
+                recipe, race=index, snapshots=snapshots,
+                hours_to_reach={str(t): _first_reaching(snapshots, t, "hours") for t in targets},
+                cpu_hours_to_reach={str(t): _first_reaching(snapshots, t, "cpu_hours") for t in targets}))
+    return merged
+
+
+def _first_reaching(snapshots: list[dict], target: float, key: str):
+    return next((round(s[key], 4) for s in snapshots if s["score"] >= target), None)
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
+    if args.merge:
+        os.makedirs(args.out, exist_ok=True)
+        return write_report(merge(args.merge, args.out, args.targets), args.out, print)
 
     def log(line: str) -> None:
         print(f"[{time.strftime('%H:%M:%S')}] {line}" if not line.startswith("#") else line, flush=True)
 
     os.makedirs(args.out, exist_ok=True)
     results = race(args.recipe, args, log)
-    data = report(args.recipe, results, args)
+    return write_report(report(args.recipe, results, args), args.out, log)
+
+
+def write_report(data: dict, out: str, log) -> int:
     text = json.dumps(data, indent=2) + "\n"
-    atomic_write(os.path.join(args.out, "time_to_strength.json"), lambda f: f.write(text.encode()))
+    atomic_write(os.path.join(out, "time_to_strength.json"), lambda f: f.write(text.encode()))
     table = markdown(data)
-    atomic_write(os.path.join(args.out, "time_to_strength.md"), lambda f: f.write(table.encode()))
-    plot(data, os.path.join(args.out, "time_to_strength.png"))
+    atomic_write(os.path.join(out, "time_to_strength.md"), lambda f: f.write(table.encode()))
+    plot(data, os.path.join(out, "time_to_strength.png"))
     print(table, flush=True)
-    log(f"wrote {args.out}/time_to_strength.png, .json and .md")
+    log(f"wrote {out}/time_to_strength.png, .json and .md")
     return 0
 
 

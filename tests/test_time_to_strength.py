@@ -54,12 +54,57 @@ def test_two_recipes_for_a_few_seconds_write_the_curve_and_the_tables(tmp_path):
         assert (abs(positions - moves) < 1e-6) == all_recorded
 
 
+def fake_race(folder, names, opponent="pure:10", scores=(0.2, 0.6)):
+    """A race's time_to_strength.json as a race writes it, with made-up points."""
+    folder.mkdir()
+    recipes = [{"name": name, "flags": f"--{name}", "hours_to_reach": {}, "cpu_hours_to_reach": {},
+                "snapshots": [{"hours": 0.5 * (k + 1), "cpu_hours": 0.3 * (k + 1), "iteration": k + 1,
+                               "games": 32 * (k + 1), "model": f"{name}/snapshots/iter{k + 1:06d}.npz",
+                               "score": score, "score_low": score / 2, "score_high": (1 + score) / 2,
+                               "as_white": score, "wins": 1, "draws": 0, "losses": 1}
+                              for k, score in enumerate(scores)]} for name in names]
+    data = {"board": {"width": 6, "height": 6, "n_in_row": 4}, "budget_hours": 1.0, "side_by_side": len(names),
+            "cores": 2, "machine": "a CPU", "opponent": opponent, "games_per_snapshot": 2, "openings": None,
+            "snapshot_playouts": 8, "seed": 0, "targets": [0.5], "recipes": recipes}
+    path = folder / "time_to_strength.json"
+    path.write_text(json.dumps(data))
+    return str(path)
+
+
+@pytest.mark.timeout(120)
+def test_races_scored_alike_merge_into_one_table_and_plot(tmp_path):
+    first = fake_race(tmp_path / "first", ["old", "new"])
+    second = fake_race(tmp_path / "second", ["other"], scores=(0.9, 1.0))
+    out = tmp_path / "merged"
+    done = run("--merge", first, second, "--targets", "0.5,0.95", "--out", str(out), timeout=100)
+    assert done.returncode == 0, done.stderr
+    data = json.loads((out / "time_to_strength.json").read_text())
+    assert [(r["name"], r["race"]) for r in data["recipes"]] == [("old", 1), ("new", 1), ("other", 2)]
+    other = data["recipes"][2]
+    assert other["cpu_hours_to_reach"] == {"0.5": 0.3, "0.95": 0.6}  # its second point, 0.6 CPU-h, scored 1.0
+    assert data["recipes"][0]["cpu_hours_to_reach"] == {"0.5": 0.6, "0.95": None}
+    # the snapshots' models are named from the merged folder
+    assert other["snapshots"][0]["model"] == os.path.join("..", "second", "other", "snapshots", "iter000001.npz")
+    assert [race["file"] for race in data["races"]] == ["time_to_strength.json"] * 2
+    table = (out / "time_to_strength.md").read_text()
+    assert "2 races merged" in table and "| other (race 2) | 0.50 | 0.30 |" in table
+    assert (out / "time_to_strength.png").read_bytes()[:4] == b"\x89PNG"
+    # races scored against another opponent, or a recipe name twice, are refused
+    third = fake_race(tmp_path / "third", ["third"], opponent="pure:1000")
+    done = run("--merge", first, third, "--out", str(tmp_path / "bad"), timeout=100)
+    assert done.returncode != 0 and "opponent" in done.stderr
+    done = run("--merge", first, first, "--out", str(tmp_path / "bad"), timeout=100)
+    assert done.returncode != 0 and "in two races" in done.stderr
+
+
 @pytest.mark.parametrize("args, message", [
     (["--seconds", "5", "--recipe", "no-equals-sign"], "NAME=FLAGS"),
     (["--seconds", "5", "--recipe", "a=", "--recipe", "a="], "must differ"),
     (["--seconds", "5", "--recipe", "a=", "--board", "4x4x5"], "cannot hold"),
     (["--seconds", "5", "--recipe", "a=", "--targets", "1.5"], "targets"),
     (["--recipe", "a="], "--hours"),
+    (["--seconds", "5"], "--recipe"),
+    (["--merge", "a.json", "--recipe", "a="], "no --recipe"),
 ])
 def test_bad_arguments_are_clear_errors(args, message):
     done = run(*args, timeout=60)
