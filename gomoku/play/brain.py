@@ -180,8 +180,15 @@ class PbrainEngine:
         if self.options.shipped:
             self._load_shipped_models(width, height)
         model = self._model_for(width, height)
+        note = ""
         if model is not None:
-            spec = self._use_model(model)
+            try:
+                spec = self._use_model(model)
+            except ProtocolError as exc:
+                if self.options.model is not None:
+                    raise
+                note, model = f"; {exc}", None  # a shipped model nobody asked for: play on without it
+        if model is not None:
             n_in_row = spec.n_in_row
             problem = spec.board_mismatch(width, height, n_in_row)
             if problem is not None:
@@ -203,7 +210,7 @@ class PbrainEngine:
                 self._use_rollouts()
                 what = f"pure MCTS with random rollouts ({self.n_in_row} in a row)"
                 if self.options.shipped:
-                    what += f"; no shipped model plays {self.n_in_row} in a row"
+                    what += note or f"; no shipped model plays {self.n_in_row} in a row"
         self.position = Position(width, height)
         self._forget_tree()
         self._reply("OK", [f"GomokuZero {__version__}: {what} on {width}x{height}"])
