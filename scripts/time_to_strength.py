@@ -373,12 +373,14 @@ def race(recipes: list[Recipe], args, log) -> dict[str, list[Snapshot]]:
     return {r.recipe.name: r.snapshots for r in races}
 
 
-def hours_to_reach(snapshots: list[Snapshot], target: float, cpu: bool = False):
-    """Wall-clock (or CPU) hours of the first snapshot scoring at least ``target`` (None if none did)."""
-    for s in snapshots:
-        if s.score >= target:
-            return round(s.cpu_hours if cpu else s.hours, 4)
-    return None
+def with_hours_to_reach(recipe: dict, targets: list[float]) -> dict:
+    """``recipe`` (its report entry) with the wall-clock and CPU hours of its first snapshot that
+    scored at least each target (None where none did)."""
+    def first(target: float, key: str):
+        return next((round(s[key], 4) for s in recipe["snapshots"] if s["score"] >= target), None)
+
+    return dict(recipe, hours_to_reach={str(t): first(t, "hours") for t in targets},
+                cpu_hours_to_reach={str(t): first(t, "cpu_hours") for t in targets})
 
 
 def machine() -> str:
@@ -406,11 +408,9 @@ def report(recipes: list[Recipe], results: dict, args) -> dict:
         "snapshot_playouts": args.playouts,
         "seed": args.seed,
         "targets": args.targets,
-        "recipes": [{
+        "recipes": [with_hours_to_reach({
             "name": r.name,
             "flags": shlex.join(r.flags),
-            "hours_to_reach": {str(t): hours_to_reach(results[r.name], t) for t in args.targets},
-            "cpu_hours_to_reach": {str(t): hours_to_reach(results[r.name], t, cpu=True) for t in args.targets},
             "snapshots": [{"hours": round(s.hours, 4), "cpu_hours": round(s.cpu_hours, 4),
                            "iteration": s.iteration, "games": s.games,
                            "model": os.path.relpath(s.path, args.out), "score": s.score,
@@ -419,7 +419,7 @@ def report(recipes: list[Recipe], results: dict, args) -> dict:
                            "draws": s.summary.get("total", {}).get("draws"),
                            "losses": s.summary.get("total", {}).get("losses")}
                           for s in results[r.name]],
-        } for r in recipes],
+        }, args.targets) for r in recipes],
     }
 
 
@@ -585,15 +585,8 @@ def merge(paths: list[str], out: str, targets: list[float]) -> dict:
             folder = os.path.dirname(os.path.abspath(path))
             snapshots = [dict(s, model=os.path.relpath(os.path.join(folder, s["model"]), out))
                          for s in recipe["snapshots"]]
-            merged["recipes"].append(dict(
-                recipe, race=index, snapshots=snapshots,
-                hours_to_reach={str(t): _first_reaching(snapshots, t, "hours") for t in targets},
-                cpu_hours_to_reach={str(t): _first_reaching(snapshots, t, "cpu_hours") for t in targets}))
+            merged["recipes"].append(with_hours_to_reach(dict(recipe, race=index, snapshots=snapshots), targets))
     return merged
-
-
-def _first_reaching(snapshots: list[dict], target: float, key: str):
-    return next((round(s[key], 4) for s in snapshots if s["score"] >= target), None)
 
 
 def main(argv=None) -> int:

@@ -351,7 +351,7 @@ class Board:
         return out.reshape(4, self.height, self.width)
 
     def fill_planes(self, out: np.ndarray) -> None:
-        """Writes the planes into a zeroed ``(4, size)`` float32 array (no allocation)."""
+        """Writes the planes into a zeroed ``(4, size)`` float32 array (``fill_base_planes`` for one board)."""
         fill_base_planes([self], bytes(self.cells), out[None])
 
     # ------------------------------------------------------------ coordinates

@@ -17,7 +17,7 @@ import numpy as np
 
 from gomoku import __version__
 from gomoku.game.board import DRAW, Board
-from gomoku.game.rules import FREESTYLE, RENJU, STANDARD, check_rule
+from gomoku.game.rules import FREESTYLE, RENJU, RULES, STANDARD, check_rule
 from gomoku.play.protocol import (CARO, CONTINUOUS_MARK, EXACT_FIVE, MAX_SIDE, MIN_PLAYOUTS, OPPONENT, OWN,
                                   RENJU_BIT, SIZE_RE, TRIPLE_RE, UNLIMITED_MS, Position, ProtocolError, TimeControl,
                                   parse_pair, shown)
@@ -104,6 +104,7 @@ class PbrainEngine:
         self._evaluator = None
         self._models: dict = {}  # path -> (evaluator, NetSpec) of every model loaded so far
         self._model_path: Optional[str] = None  # the model playing now, None for rollouts or the heuristic
+        self._shipped_paths: dict = {}  # rule -> the shipped model for the game's board (``shipped``), set at START
         self._heuristic = None if options.heuristic is None else HeuristicPlayer(options.heuristic, options.seed)
         self._model_spec = None  # the loaded model's NetSpec
         self.mcts = MCTS(options.c_puct, **options.search.kwargs())
@@ -179,7 +180,7 @@ class PbrainEngine:
             raise ProtocolError(f"the board {width}x{height} is too large: at most {MAX_SIDE} cells a side")
         if self.options.shipped:
             self._load_shipped_models(width, height)
-        model = self._model_for(width, height)
+        model = self._model_for()
         note = ""
         if model is not None:
             try:
@@ -215,26 +216,22 @@ class PbrainEngine:
         self._forget_tree()
         self._reply("OK", [f"GomokuZero {__version__}: {what} on {width}x{height}"])
 
-    def _model_for(self, width: int, height: int) -> Optional[str]:
-        """The model file this board's game is played with: ``--model``, the nearest shipped one
-        for the board and the rule (``shipped``), or None (rollouts or the heuristic)."""
+    def _model_for(self) -> Optional[str]:
+        """The model file the game is played with: ``--model``, the shipped one for the board
+        and the rule (``shipped``), or None (rollouts or the heuristic)."""
         if self.options.model is not None:
             return self.options.model
-        if self.options.shipped:
-            from gomoku.play.match import nearest_shipped_model
-
-            return nearest_shipped_model(width, height, self.n_in_row, self.rule)
-        return None
+        return self._shipped_paths.get(self.rule)
 
     def _load_shipped_models(self, width: int, height: int) -> None:
-        """Loads, at START, the shipped model for this board under each rule: the manager may send
-        ``INFO rule`` after ``START``, and a model loaded then would eat into the first move's time
-        (the manager's clock runs from the command it sends next). A model that fails to load here
-        is reported when it is chosen."""
+        """Chooses and loads, at START, the shipped model for this board under each rule: the
+        manager may send ``INFO rule`` after ``START``, and a model looked for or loaded then would
+        eat into the first move's time (the manager's clock runs from the command it sends next).
+        A model that fails to load here is reported when it is chosen."""
         from gomoku.play.match import nearest_shipped_model
 
-        for rule in (FREESTYLE, STANDARD, RENJU):
-            path = nearest_shipped_model(width, height, self.n_in_row, rule)
+        self._shipped_paths = {rule: nearest_shipped_model(width, height, self.n_in_row, rule) for rule in RULES}
+        for path in dict.fromkeys(self._shipped_paths.values()):
             if path is not None and path not in self._models:
                 try:
                     self._models[path] = self._load_model(path)
@@ -531,8 +528,7 @@ class PbrainEngine:
     def _choose_shipped_model(self) -> None:
         """After a new rule: plays the shipped model nearest to this board and rule from now on.
         ``INFO`` gets no reply, so a model that fails to load is a note, and the one before stays."""
-        position = self.position
-        model = self._model_for(position.width, position.height)
+        model = self._model_for()
         if model is None or model == self._model_path:
             return
         try:

@@ -84,13 +84,13 @@ def kl_divergence(log_p_old: np.ndarray, log_p_new: np.ndarray) -> float:
     return float(np.mean(np.sum(np.exp(log_p_old) * (log_p_old - log_p_new), axis=1)))
 
 
-
 def _commands() -> tuple[str, str]:
     """How the user runs the trainer and the window, for the lines that say what to do next: the
     installed commands when the trainer was started as one, else the checkout's scripts."""
     if os.path.basename(sys.argv[0]) == "gomoku-train":
         return "gomoku-train", "gomoku-play"
     return "python train.py", "python play.py"
+
 
 class TrainPipeline:
     """Wires self-play, the buffer, updates, evaluation and checkpoints for one run.
