@@ -248,13 +248,18 @@ class GumbelPlayer:
 
     def _next_root_child(self) -> int:
         if not self._queue:
-            if self._done > 0 and len(self._remaining) > 2:
-                keep = max(2, (len(self._remaining) + 1) // 2)
-                order = np.argsort(-self._score(self._remaining), kind="stable")
-                self._remaining = [self._remaining[i] for i in order[:keep]]
-            per = max(1, self._budget() // (self._phases * len(self._remaining)))
-            self._queue = self._remaining * per
+            self._queue = self.next_phase()
         return self._queue.pop(0)
+
+    def next_phase(self) -> list[int]:
+        """The root children of the next phase of sequential halving, one entry a simulation:
+        the better half of the remaining moves stays (after the first phase), each ``per`` times."""
+        if self._done > 0 and len(self._remaining) > 2:
+            keep = max(2, (len(self._remaining) + 1) // 2)
+            order = np.argsort(-self._score(self._remaining), kind="stable")
+            self._remaining = [self._remaining[i] for i in order[:keep]]
+        per = max(1, self._budget() // (self._phases * len(self._remaining)))
+        return self._remaining * per
 
     # -- the two halves, for lockstep runners
     def next_leaf(self, board: Board) -> Optional[Leaf]:

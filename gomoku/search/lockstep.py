@@ -23,6 +23,8 @@ from gomoku import interrupt
 from gomoku.game.board import Board
 from gomoku.game.features import input_channels, planes
 from gomoku.game.rules import FREESTYLE
+from gomoku.search.core import core_enabled
+from gomoku.search.core.games import CoreGames, supported
 
 
 @dataclass
@@ -71,7 +73,8 @@ class RunStats:
 
 
 class _Slot:
-    __slots__ = ("index", "board", "players", "record", "planes", "pis", "to_move", "root_values")
+    __slots__ = ("index", "board", "players", "record", "planes", "pis", "to_move", "root_values", "searches",
+                 "playouts")
 
     def __init__(self, index, board, players, record):
         self.index = index
@@ -79,6 +82,7 @@ class _Slot:
         self.players = players
         self.record = record
         self.planes, self.pis, self.to_move, self.root_values = [], [], [], []
+        self.searches = None  # on the compiled core: the search of each player (``core.games``)
 
 
 # new_game(i) -> (board, {1: player, 2: player}); the two entries may be one object (self-play).
@@ -97,30 +101,41 @@ class Lockstep:
             planes are those of the input version of the mover's evaluator (1 without one).
     """
 
-    def __init__(self, new_game: GameFactory, record: bool = False):
+    def __init__(self, new_game: GameFactory, record: bool = False, compiled: Optional[bool] = None):
         self.new_game = new_game
         self.record = record
         self.slots: list[_Slot] = []
         self.started = 0
+        self.core = CoreGames(self._play_chosen) if (core_enabled() if compiled is None else compiled) else None
+        self._finished: list[FinishedGame] = []
 
     def fill(self, parallel: int, limit: Optional[int] = None) -> None:
         """Opens games until ``parallel`` are in progress (and at most ``limit`` were started)."""
         while len(self.slots) < parallel and (limit is None or self.started < limit):
             board, players = self.new_game(self.started)
-            self.slots.append(_Slot(self.started, board, players, self.record))
+            slot = _Slot(self.started, board, players, self.record)
+            self.slots.append(slot)
+            if self.core is not None and supported(board, players):
+                self.core.add(slot)
             self.started += 1
 
     def step(self, stats: RunStats) -> list[FinishedGame]:
         """One playout for every game, one evaluator call per evaluator; returns finished games.
 
-        A stop request (Ctrl-C, see ``gomoku.interrupt``) raises here, between steps.
+        Games on the compiled core (``core.games``) run there; the others here, on the
+        players' own trees. A stop request (Ctrl-C, see ``gomoku.interrupt``) raises here,
+        between steps.
         """
         interrupt.check()
+        self._finished = []
+        if self.core is not None and len(self.core):
+            self.core.step(stats)
         requests: dict[int, tuple] = {}
         ready = []
-        movers = _distinct({i: slot.players[slot.board.current_player] for i, slot in enumerate(self.slots)})
+        reference = [slot for slot in self.slots if slot.searches is None]
+        movers = _distinct({i: slot.players[slot.board.current_player] for i, slot in enumerate(reference)})
         playouts_before = sum(p.playouts_run for p in movers)
-        for slot in self.slots:
+        for slot in reference:
             player = slot.players[slot.board.current_player]
             leaf = player.next_leaf(slot.board)
             if leaf is None:
@@ -133,31 +148,39 @@ class Lockstep:
             for (slot, player, leaf), p, v in zip(items, priors, values):
                 player.receive(leaf, slot.board, p, float(v))
         stats.playouts += sum(p.playouts_run for p in movers) - playouts_before
-        finished = []
         for slot in ready:
-            board = slot.board
-            player = slot.players[board.current_player]
             stats.moves += 1
-            move, pi = player.choose(board)
-            if slot.record and getattr(player, "last_recorded", True):
-                slot.planes.append(planes(board, _input_version(player)))
-                slot.pis.append(pi.astype(np.float32))
-                slot.to_move.append(board.current_player)
-                slot.root_values.append(getattr(player, "last_root_value", 0.0))
-            board.play(move)
-            for p in _distinct(slot.players):
-                p.notify_move(move)
-            if board.game_over:
-                self.slots.remove(slot)
-                finished.append(_finish(slot))
-                stats.games += 1
-        return finished
+            self._play_chosen(slot, slot.players[slot.board.current_player])
+        for game in self._finished:
+            stats.games += 1
+        return self._finished
+
+    def _play_chosen(self, slot: _Slot, player) -> tuple[int, bool]:
+        """The mover's search is done: it chooses, the position is recorded, the move played.
+        Returns the move and whether the game is over (then it is among the step's finished games)."""
+        board = slot.board
+        move, pi = player.choose(board)
+        if slot.record and getattr(player, "last_recorded", True):
+            slot.planes.append(planes(board, _input_version(player)))
+            slot.pis.append(pi.astype(np.float32))
+            slot.to_move.append(board.current_player)
+            slot.root_values.append(getattr(player, "last_root_value", 0.0))
+        board.play(move)
+        for p in _distinct(slot.players):
+            p.notify_move(move)
+        if board.game_over:
+            self.slots.remove(slot)
+            self._finished.append(_finish(slot))
+        return move, board.game_over
 
     def reset_searches(self) -> None:
         """Drops every game's search tree (after the evaluator's weights changed)."""
+        if self.core is not None:
+            self.core.reset_searches()
         for slot in self.slots:
-            for p in _distinct(slot.players):
-                p.reset()
+            if slot.searches is None:
+                for p in _distinct(slot.players):
+                    p.reset()
 
 
 def _input_version(player) -> int:
@@ -170,17 +193,18 @@ def _distinct(players: dict) -> list:
 
 
 def run_games(n_games: int, new_game: GameFactory, parallel: int, record: bool = False,
-              on_step: Optional[Callable[[list, RunStats], None]] = None):
+              on_step: Optional[Callable[[list, RunStats], None]] = None, compiled: Optional[bool] = None):
     """Plays ``n_games`` games, ``parallel`` at a time in lockstep.
 
     ``on_step(finished, stats)`` is called after every step with the games finished so far.
+    ``compiled``: play on the compiled core where it can (None: unless turned off, ``core``).
 
     Returns:
         ``(records, stats)``: the games in the order of their index, and their cost.
     """
     start = time.perf_counter()
     stats = RunStats()
-    lockstep = Lockstep(new_game, record)
+    lockstep = Lockstep(new_game, record, compiled)
     finished = []
     while True:
         lockstep.fill(parallel, limit=n_games)

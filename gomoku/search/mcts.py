@@ -247,6 +247,9 @@ class MCTS:
             parent.child_N[index] = n
             parent.child_Q[index] += (value - parent.child_Q[index]) / n
             parent.N += 1
+            parent.W += value
+            if n == 1.0:
+                parent.visited_P += parent.child_P[index]
             value = -value
         for _ in leaf.path:
             board.undo()

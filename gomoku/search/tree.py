@@ -29,7 +29,7 @@ class TreeNode:
     """
 
     __slots__ = ("moves", "child_P", "child_N", "child_Q", "children", "N", "value", "lost", "proven", "win",
-                 "plies")
+                 "plies", "W", "visited_P")
 
     def __init__(self):
         self.moves: Optional[np.ndarray] = None
@@ -43,6 +43,11 @@ class TreeNode:
         self.proven = 0  # the in-tree solver's result for the player to move here: 1 won, -1 lost, 0 not known
         self.win = -1  # the index of a child known to win for the player to move here (the in-tree solver)
         self.plies = 0  # with ``proven``: the moves left to the game's end along the line that proved it
+        # Kept by the backup, in the order of the playouts: the sum of the values backed up into the
+        # children (their ``N @ Q``) and the prior mass of the visited children, which first-play
+        # urgency reads. Sums kept in playout order are the same to the bit in the compiled core.
+        self.W = 0.0
+        self.visited_P = 0.0
 
     @property
     def expanded(self) -> bool:
@@ -81,9 +86,8 @@ class TreeNode:
         if fpu is not None:
             unvisited = self.child_N == 0
             if unvisited.any():
-                visited_p = float(self.child_P[~unvisited].sum())
-                mean = (self.value + float(self.child_N @ q)) / (1.0 + float(self.child_N.sum()))
-                q = np.where(unvisited, mean - fpu * math.sqrt(visited_p), q)
+                mean = (self.value + self.W) / (1.0 + float(self.child_N.sum()))
+                q = np.where(unvisited, mean - fpu * math.sqrt(self.visited_P), q)
         return q + scale * self.child_P / (1.0 + self.child_N)
 
     def best_index(self) -> int:

@@ -1,0 +1,21 @@
+"""The compiled search core: many games' trees and boards in arrays, one numba call a step.
+
+``games.CoreGames`` plays the games of a ``lockstep.Lockstep`` whose players it supports
+(``games.supported``); ``trees.CoreTrees`` holds the arrays; ``kernels`` are the compiled
+functions. The Python search (``mcts``, ``gumbel``) stays the reference: a seeded game is
+the same move for move on both (tests/test_core.py).
+
+``GOMOKU_CORE=off`` in the environment turns the core off (every game on the reference
+trees), as does a missing numba.
+"""
+
+from __future__ import annotations
+
+import os
+
+from gomoku.search.core.jit import available
+
+
+def core_enabled() -> bool:
+    """Whether lockstep games use the compiled core: numba is there and ``GOMOKU_CORE`` is not ``off``."""
+    return available and os.environ.get("GOMOKU_CORE", "on").strip().lower() not in ("off", "0", "no")

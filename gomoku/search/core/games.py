@@ -1,0 +1,218 @@
+"""Games in lockstep on the compiled core: the trees in arrays, one kernel call per step.
+
+``lockstep.Lockstep`` hands a game here when every tree player in it can run on the core
+(``supported``): ``MCTSPlayer`` (PUCT) and ``GumbelPlayer`` with a net evaluator of input
+version 1, without the threat searches, under freestyle or standard. The players keep
+what happens once a move in Python: their random draws (playout cap, Gumbel, noise,
+move sampling), the move choice and the training target, read from a copy of the root
+(``CoreTrees.root_view``). Everything between two moves runs in the kernels.
+
+A step: one call backs up every pending leaf with last step's net output and runs each
+mover's playouts up to its next leaf; Python then serves the searches that finished a
+move or a phase of sequential halving; a second call runs those to their next leaf; the
+net evaluates the new leaves of each evaluator in one batch.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gomoku.game.rules import RENJU
+from gomoku.search.core import kernels as k
+from gomoku.search.core.jit import available
+from gomoku.search.core.trees import UNLIMITED, CoreTrees
+from gomoku.search.evaluator import NetEvaluator
+from gomoku.search.gumbel import GumbelPlayer
+from gomoku.search.mcts_player import MCTSPlayer
+
+
+def supported(board, players) -> bool:
+    """Whether the compiled core can play this game with these players (see the module docstring)."""
+    if not available or board.rule == RENJU or board.game_over:
+        return False
+    for player in {id(p): p for p in players.values()}.values():
+        if type(player) is MCTSPlayer:
+            if player.mcts.threats:
+                return False
+        elif type(player) is not GumbelPlayer or player.tree.threats:
+            return False
+        evaluator = player.evaluator
+        if type(evaluator) is not NetEvaluator or evaluator.input_version != 1:
+            return False
+    return True
+
+
+class _Group:
+    """The games of one board geometry and rule: their trees and the step's buffers."""
+
+    def __init__(self, board):
+        self.trees = CoreTrees(board.width, board.height, board.n_in_row, board.rule)
+        self.slots = []
+        self.out = np.zeros((0, 4, board.size), np.float32)
+        self.priors = np.zeros((0, board.size), np.float32)
+        self.values = np.zeros(0, np.float32)
+        self.shape = (board.height, board.width)
+
+    def buffers(self, rows: int) -> None:
+        if self.out.shape[0] < rows:
+            size = self.out.shape[2]
+            self.out = np.zeros((rows, 4, size), np.float32)
+            priors = np.zeros((rows, size), np.float32)
+            values = np.zeros(rows, np.float32)
+            priors[:len(self.priors)], values[:len(self.values)] = self.priors, self.values
+            self.priors, self.values = priors, values
+
+
+class CoreGames:
+    """The compiled half of a ``Lockstep``: its slots whose games run on the core.
+
+    ``choose(slot, player)`` is the lockstep's once-a-move Python: the move, its recording
+    and the game's end; it returns True when the game is over.
+    """
+
+    def __init__(self, choose):
+        self._choose = choose
+        self.groups: dict[tuple, _Group] = {}
+
+    def __len__(self) -> int:
+        return sum(len(g.slots) for g in self.groups.values())
+
+    def add(self, slot) -> None:
+        """Starts searches for the slot's players on its board."""
+        board = slot.board
+        key = (board.width, board.height, board.n_in_row, board.rule)
+        group = self.groups.get(key)
+        if group is None:
+            group = self.groups[key] = _Group(board)
+        slot.searches = {}
+        for player in {id(p): p for p in slot.players.values()}.values():
+            if type(player) is GumbelPlayer:
+                tree = player.tree
+                s = group.trees.add(board, True, win_check=tree.win_check, solve=tree.solve,
+                                    c_visit=tree.c_visit, c_scale=tree.c_scale)
+            else:
+                tree = player.mcts
+                s = group.trees.add(board, False, tree.c_puct, tree.fpu, tree.win_check, tree.solve)
+            slot.searches[id(player)] = s
+        slot.playouts = {s: 0 for s in slot.searches.values()}
+        group.slots.append(slot)
+
+    def remove(self, slot) -> None:
+        for group in self.groups.values():
+            if slot in group.slots:
+                group.slots.remove(slot)
+                for s in slot.searches.values():
+                    group.trees.remove(s)
+
+    def reset_searches(self) -> None:
+        """Drops every tree (after the weights changed): each search starts its move afresh."""
+        for group in self.groups.values():
+            for slot in group.slots:
+                for player in {id(p): p for p in slot.players.values()}.values():
+                    player.reset()
+                    group.trees.drop_pending(slot.searches[id(player)])
+                    group.trees.reset(slot.searches[id(player)])
+
+    def step(self, stats) -> list:
+        """One step of every game on the core; returns the slots whose games ended."""
+        ended = []
+        for group in list(self.groups.values()):
+            if group.slots:
+                ended.extend(self._step_group(group, stats))
+        return ended
+
+    def _step_group(self, group: _Group, stats) -> list:
+        trees = group.trees
+        group.buffers(2 * len(group.slots))
+        todo = [(slot, slot.players[slot.board.current_player]) for slot in group.slots]
+        ended = []
+        rows = 0
+        while todo:
+            trees.make_room(len(todo))
+            ids = np.array([slot.searches[id(p)] for slot, p in todo], np.int64)
+            rows += trees.step(ids, group.priors, group.values, group.out, rows)
+            again = []
+            for slot, player in todo:
+                s = slot.searches[id(player)]
+                self._count(slot, player, s, trees, stats)
+                if trees.state(s) == k.READY:
+                    stats.moves += 1
+                    if self._move(slot, player, s, trees):
+                        ended.append(slot)
+                        self.remove(slot)
+                        continue
+                    player = slot.players[slot.board.current_player]
+                    s = slot.searches[id(player)]
+                if trees.state(s) == k.IDLE:
+                    self._start(player, s, trees)
+                if trees.state(s) == k.NEED_QUEUE:
+                    self._queue(player, s, trees)
+                if trees.state(s) == k.RUN:
+                    again.append((slot, player))
+            todo = again
+        if rows:
+            self._evaluate(group, rows)
+        return ended
+
+    @staticmethod
+    def _count(slot, player, s, trees, stats) -> None:
+        done = trees.playouts(s)
+        new = done - slot.playouts[s]
+        slot.playouts[s] = done
+        player.playouts_run += new
+        stats.playouts += new
+
+    def _move(self, slot, player, s, trees) -> bool:
+        """The search of ``player`` is done: the player chooses from a copy of its root."""
+        view = trees.root_view(s)
+        player._done = trees.done(s)
+        if type(player) is GumbelPlayer:
+            player.tree.root = view
+        else:
+            player.mcts.root = view
+        move, over = self._choose(slot, player)
+        for p in {id(p): p for p in slot.players.values()}.values():
+            keep = type(p) is MCTSPlayer and p.reuse_tree
+            trees.play(slot.searches[id(p)], move, keep)
+        return over
+
+    @staticmethod
+    def _start(player, s, trees) -> None:
+        if type(player) is GumbelPlayer:
+            trees.start_move(s, UNLIMITED)  # the root's evaluation comes first; the budget is drawn after it
+        else:
+            budget = player._budget()
+            trees.start_move(s, budget, player.mcts.forced_k)
+
+    @staticmethod
+    def _queue(player, s, trees) -> None:
+        """The next phase of a Gumbel search's sequential halving (the first draws the Gumbel
+        noise and the playout cap, as ``GumbelPlayer.next_leaf`` does)."""
+        player.tree.root = trees.root_view(s)
+        player._done = trees.done(s)
+        if player._scores is None:
+            player._start_halving()
+        player._queue = []
+        trees.set_queue(s, player.next_phase(), player._budget())
+
+    @staticmethod
+    def _evaluate(group: _Group, rows: int) -> None:
+        """The net's priors and values for the rows written this step, one call per evaluator."""
+        trees = group.trees
+        by_evaluator: dict[int, tuple] = {}
+        for slot in group.slots:
+            player = slot.players[slot.board.current_player]
+            s = slot.searches[id(player)]
+            if trees.state(s) == k.PENDING:
+                evaluator = player.evaluator
+                by_evaluator.setdefault(id(evaluator), (evaluator, []))[1].append(trees.sint[s, k.S_ROW])
+        height, width = group.shape
+        for evaluator, row_list in by_evaluator.values():
+            index = np.sort(np.array(row_list, np.int64))
+            whole = len(index) == rows and index[-1] == rows - 1
+            planes = group.out[:rows] if whole else group.out[index]
+            log_p, value = evaluator.model.predict(planes.reshape(len(index), 4, height, width))
+            evaluator.calls += 1
+            evaluator.positions += len(index)
+            group.priors[index] = np.exp(log_p)
+            group.values[index] = value

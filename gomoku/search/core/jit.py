@@ -1,0 +1,35 @@
+"""numba's ``njit`` for the core, cached on disk; the same functions as plain Python without numba.
+
+The first start compiles the kernels (about ten CPU-seconds) and caches them beside the
+module; later starts load them in a fraction of a second. ``NUMBA_DISABLE_JIT=1`` runs the
+kernels as plain Python (slow, for debugging). Without numba installed the core is off and
+the search runs the reference Python trees (``available`` is False).
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+
+try:
+    import numba
+
+    available = True
+except ImportError:  # the core is an accelerator, never a requirement of correctness
+    numba = None
+    available = False
+
+
+def njit(function):
+    """``numba.njit(cache=True)``, or the function itself where numba is missing."""
+    if numba is None:
+        return function
+    return numba.njit(cache=True, nogil=True)(function)
+
+
+def cached() -> bool:
+    """Whether the kernels' compiled code is in numba's cache already (no compile at first call)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    where = os.environ.get("NUMBA_CACHE_DIR")
+    folders = [os.path.join(here, "__pycache__")] + ([where] if where else [])
+    return any(glob.glob(os.path.join(folder, "**", "kernels.step-*.nbi"), recursive=True) for folder in folders)

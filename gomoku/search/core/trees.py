@@ -1,0 +1,259 @@
+"""``CoreTrees``: the arrays of many searches over one board geometry, and their Python handle.
+
+A *search* is one player's tree over one game (``kernels``): a self-play game with one
+player on both sides has one search, a match between two tree players has two, each
+with its own board that follows the game. The pools of nodes and edges are shared by
+all searches; a tree dropped or cut down by tree reuse leaves its nodes behind until
+``make_room`` compacts the pools (the live trees copied into fresh arrays), which it
+does before a step that might not fit, growing them when the live trees fill half.
+
+Python reads a tree only once a move: ``root_view`` copies the root's statistics into a
+``TreeNode`` (``GumbelNode`` for Gumbel), with its created children as small nodes that
+carry their proven results, so the reference code decides the move, the policy target
+and the root value exactly as it does over its own tree.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from gomoku.game import rules
+from gomoku.game.board import Board
+from gomoku.game.lines import line_cells, line_ends
+from gomoku.search.core import kernels as k
+from gomoku.search.gumbel import GumbelNode
+from gomoku.search.tree import TreeNode
+
+UNLIMITED = 1 << 40
+"""a Gumbel search's budget until its player has drawn it (after the root's evaluation)"""
+
+
+class CoreTrees:
+    """Searches over boards of one geometry and rule, in flat arrays.
+
+    Args:
+        width, height, n_in_row, rule: the boards'. Renju is not supported (its forbidden
+            points stay with the reference search).
+        searches: searches to make room for at first (more are added as needed).
+    """
+
+    def __init__(self, width: int, height: int, n_in_row: int, rule: str, searches: int = 16):
+        if rule == rules.RENJU:
+            raise ValueError("the compiled core does not play renju")
+        self.width, self.height, self.n_in_row, self.rule = width, height, n_in_row, rule
+        self.size = size = width * height
+        self.exact = np.array(rules.exact_players(rule), dtype=np.bool_)
+        self.windows = np.ascontiguousarray(line_cells(width, height, n_in_row))
+        ends = np.array(line_ends(width, height, n_in_row))
+        ends[ends == size] = -1
+        self.ends = ends
+        self.pool = np.zeros(2, np.int64)
+        self._alloc_pools(max(4096, searches * 64), max(4096 * size, searches * 64 * size))
+        self.cells = np.zeros((0, size), np.int8)
+        self.hist = np.zeros((0, size), np.int64)
+        self.sint = np.zeros((0, k.SEARCH_INTS), np.int64)
+        self.sflt = np.zeros((0, k.SEARCH_FLOATS), np.float64)
+        self.path = np.zeros((0, size + 1, 2), np.int64)
+        self.leafmoves = np.zeros((0, size), np.int64)
+        self.queue = np.zeros((0, 1), np.int64)
+        self._free: list[int] = []
+        self._grow_searches(searches)
+
+    # -- storage
+    def _alloc_pools(self, nodes: int, edges: int) -> None:
+        self.nodef = np.zeros((nodes, k.NODE_FLOATS), np.float64)
+        self.nodei = np.zeros((nodes, k.NODE_INTS), np.int64)
+        self.edgef = np.zeros((edges, k.EDGE_FLOATS), np.float64)
+        self.edgei = np.zeros((edges, k.EDGE_INTS), np.int64)
+
+    def _grow_searches(self, count: int) -> None:
+        old = self.sint.shape[0]
+        new = old + count
+
+        def grown(array, fill=0):
+            out = np.full((new,) + array.shape[1:], fill, array.dtype)
+            out[:old] = array
+            return out
+
+        self.cells = grown(self.cells)
+        self.hist = grown(self.hist)
+        self.sint = grown(self.sint)
+        self.sint[old:, k.S_ROOT] = -1
+        self.sflt = grown(self.sflt)
+        self.path = grown(self.path)
+        self.leafmoves = grown(self.leafmoves)
+        self.queue = grown(self.queue)
+        self._free.extend(range(new - 1, old - 1, -1))
+
+    def _ensure_queue(self, length: int) -> None:
+        if self.queue.shape[1] < length:
+            wider = np.zeros((self.queue.shape[0], max(length, 2 * self.queue.shape[1])), np.int64)
+            wider[:, :self.queue.shape[1]] = self.queue
+            self.queue = wider
+
+    def make_room(self, searches: int) -> None:
+        """Before a step of ``searches`` searches: room for each to expand one node of the whole
+        board and to create a few nodes more; compacts or grows the pools. (A step that runs out
+        of nodes all the same leaves its searches running, for another call after more room.)"""
+        need_nodes, need_edges = searches * (self.size + 2), searches * self.size
+        if (self.pool[k.NEXT_NODE] + need_nodes <= len(self.nodef)
+                and self.pool[k.NEXT_EDGE] + need_edges <= len(self.edgef)):
+            return
+        used_nodes, used_edges = self._compact()
+        nodes = len(self.nodef)
+        edges = len(self.edgef)
+        if used_nodes + need_nodes > nodes // 2:
+            nodes = 2 * (used_nodes + need_nodes)
+        if used_edges + need_edges > edges // 2:
+            edges = 2 * (used_edges + need_edges)
+        if nodes != len(self.nodef) or edges != len(self.edgef):
+            nodef, nodei, edgef, edgei = self.nodef, self.nodei, self.edgef, self.edgei
+            self._alloc_pools(nodes, edges)
+            self.nodef[:used_nodes], self.nodei[:used_nodes] = nodef[:used_nodes], nodei[:used_nodes]
+            self.edgef[:used_edges], self.edgei[:used_edges] = edgef[:used_edges], edgei[:used_edges]
+
+    def _compact(self) -> tuple[int, int]:
+        """Copies the live trees to the front of fresh pools; remaps roots, paths and leaves."""
+        node_map = np.full(len(self.nodef), -1, np.int64)
+        new_nodef, new_nodei = np.empty_like(self.nodef), np.empty_like(self.nodei)
+        new_edgef, new_edgei = np.empty_like(self.edgef), np.empty_like(self.edgei)
+        roots = np.ascontiguousarray(self.sint[:, k.S_ROOT])
+        nodes, edges = k.compact(roots, self.nodef, self.nodei, self.edgef, self.edgei,
+                                 new_nodef, new_nodei, new_edgef, new_edgei, node_map)
+        self.nodef, self.nodei, self.edgef, self.edgei = new_nodef, new_nodei, new_edgef, new_edgei
+        live = roots >= 0
+        self.sint[live, k.S_ROOT] = node_map[roots[live]]
+        pending = self.sint[:, k.S_STATE] == k.PENDING
+        self.sint[pending, k.S_LEAF] = node_map[self.sint[pending, k.S_LEAF]]
+        for s in np.flatnonzero(pending):
+            plen = self.sint[s, k.S_PLEN]
+            self.path[s, :plen, 0] = node_map[self.path[s, :plen, 0]]
+        self.pool[:] = (nodes, edges)
+        return nodes, edges
+
+    # -- searches
+    def add(self, board: Board, gumbel: bool, c_puct: float = 5.0, fpu: Optional[float] = None,
+            win_check: bool = False, solve: bool = False, c_visit: float = 0.0, c_scale: float = 0.0) -> int:
+        """A new search on ``board`` (copied); returns its id."""
+        if not self._free:
+            self._grow_searches(max(16, self.sint.shape[0]))
+        s = self._free.pop()
+        self.sint[s] = 0
+        self.sint[s, k.S_KIND] = k.GUMBEL if gumbel else k.PUCT
+        self.sflt[s] = 0.0
+        self.sflt[s, k.P_CPUCT] = c_puct
+        self.sflt[s, k.P_FPU] = -1.0 if fpu is None else fpu
+        self.sflt[s, k.P_WIN_CHECK] = float(win_check or solve)
+        self.sflt[s, k.P_SOLVE] = float(solve)
+        self.sflt[s, k.P_C_VISIT] = c_visit
+        self.sflt[s, k.P_C_SCALE] = c_scale
+        self.cells[s] = board.cells
+        self.hist[s, :len(board.history)] = board.history
+        self.sint[s, k.S_HLEN] = len(board.history)
+        self.sint[s, k.S_CUR] = board.current_player
+        self.sint[s, k.S_WINNER] = k.NO_WINNER if board.winner is None else board.winner
+        self.reset(s)
+        return s
+
+    def drop_pending(self, s: int) -> None:
+        """Forgets search ``s``'s leaf waiting for the net, taking its path's moves back."""
+        if self.sint[s, k.S_STATE] == k.PENDING:
+            for _ in range(self.sint[s, k.S_PLEN]):
+                k.undo(self.cells, self.hist, self.sint, s)
+            self.sint[s, k.S_PLEN] = 0
+            self.sint[s, k.S_STATE] = k.IDLE
+
+    def remove(self, s: int) -> None:
+        self.drop_pending(s)
+        self.sint[s, k.S_ROOT] = -1
+        self.sint[s, k.S_STATE] = k.IDLE
+        self._free.append(s)
+
+    def reset(self, s: int) -> None:
+        """Drops search ``s``'s tree: a fresh root."""
+        if self.pool[k.NEXT_NODE] >= len(self.nodef):
+            self.make_room(1)
+        self.sint[s, k.S_ROOT] = k.new_node(self.nodef, self.nodei, self.pool)
+        self.sint[s, k.S_STATE] = k.IDLE
+
+    def start_move(self, s: int, budget: int, forced_k: float = 0.0) -> None:
+        """Search ``s`` searches its position next, ``budget`` playouts (Gumbel: until its player
+        draws the budget, at its first queue)."""
+        self.sint[s, k.S_DONE] = 0
+        self.sint[s, k.S_BUDGET] = budget
+        self.sint[s, k.S_QPOS] = self.sint[s, k.S_QLEN] = 0
+        self.sflt[s, k.P_FORCED_K] = forced_k
+        self.sint[s, k.S_STATE] = k.RUN
+
+    def set_queue(self, s: int, children: list, budget: int) -> None:
+        """A Gumbel search's next root children, one simulation each, and its budget."""
+        self._ensure_queue(len(children))
+        self.queue[s, :len(children)] = children
+        self.sint[s, k.S_QPOS] = 0
+        self.sint[s, k.S_QLEN] = len(children)
+        self.sint[s, k.S_BUDGET] = budget
+        self.sint[s, k.S_STATE] = k.RUN
+
+    def play(self, s: int, move: int, keep_subtree: bool) -> None:
+        """Plays ``move`` on search ``s``'s board; keeps the subtree under it as the root
+        (tree reuse) if asked and it exists, else starts a fresh tree."""
+        root = self.sint[s, k.S_ROOT]
+        child = k.child_of(self.nodei, self.edgei, root, move) if keep_subtree and root >= 0 else -1
+        k.play(self.cells, self.hist, self.sint, s, move, self.width, self.height, self.n_in_row, self.exact)
+        if child >= 0:
+            self.sint[s, k.S_ROOT] = child
+            self.sint[s, k.S_STATE] = k.IDLE
+        else:
+            self.reset(s)
+
+    def state(self, s: int) -> int:
+        return int(self.sint[s, k.S_STATE])
+
+    def playouts(self, s: int) -> int:
+        return int(self.sint[s, k.S_PLAYOUTS])
+
+    def done(self, s: int) -> int:
+        return int(self.sint[s, k.S_DONE])
+
+    def step(self, ids: np.ndarray, priors: np.ndarray, values: np.ndarray, out: np.ndarray, first_row: int) -> int:
+        """``kernels.step`` over the searches ``ids``; returns the rows of ``out`` it wrote."""
+        return int(k.step(ids, self.nodef, self.nodei, self.edgef, self.edgei, self.pool, self.cells, self.hist,
+                          self.sint, self.sflt, self.path, self.leafmoves, self.queue, priors, values, out,
+                          first_row, self.width, self.height, self.n_in_row, self.exact, self.windows, self.ends))
+
+    def root_view(self, s: int) -> TreeNode:
+        """A copy of search ``s``'s root as the reference tree's node, its created children
+        standing for themselves with their proven results."""
+        gumbel = self.sint[s, k.S_KIND] == k.GUMBEL
+        view = _node(self, self.sint[s, k.S_ROOT], gumbel)
+        first, nchild = self.nodei[self.sint[s, k.S_ROOT], [k.N_FIRST, k.N_NCHILD]]
+        if first >= 0:
+            for index in range(nchild):
+                child = self.edgei[first + index, k.E_CHILD]
+                if child >= 0:
+                    view.children[index] = _node(self, child, gumbel, statistics=False)
+        return view
+
+
+def _node(trees: CoreTrees, node: int, gumbel: bool, statistics: bool = True) -> TreeNode:
+    view = GumbelNode() if gumbel else TreeNode()
+    ints = trees.nodei[node]
+    view.N = int(trees.nodef[node, k.N_VISITS])
+    view.value = float(trees.nodef[node, k.N_VALUE])
+    view.W = float(trees.nodef[node, k.N_WSUM])
+    view.visited_P = float(trees.nodef[node, k.N_VISITED_P])
+    view.proven, view.win, view.plies = int(ints[k.N_PROVEN]), int(ints[k.N_WIN]), int(ints[k.N_PLIES])
+    if gumbel:
+        view.v = view.value
+    first, nchild = int(ints[k.N_FIRST]), int(ints[k.N_NCHILD])
+    if statistics and first >= 0:
+        edges = slice(first, first + nchild)
+        view.moves = trees.edgei[edges, k.E_MOVE].copy()
+        view.child_P = trees.edgef[edges, k.E_P].copy()
+        view.child_N = trees.edgef[edges, k.E_N].copy()
+        view.child_Q = trees.edgef[edges, k.E_Q].copy()
+        if ints[k.N_NLOST]:
+            view.lost = trees.edgei[edges, k.E_LOST].astype(bool)
+    return view
