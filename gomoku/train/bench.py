@@ -77,7 +77,7 @@ def _nn_worker(args, evaluator) -> tuple[float, float]:
 
 
 def _selfplay_worker(args, evaluator) -> dict:
-    shape, parallel, n_playout, seconds, seed, recipe = args
+    shape, parallel, n_playout, seconds, seed, recipe, compiled = args
     from gomoku.search.lockstep import RunStats
     from gomoku.train.selfplay import SelfPlayStream
 
@@ -85,7 +85,7 @@ def _selfplay_worker(args, evaluator) -> dict:
     root_search, threats, opening_stones, moves_per_game = recipe
     search = {"threats": True, "win_check": True} if threats else {}
     stream = SelfPlayStream(evaluator, shape, parallel, n_playout, 5.0, seed, root_search=root_search,
-                            opening_stones=opening_stones, **search)
+                            opening_stones=opening_stones, compiled=compiled, **search)
     stats = RunStats()
     lengths = {}  # of the first `parallel` games, which start together
     start = time.perf_counter()
@@ -138,7 +138,8 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
                   sizefree_sizes: tuple = (9, 15), sizefree_blocks: int = 4, sizefree_filters: int = 32,
                   actors: str = "local", log=print, precisions: tuple = ("fp32",),
                   model_path: Optional[str] = None, root_search: str = "puct", threats: bool = False,
-                  opening_stones: int = 0, moves_per_game: float = 0.0) -> dict:
+                  opening_stones: int = 0, moves_per_game: float = 0.0,
+                  trees: tuple = ("compiled",)) -> dict:
     """Measures everything; returns the figures as a dict (see the module docstring).
 
     ``sizefree_sizes``: the square boards on which the size-free net
@@ -150,6 +151,9 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
     ``root_search``, ``threats``, ``opening_stones``: the self-play recipe, as ``train.py``'s flags.
     ``moves_per_game``: the games' mean length, if known (say, from a run's log); self-play then
     runs ``seconds`` only and games per hour use this length.
+    ``trees``: self-play's search trees to measure side by side: ``compiled`` (the compiled core,
+    where the recipe allows it; plain names) and ``reference`` (the Python trees; names with
+    ``_reference``).
     """
     warnings.filterwarnings("ignore")
     from gomoku.net.policy_value import PolicyValueModel
@@ -211,19 +215,24 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
                 nn = actors_.map(_nn_worker, [(shape, parallel, seconds)] * workers)
             results["nn_positions_per_s" + name] = round(sum(r for r, _ in nn))
 
-            log(f"self-play ({precision}): {parallel} games in lockstep per process, {seconds:.0f} s or more "
-                f"(until the first {parallel} games have finished) ...")
-            with timed_phase(f"self-play ({precision})", seconds):
-                sp = actors_.map(_selfplay_worker, [(shape, parallel, n_playout, seconds, 1000 * i,
-                                                     (root_search, threats, opening_stones, moves_per_game))
-                                                    for i in range(workers)])
-            playouts_per_s = sum(r["playouts"] / r["seconds"] for r in sp)
-            lengths = [moves_per_game] if moves_per_game else [n for r in sp for n in r["lengths"]]
-            results["selfplay_playouts_per_s" + name] = round(playouts_per_s)
-            results["selfplay_share_of_nn" + name] = round(playouts_per_s / results["nn_positions_per_s" + name], 3)
-            if lengths:
-                results["selfplay_games_per_hour" + name] = round(
-                    playouts_per_s * 3600 / (np.mean(lengths) * n_playout))
+            for tree in trees:
+                compiled = tree == "compiled"
+                tree_name = ("" if compiled else "_reference") + name
+                log(f"self-play ({precision}, {tree} trees): {parallel} games in lockstep per process, "
+                    f"{seconds:.0f} s or more (until the first {parallel} games have finished) ...")
+                with timed_phase(f"self-play ({precision}, {tree} trees)", seconds):
+                    sp = actors_.map(_selfplay_worker, [(shape, parallel, n_playout, seconds, 1000 * i,
+                                                         (root_search, threats, opening_stones, moves_per_game),
+                                                         compiled)
+                                                        for i in range(workers)])
+                playouts_per_s = sum(r["playouts"] / r["seconds"] for r in sp)
+                lengths = [moves_per_game] if moves_per_game else [n for r in sp for n in r["lengths"]]
+                results["selfplay_playouts_per_s" + tree_name] = round(playouts_per_s)
+                results["selfplay_share_of_nn" + tree_name] = round(
+                    playouts_per_s / results["nn_positions_per_s" + name], 3)
+                if lengths:
+                    results["selfplay_games_per_hour" + tree_name] = round(
+                        playouts_per_s * 3600 / (np.mean(lengths) * n_playout))
             if first:
                 results["selfplay_nn_evals_per_playout"] = round(
                     sum(r["nn_positions"] for r in sp) / max(1, sum(r["playouts"] for r in sp)), 3)
@@ -279,7 +288,8 @@ def format_table(results: dict) -> str:
               if k.startswith("nn_positions_per_s_") and k.count("_") == 4]  # the further precisions
     per_precision = [f"{k}{suffix}" for suffix in [""] + [f"_{p}" for p in others]
                      for k in ("nn_positions_per_s", "selfplay_playouts_per_s", "selfplay_share_of_nn",
-                               "selfplay_games_per_hour")]
+                               "selfplay_games_per_hour", "selfplay_playouts_per_s_reference",
+                               "selfplay_share_of_nn_reference", "selfplay_games_per_hour_reference")]
     rows = [(k, results[k]) for k in (
         "board", "n_playout", "selfplay_recipe", "workers", "parallel_games_per_worker", "net", "precision", *per_precision,
         "selfplay_nn_evals_per_playout", "selfplay_moves_per_game", "pure_playouts_per_s",
@@ -327,6 +337,9 @@ def main(argv=None) -> int:
     parser.add_argument("--moves-per-game", type=float, default=0.0,
                         help="the self-play games' mean length, if known: self-play then runs --seconds "
                              "only (not until its first games finish) and games per hour use it")
+    parser.add_argument("--trees", choices=["compiled", "reference", "both"], default="both",
+                        help="self-play's search trees: the compiled core, the Python reference, or both "
+                             "side by side (the reference's figures end in _reference)")
     parser.add_argument("--json", metavar="PATH", help="also write the figures to this JSON file")
     args = parser.parse_args(argv)
     if args.moves_per_game < 0:
@@ -361,7 +374,8 @@ def main(argv=None) -> int:
                             sizefree_blocks=args.sizefree_blocks, sizefree_filters=args.sizefree_filters,
                             log=lambda s: print(s, file=sys.stderr, flush=True), precisions=precisions,
                             model_path=args.model, root_search=args.root_search, threats=args.threats,
-                            opening_stones=args.opening_stones, moves_per_game=args.moves_per_game)
+                            opening_stones=args.opening_stones, moves_per_game=args.moves_per_game,
+                            trees=("reference", "compiled") if args.trees == "both" else (args.trees,))
     print(format_table(results))
     if args.json:
         with open(args.json, "w") as f:

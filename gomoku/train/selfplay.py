@@ -70,6 +70,7 @@ class SelfPlayStream:
         opening_book, openings_share: this share of the games start instead from one of
             these openings (move lists), drawn from game ``i``'s seed; placed, like the stones.
         rule: the rule of the games (``gomoku.game.rules``); under renju Black always opens.
+        compiled: play on the compiled search core where it can (None: unless turned off; ``search.core``).
         player_kwargs: passed to each player (noise, playout cap, forced playouts,
             Gumbel constants; ``c_puct`` goes to PUCT players only).
     """
@@ -77,7 +78,7 @@ class SelfPlayStream:
     def __init__(self, evaluator, board_shape: Sequence[int], parallel: int, n_playout: int,
                  c_puct: float, seed: int, root_search: str = "puct", opening_stones: int = 0,
                  opening_book: Sequence[Sequence[int]] = (), openings_share: float = 0.0,
-                 rule: str = "freestyle", **player_kwargs):
+                 rule: str = "freestyle", compiled: Optional[bool] = None, **player_kwargs):
         check_root_search(root_search)
         self.evaluator = evaluator
         self.parallel = parallel
@@ -106,7 +107,7 @@ class SelfPlayStream:
                 board.do_move(move)
             return board, {1: player, 2: player}
 
-        self.lockstep = Lockstep(new_game, record=True)
+        self.lockstep = Lockstep(new_game, record=True, compiled=compiled)
         self._finished: dict[int, FinishedGame] = {}  # by index, until handed out
         self._next = 0  # the index of the next game to hand out
         self._stats = RunStats()  # what was played since the last call handed games out
