@@ -96,7 +96,7 @@ def test_win_rates_are_for_the_side_asked_and_top_moves_come_most_visited_first(
     assert Analysis(1, ()).win_rate() is None and Analysis(1, (), net_value=0.0).win_rate() == 0.5
     board = Board(6, 6, 4)
     board.do_move(0)
-    assert "Hint: play b2 (White's win rate 75%" in hint_text(a, board, "test")
+    assert "Hint: play b2. White's win rate 75% after 40 visits of test." == hint_text(a, board, "test")
     assert "White would play b2." in analysis_text(a, board, "test")
 
 

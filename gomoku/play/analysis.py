@@ -202,12 +202,14 @@ def marked_board(board: Board, marks: dict[int, str]) -> str:
 
 
 def hint_text(analysis: Analysis, board: Board, name: str) -> str:
-    """``Hint: play d4 (Black's win rate 62%, 400 visits, AlphaZero 400).``"""
+    """``Hint: play d4. Black's win rate 62% after 400 visits of AlphaZero 400.``"""
     side = COLOUR_NAMES[analysis.player]
     rate = analysis.win_rate()
-    how = f"{analysis.playouts} visits, {name}" if analysis.playouts else name
-    value = f"{side}'s win rate {percent(rate)}, " if rate is not None else ""
-    return f"Hint: play {board.move_to_label(analysis.best())} ({value}{how})."
+    text = f"Hint: play {board.move_to_label(analysis.best())}."
+    if rate is not None:
+        text += f" {side}'s win rate {percent(rate)}"
+        text += f" after {analysis.playouts} visits of {name}." if analysis.playouts else f" ({name})."
+    return text
 
 
 def analysis_text(analysis: Analysis, board: Board, name: str) -> str:
