@@ -213,3 +213,22 @@ def test_the_heat_map_shows_the_policy_net_and_says_when_there_is_none(make_wind
     press(plain, pygame.K_p)
     assert "no policy net" in plain.notice and plain.policy_for(plain.match.board) is None
     plain.draw()
+
+
+def test_players_without_a_search_leave_the_bar_empty_and_the_window_whole(make_window, model):
+    window = make_window(white="heuristic", moves=["c3"])
+    settle(window)
+    board = window.match.board
+    analysis, how = window.analysis_for(board)
+    assert how == "after" and analysis.top() == [] and analysis.win_rate() is None
+    window.draw()
+    press(window, pygame.K_h)  # the heuristic's hint: a move, no win rate
+    window.hint_task.wait(30)
+    window.update()
+    assert window.notice.startswith("Hint: play ") and "win rate" not in window.notice
+    window.draw()
+    policy = make_window(white="policy:" + model, moves=["c3"])
+    settle(policy)
+    analysis, how = policy.analysis_for(policy.match.board)
+    assert how == "after" and analysis.win_rate() is not None and analysis.policy is not None
+    policy.draw()

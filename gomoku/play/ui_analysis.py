@@ -283,7 +283,7 @@ class AnalysisView:
             visits = analysis.playouts
             source = {"live": f"searching: {visits} visits", "done": f"search: {visits} visits",
                       "after": f"{COLOUR_NAMES[analysis.player]}'s search: {visits} visits"}[how] \
-                if visits else "the net's value"
+                if visits else "the net's value" if rate is not None else "this AI gives no win rate"
         if rate is None and self.show_heatmap:
             found = self.policy_for(board)
             if found is not None:
@@ -305,8 +305,11 @@ class AnalysisView:
                 pygame.draw.rect(surface, BLACK_BAR, pygame.Rect(bar.left, bar.top, split - bar.left, bar.height),
                                  border_top_left_radius=5, border_bottom_left_radius=5)
             pygame.draw.line(surface, ACCENT, (bar.centerx, bar.top - 3), (bar.centerx, bar.bottom + 2), 1)
-            for side, text_colour, anchor in ((1, WHITE_BAR, "midleft"), (2, BLACK_BAR, "midright")):
+            for side, anchor in ((1, "midleft"), (2, "midright")):
                 share = black if side == 1 else 1.0 - black
+                # Light on Black's dark part, dark on White's; a label whose part is too short sits on the other.
+                on_black = (side == 1) == (share >= 0.3)
+                text_colour = WHITE_BAR if on_black else BLACK_BAR
                 label = f"{COLOUR_NAMES[side]} {percent(share)}"
                 font = self.font_small if side != mover or board.game_over else self.font_bold_small
                 text = font.render(label, True, text_colour)
