@@ -78,7 +78,10 @@ def display_available() -> bool:
 
 # ------------------------------------------------------------------ search
 class SearchTask:
-    """One AI move, searched in a daemon thread on a copy of the board.
+    """One AI move (or a hint), searched in a daemon thread on a copy of the board.
+
+    ``analysis`` is the search's latest ``analysis.Analysis``, replaced whole between
+    playouts by the searching thread; the final one carries the chosen ``move``.
 
     Args:
         player: an AI player (``next_leaf`` / ``receive`` / ``choose`` / ``reset``).
@@ -281,6 +284,7 @@ class GameWindow(WindowDrawing, AnalysisView):
     def new_game(self) -> None:
         self._changed()
         self.view = None
+        self.forget_analyses()
         self.match.new_game()
         self.say("New game.")
 
@@ -302,6 +306,7 @@ class GameWindow(WindowDrawing, AnalysisView):
 
     def cycle_seat(self, player: int) -> None:
         self._changed()
+        self.forget_analyses()
         for _ in range(len(self.match.choices)):
             try:
                 spec = self.match.cycle_seat(player)

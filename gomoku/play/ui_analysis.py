@@ -88,14 +88,20 @@ class AnalysisView:
             self.analyses.clear()
         self.analyses[analysis.history] = analysis
 
+    def forget_analyses(self) -> None:
+        """Drops what the players said (a new game, or another player in a seat)."""
+        self.analyses.clear()
+        self._policies.clear()
+        self.hint_key = None
+
     def analysis_for(self, board: Board) -> tuple[Optional[Analysis], str]:
         """The analysis to show for ``board`` and how it relates: 'live' (a search of it is running),
         'done' (a finished search of it), 'after' (the search that chose its last move), or ''."""
         key = tuple(board.history)
         for task in (self.task, self.hint_task):
             shot = getattr(task, "analysis", None)
-            if shot is not None and shot.history == key and not task.done:
-                return shot, "live"
+            if shot is not None and shot.history == key:
+                return shot, "done" if task.done else "live"
         if key in self.analyses:
             return self.analyses[key], "done"
         before = self.analyses.get(key[:-1]) if key else None

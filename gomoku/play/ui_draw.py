@@ -277,7 +277,8 @@ class WindowDrawing:
             side = board.current_player
             status = f"{COLOUR_NAMES[side]} ({self.match.specs[side]}) is thinking"
         elif task is not None:
-            status = f"Looking for a hint for {COLOUR_NAMES[board.current_player]} ({getattr(task.player, 'name', 'the AI')})"
+            name = getattr(task.player, "name", "the AI")
+            status = f"Looking for a hint for {COLOUR_NAMES[board.current_player]} ({name})"
         player = board.winner if board.winner else (None if board.game_over else board.current_player)
         x = 20
         if player:
