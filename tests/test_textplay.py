@@ -242,3 +242,24 @@ def test_play_script_renju_text_mode_through_stdin(tmp_path):
     assert "9x9 board, 5 in a row, renju" in result.stdout
     assert "e5 is forbidden for Black under renju (double three)" in result.stdout
     assert "Goodbye." in result.stdout and result.stderr == ""
+
+
+def test_hint_and_analyze_print_the_ais_view_and_play_nothing():
+    match = make_match(white="pure:60")
+    code, out = drive(match, ["c3", "hint", "analyze", "quit"])
+    assert code == 0 and len(match.board.history) == 2  # c3 and the AI's reply only
+    assert "Hint: play " in out and "Black's win rate " in out
+    assert " #  move  visits  share  win rate  prior" in out
+    assert "Black would play " in out
+    # The analysed board numbers the top moves on empty points.
+    table = out[out.index("analyze"):]
+    assert "\n 6 " in table and " 1 " in table
+
+
+def test_hint_between_two_humans_asks_the_first_ai_offered_and_refuses_after_the_game():
+    match = make_match()  # human against human: the choices offer pure MCTS first
+    match.choices = [PlayerSpec.parse("human"), PlayerSpec.parse("pure:30")]
+    code, out = drive(match, ["hint"] + BLACK_WINS + ["hint"])
+    assert "pure MCTS 30 is thinking" in out and "Hint: play " in out
+    assert out.count("Hint: play ") == 1
+    assert "The game is over" in out

@@ -43,7 +43,8 @@ def parse_args(argv=None) -> argparse.Namespace:
                     "the threat-aware heuristic.",
         epilog="Window keys: N new game, U undo, X swap sides, S save, Q quit, B / W change "
                "Black's / White's player, Left / Right step through the moves, Home / End go to "
-               "the first / last move.")
+               "the first / last move, H hint, P the policy net's heat map, A the search's top moves on or off. "
+               "In the terminal, 'hint' and 'analyze' show the AI's view.")
     parser.add_argument("--model", metavar="PATH",
                         help="model file for the AI, or a run directory (its best_model.npz, else its "
                              f"current_model.npz); sets the board size (default: {DEFAULT_MODEL}); "

@@ -81,11 +81,20 @@ class Match:
         Raises:
             gomoku.net.ModelFileError: the spec's model cannot be loaded for this board.
         """
-        seed = None if self.seed is None else self.seed + player
-        built = make_player(spec, self.board, c_puct=self.c_puct, seed=seed,
-                            device=self.device, models=self._models, precision=self.precision)
+        self.players[player] = self.build_player(spec, player)
         self.specs[player] = spec
-        self.players[player] = built
+
+    def build_player(self, spec: PlayerSpec, stream: int = 3):
+        """A new player for ``spec`` on this board, sharing the match's loaded models (None for a human).
+
+        ``stream`` picks its random stream: each seat's is its player number; hints use 3.
+
+        Raises:
+            gomoku.net.ModelFileError: the spec's model cannot be loaded for this board.
+        """
+        seed = None if self.seed is None else self.seed + stream
+        return make_player(spec, self.board, c_puct=self.c_puct, seed=seed,
+                           device=self.device, models=self._models, precision=self.precision)
 
     def cycle_seat(self, player: int) -> PlayerSpec:
         """Gives ``player``'s seat to the next kind of player among ``choices``; returns its spec."""

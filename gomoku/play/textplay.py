@@ -10,6 +10,9 @@ Under renju, when a human plays Black and it is Black's turn, Black's forbidden
 points are drawn as ``#`` and listed with their reasons under the board; typing
 one gets the reason and a new prompt.
 
+``hint`` and ``analyze`` ask the AI (``analysis.advisor``) to search the position for the
+side to move and print its choice, or its win rate and top moves (``gomoku.play.analysis``).
+
 Nothing a user types raises: bad input gets a message and a new prompt, and the
 end of the input ends the game quietly (exit code 0).
 """
@@ -21,6 +24,7 @@ from typing import Optional, TextIO
 
 from gomoku import interrupt
 from gomoku.game.board import COLUMN_LETTERS, Board, IllegalMoveError
+from gomoku.play.analysis import advisor, analysis_text, hint_text, search_with_analysis
 from gomoku.play.match import STONE_MARKS, Match
 from gomoku.game.gamefile import COLOUR_NAMES, default_game_path, save_game
 
@@ -30,6 +34,8 @@ Commands:
   undo          take back your last move and the reply to it
   new           start a new game
   swap          swap sides: your opponent takes your colour
+  hint          the AI's move for you, with your win rate as it sees it
+  analyze       the AI's search of this position: win rate, top moves numbered on the board
   save [FILE]   save the game as JSON (default: a new file under {save_dir}/)
   board         draw the board again
   help          this list
@@ -153,6 +159,8 @@ class TextGame:
             self.save(words[1] if len(words) == 2 else default_game_path(self.save_dir))
         elif board.game_over:
             self.say(f"The game is over ({match.status()}): type new, undo, save or quit.")
+        elif command in ("hint", "analyze", "analyse") and bare:
+            self.advise(hint_only=command == "hint")
         elif not command:
             centre = board.move_at(board.height // 2, board.width // 2)
             self.say(f"Type a move like {board.move_to_label(centre)} "
@@ -160,6 +168,18 @@ class TextGame:
         else:
             self.human_move(line)
         return True
+
+    def advise(self, hint_only: bool) -> None:
+        """Prints the AI's move for the side to move (``hint``) or its whole view (``analyze``)."""
+        player = advisor(self.match)
+        if player is None:
+            self.say("There is no AI in this game to ask.")
+            return
+        name = getattr(player, "name", str(player))
+        self.say(f"{name} is thinking ...")
+        with interrupt.deferred():  # Ctrl-C stops between playouts, as for an AI's move
+            analysis = search_with_analysis(player, self.board.copy())
+        self.say(hint_text(analysis, self.board, name) if hint_only else analysis_text(analysis, self.board, name))
 
     def save(self, path: str) -> None:
         try:

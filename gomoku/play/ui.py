@@ -20,7 +20,12 @@ with the reason in the status line. The panel and the title name any rule but
 freestyle.
 
 Keys: N new game, U (or Backspace) undo, X swap sides, S save, Q (or Esc) quit,
-B / W change Black's / White's player, Left / Right / Home / End review the moves.
+B / W change Black's / White's player, Left / Right / Home / End review the moves,
+H hint, P the policy net's heat map, A the search's top moves on the board.
+
+What the AI thinks (the win-rate bar, its top moves, the heat map, the hint) is
+``ui_analysis.AnalysisView``'s: a search hands its root statistics over as finished
+``analysis.Analysis`` records (``SearchTask.analysis``), taken between its playouts.
 
 ``GameWindow`` keeps the state and handles the events; what it looks like (colours,
 sprites, the painting of a frame) is in ``ui_draw``.
@@ -40,7 +45,9 @@ import pygame  # noqa: E402
 from gomoku.game.board import Board, IllegalMoveError  # noqa: E402
 from gomoku.game.gamefile import COLOUR_NAMES, default_game_path, save_game  # noqa: E402
 from gomoku.game.rules import FREESTYLE  # noqa: E402
+from gomoku.play.analysis import Analysis, search_with_analysis  # noqa: E402
 from gomoku.play.match import Match  # noqa: E402
+from gomoku.play.ui_analysis import AnalysisView  # noqa: E402
 from gomoku.play.ui_draw import (PANEL_WIDTH, STATUS_HEIGHT, Button, WindowDrawing, shadow_sprite,  # noqa: E402
                                   stone_sprite, wood_texture)
 from gomoku.search.mcts import SearchStopped  # noqa: E402
@@ -71,7 +78,10 @@ def display_available() -> bool:
 
 # ------------------------------------------------------------------ search
 class SearchTask:
-    """One AI move, searched in a daemon thread on a copy of the board.
+    """One AI move (or a hint), searched in a daemon thread on a copy of the board.
+
+    ``analysis`` is the search's latest ``analysis.Analysis``, replaced whole between
+    playouts by the searching thread; the final one carries the chosen ``move``.
 
     Args:
         player: an AI player (``next_leaf`` / ``receive`` / ``choose`` / ``reset``).
@@ -84,6 +94,7 @@ class SearchTask:
         self.board = board.copy()
         self.generation = generation
         self.move: Optional[int] = None
+        self.analysis: Optional[Analysis] = None  # the latest snapshot of the search, replaced whole
         self.error: Optional[BaseException] = None
         self.started = time.monotonic()
         self._stop = threading.Event()
@@ -113,7 +124,11 @@ class SearchTask:
 
     def _run(self) -> None:
         try:
-            self.move = self.player.get_action(self.board, stop=self._stop.is_set)
+            def seen(analysis: Analysis) -> None:
+                self.analysis = analysis
+
+            final = search_with_analysis(self.player, self.board, stop=self._stop.is_set, report=seen)
+            self.analysis, self.move = final, final.move
         except SearchStopped:
             pass  # cancelled: the player has already forgotten the half-done search
         except Exception as exc:  # shown in the window: a failed search must not kill it
@@ -123,7 +138,7 @@ class SearchTask:
 
 
 # ------------------------------------------------------------------ window
-class GameWindow(WindowDrawing):
+class GameWindow(WindowDrawing, AnalysisView):
     """Draws a match and plays it: clicks for humans, background searches for the AIs.
 
     Args:
@@ -147,7 +162,7 @@ class GameWindow(WindowDrawing):
         self.margin = self.label_gap + 20
         self.board_rect = pygame.Rect(
             16, 16, (board.width - 1) * self.cell + 2 * self.margin, (board.height - 1) * self.cell + 2 * self.margin)
-        height = max(self.board_rect.bottom + 16, 560) + STATUS_HEIGHT
+        height = max(self.board_rect.bottom + 16, 620) + STATUS_HEIGHT
         self.size = (self.board_rect.right + 16 + PANEL_WIDTH, height)
         self.board_rect.centery = (height - STATUS_HEIGHT) // 2
         if surface is None:
@@ -171,6 +186,7 @@ class GameWindow(WindowDrawing):
         self._forbidden: list[int] = []
 
         self._fonts()
+        self._init_analysis()
         radius = int(self.cell * 0.46)
         self._stones = {p: stone_sprite(radius, p) for p in (1, 2)}
         self._ghosts = {p: stone_sprite(radius, p, opacity=0.45) for p in (1, 2)}
@@ -228,6 +244,7 @@ class GameWindow(WindowDrawing):
                 # Still inside one long evaluation: its player must not start another search meanwhile.
                 self._cancelled.append(self.task)
             self.task = None
+        self.cancel_hint()
         self.generation += 1
         self.ai_failed = False
         self.last_move_time = time.monotonic()
@@ -256,6 +273,7 @@ class GameWindow(WindowDrawing):
         elif (reason := board.forbidden_reason(move)) is not None:
             self.say(f"{board.move_to_label(move)} is forbidden for Black under renju: {reason}.")
         else:
+            self.cancel_hint()  # its search would share the evaluator with the reply's
             try:
                 self.match.play(move)
             except IllegalMoveError as exc:  # the checks above should leave nothing, but never crash
@@ -266,6 +284,7 @@ class GameWindow(WindowDrawing):
     def new_game(self) -> None:
         self._changed()
         self.view = None
+        self.forget_analyses()
         self.match.new_game()
         self.say("New game.")
 
@@ -287,6 +306,7 @@ class GameWindow(WindowDrawing):
 
     def cycle_seat(self, player: int) -> None:
         self._changed()
+        self.forget_analyses()
         for _ in range(len(self.match.choices)):
             try:
                 spec = self.match.cycle_seat(player)
@@ -320,6 +340,9 @@ class GameWindow(WindowDrawing):
         if self.task is not None:
             self.task.cancel(wait=1.0)
             self.task = None
+        if self.hint_task is not None:
+            self.hint_task.cancel(wait=1.0)
+            self.hint_task = None
 
     def _layout_buttons(self) -> list[Button]:
         left = self.board_rect.right + 24
@@ -331,7 +354,7 @@ class GameWindow(WindowDrawing):
         half = (width - 10) // 2
         actions = [("New game", self.new_game, "N"), ("Undo", self.undo, "U"),
                    ("Swap sides", self.swap_sides, "X"), ("Save", self.save, "S"),
-                   ("Quit", self.quit, "Q")]
+                   ("Hint", self.ask_hint, "H"), ("Quit", self.quit, "Q")]
         for i, (text, action, key) in enumerate(actions):
             row, col = divmod(i, 2)
             rect = pygame.Rect(left + col * (half + 10), 236 + row * 44, half, 36)
@@ -356,6 +379,7 @@ class GameWindow(WindowDrawing):
                 pygame.K_w: lambda: self.cycle_seat(2),
                 pygame.K_LEFT: lambda: self.review(step=-1), pygame.K_RIGHT: lambda: self.review(step=1),
                 pygame.K_HOME: lambda: self.review(to=0), pygame.K_END: lambda: self.review(to=10 ** 9),
+                pygame.K_h: self.ask_hint, pygame.K_p: self.toggle_heatmap, pygame.K_a: self.toggle_moves,
             }
             action = keys.get(event.key)
             if action is not None:
@@ -371,6 +395,7 @@ class GameWindow(WindowDrawing):
         task = self.task
         if task is not None and task.done:
             self.task = None
+            self.keep_analysis(task.analysis)
             if task.error is not None:
                 self.ai_failed = True
                 self.say(f"The AI failed: {task.error}. Undo, N or a change of players tries again.")
@@ -382,6 +407,7 @@ class GameWindow(WindowDrawing):
                     self.ai_failed = True
                     self.say(f"The AI chose an illegal move: {exc}")
                 self.last_move_time = time.monotonic()
+        self.collect_hint()
         self._cancelled = [t for t in self._cancelled if not t.done]
         player = self.match.ai_to_move
         if self.task is None and player is not None and self.running and not self.ai_failed \

@@ -128,7 +128,10 @@ class WindowDrawing:
         surface.fill(BACKGROUND)
         board = self.shown_board()
         self._draw_board(surface, board)
+        self._draw_heatmap(surface, board)  # the AI's view: ui_analysis.AnalysisView
         self._draw_stones(surface, board)
+        self._draw_candidates(surface, board)
+        self._draw_hint(surface, board)
         self._draw_panel(surface)
         self._draw_status(surface)
 
@@ -226,10 +229,11 @@ class WindowDrawing:
             surface.blit(text, text.get_rect(midleft=(button.rect.left + 12, button.rect.centery)))
             surface.blit(key, key.get_rect(midright=(button.rect.right - 10, button.rect.centery)))
 
-        help_lines = ["Click a point to play.", "B / W: change Black's / White's player",
-                      "Left / Right, Home / End: review moves", "U takes back your move and the reply"]
+        help_lines = ["Click a point to play; U takes it back.", "B / W: change Black's / White's player",
+                      "Left / Right, Home / End: review moves", "H hint, P heat map, A top moves on/off"]
         help_top = self.size[1] - STATUS_HEIGHT - 16 - 19 * len(help_lines)
-        self._draw_moves(surface, left, 374, help_top - 8)
+        moves_top = self._draw_winrate(surface, left, 374, PANEL_WIDTH - 40)
+        self._draw_moves(surface, left, moves_top, help_top - 8)
         y = help_top
         for text in help_lines:
             surface.blit(self.font_small.render(text, True, MUTED), (left, y))
@@ -268,9 +272,13 @@ class WindowDrawing:
         pygame.draw.line(surface, (70, 64, 58), (0, top), (width, top))
         board = self.match.board
         status = self.match.status()
+        task = self.task or self.hint_task
         if self.task is not None:
             side = board.current_player
             status = f"{COLOUR_NAMES[side]} ({self.match.specs[side]}) is thinking"
+        elif task is not None:
+            name = getattr(task.player, "name", "the AI")
+            status = f"Looking for a hint for {COLOUR_NAMES[board.current_player]} ({name})"
         player = board.winner if board.winner else (None if board.game_over else board.current_player)
         x = 20
         if player:
@@ -282,13 +290,13 @@ class WindowDrawing:
             status += "  -  N starts a new game"
         surface.blit(self.font_bold.render(status, True, colour), (x, top + 10))
         line_y = top + 38
-        if self.task is not None:
+        if task is not None:
             bar = pygame.Rect(20, line_y + 2, 240, 14)
             pygame.draw.rect(surface, BUTTON, bar, border_radius=7)
             filled = bar.copy()
-            filled.width = max(14, int(bar.width * self.task.progress))
+            filled.width = max(14, int(bar.width * task.progress))
             pygame.draw.rect(surface, ACCENT, filled, border_radius=7)
-            text = f"{int(100 * self.task.progress)}% of the search"
+            text = f"{int(100 * task.progress)}% of the search"
             surface.blit(self.font_small.render(text, True, MUTED), (bar.right + 12, line_y))
         elif self.notice and time.monotonic() < self.notice_until:
             surface.blit(self.font.render(self.notice, True, NOTICE), (20, line_y - 2))
