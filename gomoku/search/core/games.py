@@ -45,8 +45,8 @@ def supported(board, players) -> bool:
 class _Group:
     """The games of one board geometry and rule: their trees and the step's buffers."""
 
-    def __init__(self, board):
-        self.trees = CoreTrees(board.width, board.height, board.n_in_row, board.rule)
+    def __init__(self, board, pools: tuple = (0, 0)):
+        self.trees = CoreTrees(board.width, board.height, board.n_in_row, board.rule, nodes=pools[0], edges=pools[1])
         self.slots = []
         self.out = np.zeros((0, 4, board.size), np.float32)
         self.priors = np.zeros((0, board.size), np.float32)
@@ -70,8 +70,9 @@ class CoreGames:
     and the game's end; it returns True when the game is over.
     """
 
-    def __init__(self, choose):
+    def __init__(self, choose, pools: tuple = (0, 0)):
         self._choose = choose
+        self._pools = pools  # the first sizes of each geometry's node and edge pools (0: ``CoreTrees``'s)
         self.groups: dict[tuple, _Group] = {}
 
     def __len__(self) -> int:
@@ -83,7 +84,7 @@ class CoreGames:
         key = (board.width, board.height, board.n_in_row, board.rule)
         group = self.groups.get(key)
         if group is None:
-            group = self.groups[key] = _Group(board)
+            group = self.groups[key] = _Group(board, self._pools)
         slot.searches = {}
         for player in {id(p): p for p in slot.players.values()}.values():
             if type(player) is GumbelPlayer:

@@ -37,9 +37,11 @@ class CoreTrees:
         width, height, n_in_row, rule: the boards'. Renju is not supported (its forbidden
             points stay with the reference search).
         searches: searches to make room for at first (more are added as needed).
+        nodes, edges: the pools' first sizes (0: enough for a few playouts of each search); they grow as needed.
     """
 
-    def __init__(self, width: int, height: int, n_in_row: int, rule: str, searches: int = 16):
+    def __init__(self, width: int, height: int, n_in_row: int, rule: str, searches: int = 16,
+                 nodes: int = 0, edges: int = 0):
         if rule == rules.RENJU:
             raise ValueError("the compiled core does not play renju")
         self.width, self.height, self.n_in_row, self.rule = width, height, n_in_row, rule
@@ -50,7 +52,7 @@ class CoreTrees:
         ends[ends == size] = -1
         self.ends = ends
         self.pool = np.zeros(2, np.int64)
-        self._alloc_pools(max(4096, searches * 64), max(4096 * size, searches * 64 * size))
+        self._alloc_pools(nodes or searches * 64, edges or searches * 64 * size)
         self.cells = np.zeros((0, size), np.int8)
         self.hist = np.zeros((0, size), np.int64)
         self.sint = np.zeros((0, k.SEARCH_INTS), np.int64)
