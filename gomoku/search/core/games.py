@@ -15,11 +15,13 @@ net evaluates the new leaves of each evaluator in one batch.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from gomoku.game.rules import RENJU
 from gomoku.search.core import kernels as k
-from gomoku.search.core.jit import available
+from gomoku.search.core.jit import available, cached
 from gomoku.search.core.trees import UNLIMITED, CoreTrees
 from gomoku.search.evaluator import NetEvaluator
 from gomoku.search.gumbel import GumbelPlayer
@@ -46,6 +48,9 @@ class _Group:
     """The games of one board geometry and rule: their trees and the step's buffers."""
 
     def __init__(self, board, pools: tuple = (0, 0)):
+        if not cached():
+            print("compiling the search core (about ten CPU-seconds, once: it is cached for later starts) ...",
+                  file=sys.stderr, flush=True)
         self.trees = CoreTrees(board.width, board.height, board.n_in_row, board.rule, nodes=pools[0], edges=pools[1])
         self.slots = []
         self.out = np.zeros((0, 4, board.size), np.float32)
