@@ -40,9 +40,10 @@ def test_the_benchmark_plays_the_gumbel_recipe_with_the_threat_solver():
                             seconds=0.2, device="cpu", log=lambda line: None, sizefree_sizes=(),
                             root_search="gumbel", threats=True, opening_stones=2, moves_per_game=20)
     assert results["selfplay_playouts_per_s"] > 0 and results["selfplay_moves_per_game"] == 20
-    # games per hour from the given length (playouts/s is rounded in the results)
+    # games per hour from the given length; playouts/s is rounded to a whole number in the results,
+    # which moves games per hour by up to half a playout's worth (large on a slow machine)
     assert results["selfplay_games_per_hour"] == pytest.approx(results["selfplay_playouts_per_s"] * 3600 / (20 * 8),
-                                                               rel=0.01)
+                                                               abs=0.5 * 3600 / (20 * 8) + 1)
     assert results["selfplay_recipe"] == "gumbel, threats on, opening stones 2"
 
 
