@@ -1,11 +1,10 @@
 """The trainer's command line: ``gomoku-train`` and ``python train.py`` (``--help`` lists the flags).
 
-``main`` parses the flags and runs the pipeline; ``command`` is what the two commands run.
+``main`` parses the flags and runs the pipeline; ``gomoku.commands.train`` runs it as a command.
 """
 
 import argparse
 import os
-import signal
 import sys
 import time
 from dataclasses import fields
@@ -117,12 +116,3 @@ def main(argv=None) -> int:
         return 2
     return 0
 
-
-def command() -> int:
-    """``main`` with the command's arguments; once it returns, Ctrl-C is ignored until exit."""
-    code = main()
-    # The run is over and its checkpoint on disk. A late Ctrl-C (`timeout -s INT` sends one to
-    # the process and another to its group) would otherwise land in Paddle's exit cleanup and
-    # print a traceback there.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    return code
