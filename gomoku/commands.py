@@ -3,9 +3,12 @@
 
 Each runs its module's ``main`` and answers in one line, without a traceback, where that
 module cannot: Paddle is not installed (the line says how to install it), or Ctrl-C came
-while the command was still starting (its own handling of Ctrl-C is not in place before
-Paddle is imported). Once ``main`` returns, a late Ctrl-C is ignored: it would otherwise land in
-Paddle's exit clean-up and print a traceback there.
+while the command was still starting. SIGINT and SIGTERM stay blocked while the command's
+module is imported: the threads that NumPy and Paddle start then keep them blocked for good, so
+that every signal reaches the main thread's handlers (``net.backend`` blocks them again while
+Paddle itself is imported), and a signal sent meanwhile arrives once the import is done: Ctrl-C
+as one line, SIGTERM as a quiet end. Once ``main`` returns, a late Ctrl-C is ignored: it would
+otherwise land in Paddle's exit clean-up and print a traceback there.
 
 This module imports only the standard library at its top: a worker process of the trainer
 (the spawn start method) imports its parent's main module, the console script or ``train.py``
@@ -27,7 +30,11 @@ def run(module: str, function: str = "main", argv: Optional[list[str]] = None) -
 
     name = os.path.basename(sys.argv[0]) or module
     try:
-        main = getattr(importlib.import_module(module), function)
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        try:
+            main = getattr(importlib.import_module(module), function)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         return main() if argv is None else main(argv)
     except PaddleMissingError as exc:
         print(f"{name}: {exc}", file=sys.stderr)
