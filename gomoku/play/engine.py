@@ -101,7 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     who.add_argument("--model", help="model file to play with (AlphaZero MCTS); a fixed-size model plays only its own "
                           "board, a size-free one any board")
     who.add_argument("--shipped", action="store_true",
-                     help="play each game with the shipped model (models/ of the checkout) nearest to its board "
+                     help="play each game with the shipped model (models/, installed with the package) nearest to its board "
                           "and to the rule INFO rule sets, pure MCTS where none fits (the default without "
                           "--model, --pure or --heuristic)")
     who.add_argument("--pure", action="store_true",

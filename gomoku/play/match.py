@@ -28,13 +28,16 @@ from gomoku.search.players import PLAYER_KINDS, PlayerSpec, make_player, spec_te
 
 PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 """The folder that holds the package: in a checkout (run from it, or installed editable) the
-repository root, where the shipped models are found wherever the user stands."""
+repository root."""
 IN_CHECKOUT = os.path.isfile(os.path.join(PROJECT_ROOT, "pyproject.toml"))
-"""False for an installed copy of the package: the models/ folder is not part of it."""
+"""False for an installed copy of the package."""
+MODELS_DIR = os.path.join(PROJECT_ROOT if IN_CHECKOUT else os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                          "models")
+"""The shipped models, wherever the user stands: ``models/`` of a checkout, ``gomoku/models`` of an
+installed copy (in the checkout ``gomoku/models`` is a link to ``models/``, so that building the
+package copies them in as package data)."""
 SHIPPED_MODEL = os.path.join("models", "gomoku_8x8_5.npz")
-# An installed copy looks for the shipped model in the current directory: it finds it when it runs
-# from a checkout, and otherwise says that --model is needed (see setup_match).
-DEFAULT_MODEL = os.path.join(PROJECT_ROOT if IN_CHECKOUT else os.getcwd(), SHIPPED_MODEL)
+DEFAULT_MODEL = os.path.join(MODELS_DIR, os.path.basename(SHIPPED_MODEL))
 STONE_MARKS = {1: "X", 2: "O"}
 
 
@@ -280,9 +283,8 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
         if not os.path.isfile(path) and path == DEFAULT_MODEL and model is None:
             if not IN_CHECKOUT:
                 raise MissingModelError(
-                    f"no model at {DEFAULT_MODEL}: the shipped models are in the models/ folder of the "
-                    f"repository, not in the installed package. Run from a checkout of the repository, "
-                    f"or name a model file or run directory with --model PATH "
+                    f"no model at {DEFAULT_MODEL}: this copy of the package was installed without its "
+                    f"models. Name a model file or run directory with --model PATH "
                     f"(or play pure MCTS without a model: --size 8x8 --n-in-row 5)")
             raise MissingModelError(
                 f"no trained model at {DEFAULT_MODEL} yet. Train one with `python train.py`, "
@@ -330,10 +332,10 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
 
 
 def shipped_model_for(width: int, height: int, n_in_row: int, rule: str = FREESTYLE) -> Optional[str]:
-    """The shipped model (``models/`` of the checkout) trained for this board and rule, or None.
+    """The shipped model (``MODELS_DIR``) trained for this board and rule, or None.
 
     A fixed-size model must be for this very board; a size-free one must have trained on it.
-    Files are tried in name order; an installed copy without ``models/`` has none.
+    Files are tried in name order.
     """
     for path, net in _shipped_models():
         if net.n_in_row == n_in_row and net.rule == rule and (width, height) in _trained_boards(net):
@@ -361,11 +363,11 @@ def nearest_shipped_model(width: int, height: int, n_in_row: int, rule: str = FR
 
 
 def _shipped_models():
-    """(path, NetSpec) of each readable model in ``models/`` of the checkout, in name order."""
+    """(path, NetSpec) of each readable model in ``MODELS_DIR``, in name order."""
     from gomoku.net.modelfile import ModelFileError
 
-    folder = os.path.join(PROJECT_ROOT, "models")
-    if not IN_CHECKOUT or not os.path.isdir(folder):
+    folder = MODELS_DIR
+    if not os.path.isdir(folder):
         return
     for name in sorted(os.listdir(folder)):
         if name.endswith(".npz"):
@@ -382,11 +384,14 @@ def _trained_boards(net) -> tuple:
 
 def _project_file(path: Optional[str]) -> Optional[str]:
     """``path``, or the same relative path under the project root when only that exists
-    (a saved game names ``models/...`` as it was seen from the root)."""
+    (a saved game names ``models/...`` as it was seen from the root), or the shipped model of
+    that name for ``models/NAME`` in an installed copy."""
     if path is None or os.path.isabs(path) or os.path.exists(path):
         return path
-    candidate = os.path.join(PROJECT_ROOT, path)
-    return candidate if os.path.exists(candidate) else path
+    candidates = [os.path.join(PROJECT_ROOT, path)]
+    if os.path.dirname(os.path.normpath(path)) == "models":
+        candidates.append(os.path.join(MODELS_DIR, os.path.basename(path)))
+    return next((c for c in candidates if os.path.exists(c)), path)
 
 
 def _model_spec(path: str):
