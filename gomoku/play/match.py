@@ -71,6 +71,7 @@ class Match:
         self.precision = precision
         self.c_puct = c_puct
         self._models: dict = {}  # loaded once, shared by every seat that plays the same file
+        self.notes: list[str] = []  # what the user should know about the choice of players (setup_match)
         self.specs: dict[int, PlayerSpec] = {}
         self.players: dict[int, object] = {}
         for player in (1, 2):
@@ -213,7 +214,10 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
     By default a human plays Black against AlphaZero with ``model`` (the shipped
     ``models/gomoku_8x8_5.npz`` when None); ``first='ai'`` swaps them. With ``size``
     or ``n_in_row`` and no model the opponent is the shipped model for that board and
-    rule (``shipped_model_for``), or pure MCTS where there is none. ``black`` / ``white``
+    rule (``shipped_model_for``), or pure MCTS where there is none. ``rule`` alone (no model, board
+    or saved game) under which the default model was not trained plays the shipped model for
+    that rule on its largest board (``shipped_model_for_rule``), or pure MCTS on 8x8 with a note
+    in ``Match.notes`` where none is shipped. ``black`` / ``white``
     replace a side's player; a loaded record brings its own players unless flags
     say otherwise, and its board and rule.
 
@@ -254,9 +258,16 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
     if model is not None:
         model = find_model(model)
     board_flags = size is not None or n_in_row is not None
+    notes = []
     if model is None and board_flags and record is None:
         # The board (and rule) the flags ask for: a shipped model made for it plays, else pure MCTS.
         model = shipped_model_for(*(size or (8, 8)), n_in_row or min(5, *(size or (8, 8))), rule or FREESTYLE)
+    elif model is None and record is None and rule is not None and not _fits(DEFAULT_MODEL, (8, 8, 5), rule):
+        # --rule alone: the shipped model trained for that rule, on its board; pure MCTS where none is.
+        model = shipped_model_for_rule(rule)
+        if model is None:
+            board_flags = True
+            notes.append(f"no shipped model plays {rule}: the AI is pure MCTS (--model names one)")
     model_path = model or DEFAULT_MODEL
 
     opponent = "pure" if board_flags and model is None else "az"
@@ -328,7 +339,9 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
     if model_files or (os.path.isfile(offered) and _fits(offered, geometry, game_rule)):
         choices[1:1] = [PlayerSpec("az", offered, playouts, search=search)]
         choices.insert(-1, PlayerSpec("policy", offered))
-    return Match(board, specs, choices, seed=seed, device=device, precision=precision)
+    match = Match(board, specs, choices, seed=seed, device=device, precision=precision)
+    match.notes = notes
+    return match
 
 
 def shipped_model_for(width: int, height: int, n_in_row: int, rule: str = FREESTYLE) -> Optional[str]:
@@ -341,6 +354,13 @@ def shipped_model_for(width: int, height: int, n_in_row: int, rule: str = FREEST
         if net.n_in_row == n_in_row and net.rule == rule and (width, height) in _trained_boards(net):
             return path
     return None
+
+
+def shipped_model_for_rule(rule: str, n_in_row: int = 5) -> Optional[str]:
+    """The shipped model trained for ``rule`` (five in a row), the one for the largest board
+    first, or None: what ``play.py --rule RULE`` plays without ``--size``."""
+    fits = [(path, net) for path, net in _shipped_models() if net.rule == rule and net.n_in_row == n_in_row]
+    return min(fits, key=lambda item: (-max(w * h for w, h in _trained_boards(item[1])), item[0]))[0] if fits else None
 
 
 def nearest_shipped_model(width: int, height: int, n_in_row: int, rule: str = FREESTYLE) -> Optional[str]:
