@@ -9,15 +9,6 @@ import tempfile
 from typing import Callable, IO
 
 
-class PaddleMissingError(ImportError):
-    """PaddlePaddle is not installed (it is an extra of the package); the message says how to get it."""
-
-    def __init__(self, message: str = "PaddlePaddle is not installed: pip install -r requirements.txt "
-                                      "(its CPU build) or -r requirements-gpu.txt (its CUDA build), from "
-                                      "the repository root; or pip install '.[cpu]'"):
-        super().__init__(message, name="paddle")
-
-
 def _read_umask() -> int:
     mask = os.umask(0)  # the only way to read it; done once, at import
     os.umask(mask)
@@ -109,3 +100,12 @@ class DefaultsHelpFormatter(argparse.HelpFormatter):
         if "(default" in text or nothing or not action.option_strings:  # `is`: a default of 0 shows
             return text
         return f"{text} (default: %(default)s)"
+
+
+class PaddleMissingError(ImportError):
+    """PaddlePaddle is not installed (it is an extra of the package); the message says how to get it."""
+
+    def __init__(self, message: str = "PaddlePaddle is not installed: pip install -r requirements.txt "
+                                      "(its CPU build) or -r requirements-gpu.txt (its CUDA build), from "
+                                      "the repository root; or pip install '.[cpu]'"):
+        super().__init__(message, name="paddle")

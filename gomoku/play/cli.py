@@ -94,14 +94,14 @@ def main(argv=None) -> int:
                             white=args.white, size=args.size, n_in_row=args.n_in_row, load=args.load,
                             seed=args.seed, device=args.device, search=SearchOptions.from_args(args),
                             precision=args.precision, rule=args.rule)
-        for note in match.notes:
-            print(f"{name}: {note}")
     except MissingModelError as exc:
         print(f"{name}: {exc}", file=sys.stderr)
         return 2
     except (GameFileError, ValueError) as exc:  # ModelFileError is a ValueError too
         print(f"{name}: error: {exc}", file=sys.stderr)
         return 1
+    for note in match.notes:
+        print(f"{name}: {note}")
     try:
         if not args.text:
             try:
