@@ -84,3 +84,84 @@ def test_a_worker_whose_parent_is_gone_leaves_at_once():
             "print('still here')\n")
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and "still here" not in proc.stdout
+
+
+def _train(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "train.py", *args], cwd=ROOT, capture_output=True, text=True, timeout=250)
+
+
+def _tiny_pipeline(run_dir: str):
+    from gomoku.train.config import TrainConfig
+    from gomoku.train.pipeline import TrainPipeline
+
+    config = TrainConfig(width=6, height=6, n_in_row=4, n_playout=8, games_per_iter=2, batch_size=16,
+                         buffer_size=600, updates_per_iter=1, epochs=1, check_freq=50, workers=1, device="cpu")
+    return TrainPipeline(config, run_dir, log=lambda line: None)
+
+
+def test_taking_the_lock_removes_the_temporary_files_of_killed_writes(tmp_path):
+    from gomoku.train.checkpoint import lock_run_dir
+
+    stale = ["checkpoint.pkl.k2x_9a1b.tmp", "current_model.npz.3hf8q0zz.tmp", "best_model.npz.abc.tmp"]
+    for name in [*stale, "notes.tmp", "checkpoint.pkl"]:
+        (tmp_path / name).write_bytes(b"x")
+    lock_run_dir(str(tmp_path)).close()
+    assert sorted(os.listdir(tmp_path)) == ["checkpoint.pkl", "lock", "notes.tmp"]
+
+
+@pytest.mark.timeout(300)
+def test_a_resume_rewrites_the_model_from_the_checkpoint_and_an_early_stop_leaves_no_folder(tmp_path):
+    from gomoku.net.modelfile import read_model_file
+    from gomoku.train.checkpoint import read_checkpoint
+
+    run = str(tmp_path / "run")
+    pipeline = _tiny_pipeline(run)
+    pipeline.run(iterations=1)
+    weights = read_checkpoint(os.path.join(run, "checkpoint.pkl"))["weights"]
+    # A kill between the checkpoint and the model: the model is a step behind the checkpoint.
+    stale = _tiny_pipeline(str(tmp_path / "other"))
+    stale.model.save(os.path.join(run, "current_model.npz"))
+    assert not os.path.exists(tmp_path / "other")  # built, never run: nothing on disk
+    from gomoku.train.pipeline import TrainPipeline
+
+    TrainPipeline.resume(run, log=lambda line: None).run(iterations=0)
+    saved = read_model_file(os.path.join(run, "current_model.npz"))[1]
+    assert all((saved[name] == value).all() for name, value in weights.items())
+
+    # Stopped before its first checkpoint: the run's folder goes, unless something else is in it.
+    for extra in (None, "notes.txt"):
+        early = str(tmp_path / f"early-{extra}")
+        pipeline = _tiny_pipeline(early)
+
+        def stop():
+            raise KeyboardInterrupt
+
+        pipeline.run_iteration = stop
+        if extra:
+            os.makedirs(early)
+            open(os.path.join(early, extra), "w").close()
+        pipeline.run(iterations=1)
+        assert (os.listdir(early) if extra else os.path.exists(early)) == ([extra] if extra else False)
+
+
+@pytest.mark.timeout(300)
+def test_the_trainer_gives_the_right_reason_in_one_line(tmp_path):
+    from gomoku.train.checkpoint import lock_run_dir
+
+    # Another trainer in its first iteration: it holds the lock and has no checkpoint yet.
+    busy = str(tmp_path / "busy")
+    held = lock_run_dir(busy)
+    try:
+        resumed = _train("--resume", busy)
+    finally:
+        held.close()
+    assert resumed.returncode == 2
+    assert resumed.stderr.strip() == (f"error: another trainer (pid {os.getpid()}) is using {busy} and has not "
+                                      f"written its first checkpoint yet; resume once it has stopped")
+    # --run-dir on an existing run: one line, no usage.
+    taken = tmp_path / "taken"
+    taken.mkdir()
+    (taken / "checkpoint.pkl").write_bytes(b"x")
+    again = _train("--preset", "6x6x4", "--run-dir", str(taken))
+    assert again.returncode == 2
+    assert again.stderr.strip() == f"error: {taken} already holds a run: use --resume {taken}, or another --run-dir"

@@ -104,7 +104,8 @@ def main(argv=None) -> int:
             config = preset(args.preset, **overrides).validate()
             run_dir = args.run_dir or os.path.join("runs", f"{args.preset}-{time.strftime('%Y%m%d-%H%M%S')}")
             if os.path.exists(os.path.join(run_dir, "checkpoint.pkl")):
-                parser.error(f"{run_dir} already holds a run: use --resume {run_dir}, or another --run-dir")
+                # not a usage error: the flags are fine, the folder is taken (no 36 lines of usage first)
+                raise ValueError(f"{run_dir} already holds a run: use --resume {run_dir}, or another --run-dir")
             if args.init_model:
                 check_net_flags(parser, args.init_model, config, overrides, args.grow)
             pipeline = TrainPipeline(config, run_dir, log=log, init_model=args.init_model, grow=args.grow)
