@@ -104,3 +104,18 @@ def test_sigterm_ends_the_engine_quietly():
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == -signal.SIGTERM
     assert "FatalError" not in err and "Traceback" not in err, err
+
+
+@pytest.mark.timeout(300)
+def test_sigterm_ends_play_quietly():
+    proc = subprocess.Popen([sys.executable, "play.py", "--text", "--model", "models/gomoku_6x6_4.npz"], cwd=ROOT,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    seen = b""
+    while not seen.endswith(b"> "):  # the prompt for the human's move: the model is loaded
+        chunk = os.read(proc.stdout.fileno(), 1)
+        assert chunk, f"play.py ended before its prompt: {seen[-300:]!r}"
+        seen += chunk
+    proc.terminate()
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == -signal.SIGTERM
+    assert b"FatalError" not in err and b"Traceback" not in err, err
