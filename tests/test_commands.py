@@ -103,7 +103,7 @@ def test_sigterm_ends_the_engine_quietly():
     proc.terminate()
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == -signal.SIGTERM
-    assert "FatalError" not in err and "Traceback" not in err, err
+    assert "FatalError" not in out + err and "Traceback" not in out + err, out + err
 
 
 @pytest.mark.timeout(300)
@@ -118,4 +118,4 @@ def test_sigterm_ends_play_quietly():
     proc.terminate()
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == -signal.SIGTERM
-    assert b"FatalError" not in err and b"Traceback" not in err, err
+    assert b"FatalError" not in out + err and b"Traceback" not in out + err, out + err
