@@ -115,4 +115,5 @@ def test_the_built_package_holds_the_shipped_models_and_plays_them_from_anywhere
     proc = subprocess.run([sys.executable, "-c", code], cwd=empty, capture_output=True, text=True, timeout=60,
                           env=dict(os.environ, PYTHONPATH=str(built)))
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.split() == ["False", str(packaged / "gomoku_8x8_5.npz"), str(packaged / "gomoku_15x15_renju.npz")]
+    assert proc.stdout.split() == ["False", str(packaged / "gomoku_8x8_5.npz"),
+                                   str(packaged / "gomoku_15x15_renju.npz")]

@@ -131,15 +131,15 @@ def read_checkpoint(path: str) -> dict:
     """Reads a checkpoint, checking its magic line and digest first.
 
     Raises:
-        CheckpointError: missing, truncated, corrupted, or not a checkpoint.
-        RunBusyError: missing because a live trainer has not written it yet.
+        CheckpointError: missing (also because a live trainer has not written it yet),
+            truncated, corrupted, or not a checkpoint.
     """
     if not os.path.isfile(path):
         run_dir = os.path.dirname(path) or "."
         owner = lock_holder(run_dir)
         if owner is not None:
-            raise RunBusyError(f"another trainer (pid {owner}) is using {run_dir} and has not written its first "
-                               f"checkpoint yet; resume once it has stopped")
+            raise CheckpointError(f"another trainer (pid {owner}) is using {run_dir} and has not written its "
+                                  f"first checkpoint yet; resume once it has stopped")
         if os.path.isfile(os.path.join(run_dir, LOCK)):
             # train.py takes the lock first thing: this run stopped before its first checkpoint.
             raise CheckpointError(f"no checkpoint at {path}: the run in {run_dir} stopped before its first "
