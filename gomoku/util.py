@@ -1,4 +1,5 @@
-"""Small helpers shared across the package: atomic file writes and flag parsers."""
+"""Small helpers shared across the package: atomic file writes, flag parsers and the error of a
+missing Paddle."""
 
 from __future__ import annotations
 
@@ -99,3 +100,12 @@ class DefaultsHelpFormatter(argparse.HelpFormatter):
         if "(default" in text or nothing or not action.option_strings:  # `is`: a default of 0 shows
             return text
         return f"{text} (default: %(default)s)"
+
+
+class PaddleMissingError(ImportError):
+    """PaddlePaddle is not installed (it is an extra of the package); the message says how to get it."""
+
+    def __init__(self, message: str = "PaddlePaddle is not installed: pip install -r requirements.txt "
+                                      "(its CPU build) or -r requirements-gpu.txt (its CUDA build), from "
+                                      "the repository root; or pip install '.[cpu]'"):
+        super().__init__(message, name="paddle")

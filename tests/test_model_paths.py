@@ -116,3 +116,15 @@ def test_model_replaces_the_model_of_a_loaded_games_ai_seat(tmp_path, model_6x6)
     match = setup_match(load=str(game), model=other, device="cpu")
     assert match.specs[2].model == other and match.specs[2].playouts == 30
     assert match.specs[1].kind == "human"
+
+
+def test_a_rule_alone_plays_its_shipped_model_or_pure_mcts_with_a_note():
+    renju = setup_match(rule="renju", device="cpu")
+    assert (renju.board.width, renju.board.height, renju.board.rule) == (15, 15, "renju")
+    assert renju.specs[2].kind == "az" and renju.specs[2].model.endswith("gomoku_15x15_renju.npz")
+    assert renju.notes == []
+    standard = setup_match(rule="standard", device="cpu")
+    assert (standard.board.width, standard.board.rule) == (8, "standard") and standard.specs[2].kind == "pure"
+    assert standard.notes == ["no shipped model plays standard: the AI is pure MCTS (--model names one)"]
+    freestyle = setup_match(rule="freestyle", device="cpu")
+    assert freestyle.specs[2].model == DEFAULT_MODEL and freestyle.notes == []

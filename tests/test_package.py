@@ -3,6 +3,7 @@
 import glob
 import importlib
 import os
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -85,3 +86,34 @@ def test_the_arena_runs_as_a_module():
                           capture_output=True, text=True, timeout=100)
     assert proc.returncode == 0, proc.stderr
     assert "usage: gomoku-arena" in proc.stdout
+
+
+@pytest.mark.timeout(120)
+def test_the_built_package_holds_the_shipped_models_and_plays_them_from_anywhere(tmp_path):
+    # What pip install . puts into site-packages, built by setuptools from a copy of the checkout.
+    source = tmp_path / "source"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(os.path.join(ROOT, name), source / name)
+    ignore = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(os.path.join(ROOT, "gomoku"), source / "gomoku", symlinks=True, ignore=ignore)
+    shutil.copytree(os.path.join(ROOT, "models"), source / "models")
+    built = tmp_path / "built"
+    proc = subprocess.run([sys.executable, "-c", "from setuptools import setup; setup()", "-q", "build",
+                           "--build-lib", str(built)], cwd=source, capture_output=True, text=True, timeout=100)
+    assert proc.returncode == 0, proc.stderr
+    shipped = sorted(name for name in os.listdir(os.path.join(ROOT, "models")) if name.endswith(".npz"))
+    assert "gomoku_15x15_5.npz" in shipped
+    packaged = built / "gomoku" / "models"
+    assert sorted(p.name for p in packaged.glob("*.npz")) == shipped
+    assert all(p.is_file() and not p.is_symlink() for p in packaged.iterdir())
+    # The installed copy (no pyproject.toml above it) finds them from an empty directory.
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code = ("from gomoku.play.match import DEFAULT_MODEL, IN_CHECKOUT, shipped_model_for\n"
+            "print(IN_CHECKOUT, DEFAULT_MODEL, shipped_model_for(15, 15, 5, 'renju'), sep='\\n')\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=empty, capture_output=True, text=True, timeout=60,
+                          env=dict(os.environ, PYTHONPATH=str(built)))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["False", str(packaged / "gomoku_8x8_5.npz"),
+                                   str(packaged / "gomoku_15x15_renju.npz")]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 
-import paddle
+from gomoku.net.backend import paddle
 
 PRECISIONS = ("auto", "fp32", "bf16")
 # CPU flags (Linux /proc/cpuinfo) of native bfloat16 arithmetic: AVX-512 BF16 (Cooper Lake, Zen 4

@@ -14,7 +14,7 @@ import os
 from typing import Optional
 
 import numpy as np
-import paddle
+from gomoku.net.backend import paddle
 
 from gomoku.game.features import check_input_version, input_channels
 

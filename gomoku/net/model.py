@@ -10,7 +10,7 @@ has no layer sized to the board, so one set of weights evaluates any ``H x W``.
 
 from __future__ import annotations
 
-import paddle
+from gomoku.net.backend import paddle
 import paddle.nn as nn
 import paddle.nn.functional as F
 

@@ -12,7 +12,7 @@ import tempfile
 from typing import Optional
 
 import numpy as np
-import paddle
+from gomoku.net.backend import paddle
 
 from gomoku.net.device import resolve_device, resolve_precision
 from gomoku.net.inference import InferencePredictor, export_inference

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-import paddle
+from gomoku.net.backend import paddle
 import paddle.nn.functional as F
 
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ import numpy as np
 from gomoku import __version__
 from gomoku.game.board import DRAW, Board
 from gomoku.game.rules import FREESTYLE, RENJU, RULES, STANDARD, check_rule
-from gomoku.play.protocol import (CARO, CONTINUOUS_MARK, EXACT_FIVE, MAX_SIDE, MIN_PLAYOUTS, OPPONENT, OWN,
+from gomoku.play.protocol import (CARO, CONTINUOUS, CONTINUOUS_MARK, EXACT_FIVE, MAX_SIDE, MIN_PLAYOUTS, OPPONENT, OWN,
                                   RENJU_BIT, SIZE_RE, TRIPLE_RE, UNLIMITED_MS, Position, ProtocolError, TimeControl,
                                   parse_pair, shown)
 from gomoku.search.heuristic import HeuristicPlayer
@@ -211,10 +211,10 @@ class PbrainEngine:
                 self._use_rollouts()
                 what = f"pure MCTS with random rollouts ({self.n_in_row} in a row)"
                 if self.options.shipped:
-                    what += note or f"; no shipped model plays {self.n_in_row} in a row"
+                    note = note or f"; no shipped model plays {self.n_in_row} in a row"
         self.position = Position(width, height)
         self._forget_tree()
-        self._reply("OK", [f"GomokuZero {__version__}: {what} on {width}x{height}"])
+        self._reply("OK", [f"GomokuZero {__version__}: {what} on {width}x{height}{note}"])
 
     def _model_for(self) -> Optional[str]:
         """The model file the game is played with: ``--model``, the shipped one for the board
@@ -507,10 +507,14 @@ class PbrainEngine:
 
     def _set_rule(self, number: int) -> None:
         """``INFO rule``: a bitmask, 1 exact five (standard), 4 renju, 8 caro; 2 (a continuous
-        game) changes nothing here. Caro is not played: the rule stays as it was."""
+        game) gets a note that it is not supported and changes nothing else. Caro is not played:
+        the rule stays as it was."""
         if number & CARO:
             self._pending.append(f"INFO rule {number}: caro is not played; the rule stays {self.rule}")
             return
+        if number & CONTINUOUS:
+            self._pending.append(f"INFO rule {number}: continuous games are not supported; "
+                                 f"each game ends at its first line")
         rule = RENJU if number & RENJU_BIT else STANDARD if number & EXACT_FIVE else FREESTYLE
         try:
             check_rule(rule, self.n_in_row)
@@ -543,8 +547,10 @@ class PbrainEngine:
         plays: a game the manager has set up must get moves, and they are legal under the
         game's rule (the board and the search follow it), only weaker."""
         if self._model_spec is not None and self._model_spec.rule_mismatch(self.rule):
-            self._pending.append(f"playing {self.rule} with a model trained for {self._model_spec.rule}: "
-                                 f"its moves are legal, but it may play them worse")
+            note = (f"playing {self.rule} with a model trained for {self._model_spec.rule}: "
+                    f"its moves are legal, but it may play them worse")
+            if note not in self._pending:  # a new model and a new rule both warn
+                self._pending.append(note)
 
     def _about(self, arg: str, started: float) -> None:
         self._reply(ABOUT_LINE)

@@ -68,8 +68,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--rule", choices=RULES,
                         help="freestyle (n in a row or more win), standard (exactly n) or renju (exactly "
                              "five for Black, who may not play the forbidden points; five or more for "
-                             "White); a model trained for another rule is refused (default: the model's "
-                             "rule, a loaded game's, else freestyle)")
+                             "White); a model trained for another rule is refused; alone, it plays the shipped model "
+                             "for the rule, pure MCTS where none is (default: the model's rule, a loaded "
+                             "game's, else freestyle)")
     parser.add_argument("--save-dir", default="games", metavar="DIR", help="where saved games go (default: games/)")
     parser.add_argument("--device", choices=("cpu", "gpu", "auto"), default="auto",
                         help="where the model runs (default: the GPU if Paddle has one)")
@@ -100,6 +101,8 @@ def main(argv=None) -> int:
     except (GameFileError, ValueError) as exc:  # ModelFileError is a ValueError too
         print(f"{name}: error: {exc}", file=sys.stderr)
         return 1
+    for note in match.notes:
+        print(f"{name}: {note}")
     try:
         if not args.text:
             try:

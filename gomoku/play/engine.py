@@ -41,7 +41,8 @@ ignored (``INFO`` itself gets no reply, so their notes wait for the next one).
 
 Rules. ``INFO rule`` chooses the rule: 0 freestyle, 1 standard (exactly five), 4
 renju (Black may not play double threes, double fours or overlines); 2 (a
-continuous game) changes nothing; caro (8) is refused with a ``MESSAGE``. Until
+continuous game) gets a ``MESSAGE`` that it is not supported and changes nothing
+else; caro (8) is refused with a ``MESSAGE``. Until
 it comes, the engine plays its model's rule (freestyle without a model). A
 model trained for another rule still plays, with a ``MESSAGE`` saying so: its
 moves follow the game's rule, as every move of the engine does. Without
@@ -101,7 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     who.add_argument("--model", help="model file to play with (AlphaZero MCTS); a fixed-size model plays only its own "
                           "board, a size-free one any board")
     who.add_argument("--shipped", action="store_true",
-                     help="play each game with the shipped model (models/ of the checkout) nearest to its board "
+                     help="play each game with the shipped model (models/, installed with the package) nearest to its board "
                           "and to the rule INFO rule sets, pure MCTS where none fits (the default without "
                           "--model, --pure or --heuristic)")
     who.add_argument("--pure", action="store_true",

@@ -28,13 +28,16 @@ from gomoku.search.players import PLAYER_KINDS, PlayerSpec, make_player, spec_te
 
 PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 """The folder that holds the package: in a checkout (run from it, or installed editable) the
-repository root, where the shipped models are found wherever the user stands."""
+repository root."""
 IN_CHECKOUT = os.path.isfile(os.path.join(PROJECT_ROOT, "pyproject.toml"))
-"""False for an installed copy of the package: the models/ folder is not part of it."""
+"""False for an installed copy of the package."""
+MODELS_DIR = os.path.join(PROJECT_ROOT if IN_CHECKOUT else os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                          "models")
+"""The shipped models, wherever the user stands: ``models/`` of a checkout, ``gomoku/models`` of an
+installed copy (in the checkout ``gomoku/models`` is a link to ``models/``, so that building the
+package copies them in as package data)."""
 SHIPPED_MODEL = os.path.join("models", "gomoku_8x8_5.npz")
-# An installed copy looks for the shipped model in the current directory: it finds it when it runs
-# from a checkout, and otherwise says that --model is needed (see setup_match).
-DEFAULT_MODEL = os.path.join(PROJECT_ROOT if IN_CHECKOUT else os.getcwd(), SHIPPED_MODEL)
+DEFAULT_MODEL = os.path.join(MODELS_DIR, os.path.basename(SHIPPED_MODEL))
 STONE_MARKS = {1: "X", 2: "O"}
 
 
@@ -68,6 +71,7 @@ class Match:
         self.precision = precision
         self.c_puct = c_puct
         self._models: dict = {}  # loaded once, shared by every seat that plays the same file
+        self.notes: list[str] = []  # what the user should know about the choice of players (setup_match)
         self.specs: dict[int, PlayerSpec] = {}
         self.players: dict[int, object] = {}
         for player in (1, 2):
@@ -219,7 +223,10 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
     By default a human plays Black against AlphaZero with ``model`` (the shipped
     ``models/gomoku_8x8_5.npz`` when None); ``first='ai'`` swaps them. With ``size``
     or ``n_in_row`` and no model the opponent is the shipped model for that board and
-    rule (``shipped_model_for``), or pure MCTS where there is none. ``black`` / ``white``
+    rule (``shipped_model_for``), or pure MCTS where there is none. ``rule`` alone (no model, board
+    or saved game) under which the default model was not trained plays the shipped model for
+    that rule on its largest board (``shipped_model_for_rule``), or pure MCTS on 8x8 with a note
+    in ``Match.notes`` where none is shipped. ``black`` / ``white``
     replace a side's player; a loaded record brings its own players unless flags
     say otherwise, and its board and rule.
 
@@ -260,9 +267,16 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
     if model is not None:
         model = find_model(model)
     board_flags = size is not None or n_in_row is not None
+    notes = []
     if model is None and board_flags and record is None:
         # The board (and rule) the flags ask for: a shipped model made for it plays, else pure MCTS.
         model = shipped_model_for(*(size or (8, 8)), n_in_row or min(5, *(size or (8, 8))), rule or FREESTYLE)
+    elif model is None and record is None and rule is not None and not _fits(DEFAULT_MODEL, (8, 8, 5), rule):
+        # --rule alone: the shipped model trained for that rule, on its board; pure MCTS where none is.
+        model = shipped_model_for_rule(rule)
+        if model is None:
+            board_flags = True
+            notes.append(f"no shipped model plays {rule}: the AI is pure MCTS (--model names one)")
     model_path = model or DEFAULT_MODEL
 
     opponent = "pure" if board_flags and model is None else "az"
@@ -289,9 +303,8 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
         if not os.path.isfile(path) and path == DEFAULT_MODEL and model is None:
             if not IN_CHECKOUT:
                 raise MissingModelError(
-                    f"no model at {DEFAULT_MODEL}: the shipped models are in the models/ folder of the "
-                    f"repository, not in the installed package. Run from a checkout of the repository, "
-                    f"or name a model file or run directory with --model PATH "
+                    f"no model at {DEFAULT_MODEL}: this copy of the package was installed without its "
+                    f"models. Name a model file or run directory with --model PATH "
                     f"(or play pure MCTS without a model: --size 8x8 --n-in-row 5)")
             raise MissingModelError(
                 f"no trained model at {DEFAULT_MODEL} yet. Train one with `python train.py`, "
@@ -335,19 +348,28 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
     if model_files or (os.path.isfile(offered) and _fits(offered, geometry, game_rule)):
         choices[1:1] = [PlayerSpec("az", offered, playouts, search=search)]
         choices.insert(-1, PlayerSpec("policy", offered))
-    return Match(board, specs, choices, seed=seed, device=device, precision=precision)
+    match = Match(board, specs, choices, seed=seed, device=device, precision=precision)
+    match.notes = notes
+    return match
 
 
 def shipped_model_for(width: int, height: int, n_in_row: int, rule: str = FREESTYLE) -> Optional[str]:
-    """The shipped model (``models/`` of the checkout) trained for this board and rule, or None.
+    """The shipped model (``MODELS_DIR``) trained for this board and rule, or None.
 
     A fixed-size model must be for this very board; a size-free one must have trained on it.
-    Files are tried in name order; an installed copy without ``models/`` has none.
+    Files are tried in name order.
     """
     for path, net in _shipped_models():
         if net.n_in_row == n_in_row and net.rule == rule and (width, height) in _trained_boards(net):
             return path
     return None
+
+
+def shipped_model_for_rule(rule: str, n_in_row: int = 5) -> Optional[str]:
+    """The shipped model trained for ``rule`` (five in a row), the one for the largest board
+    first, or None: what ``play.py --rule RULE`` plays without ``--size``."""
+    fits = [(path, net) for path, net in _shipped_models() if net.rule == rule and net.n_in_row == n_in_row]
+    return min(fits, key=lambda item: (-max(w * h for w, h in _trained_boards(item[1])), item[0]))[0] if fits else None
 
 
 def nearest_shipped_model(width: int, height: int, n_in_row: int, rule: str = FREESTYLE) -> Optional[str]:
@@ -370,11 +392,11 @@ def nearest_shipped_model(width: int, height: int, n_in_row: int, rule: str = FR
 
 
 def _shipped_models():
-    """(path, NetSpec) of each readable model in ``models/`` of the checkout, in name order."""
+    """(path, NetSpec) of each readable model in ``MODELS_DIR``, in name order."""
     from gomoku.net.modelfile import ModelFileError
 
-    folder = os.path.join(PROJECT_ROOT, "models")
-    if not IN_CHECKOUT or not os.path.isdir(folder):
+    folder = MODELS_DIR
+    if not os.path.isdir(folder):
         return
     for name in sorted(os.listdir(folder)):
         if name.endswith(".npz"):
@@ -391,11 +413,14 @@ def _trained_boards(net) -> tuple:
 
 def _project_file(path: Optional[str]) -> Optional[str]:
     """``path``, or the same relative path under the project root when only that exists
-    (a saved game names ``models/...`` as it was seen from the root)."""
+    (a saved game names ``models/...`` as it was seen from the root), or the shipped model of
+    that name for ``models/NAME`` in an installed copy."""
     if path is None or os.path.isabs(path) or os.path.exists(path):
         return path
-    candidate = os.path.join(PROJECT_ROOT, path)
-    return candidate if os.path.exists(candidate) else path
+    candidates = [os.path.join(PROJECT_ROOT, path)]
+    if os.path.dirname(os.path.normpath(path)) == "models":
+        candidates.append(os.path.join(MODELS_DIR, os.path.basename(path)))
+    return next((c for c in candidates if os.path.exists(c)), path)
 
 
 def _model_spec(path: str):

@@ -1,8 +1,22 @@
-"""A run directory's checkpoint and its lock.
+"""A run directory's checkpoint and its lock. A run lives in one directory:
+
+* ``checkpoint.pkl``: everything needed to go on exactly where it stopped
+  (config, weights, Adam state, lr multiplier, iteration, best win ratio, pure
+  MCTS playouts, the heuristic level, the replay buffer of each board size, the random
+  state, counters; the schedule's position is the iteration), rewritten
+  atomically after every iteration;
+* ``current_model.npz``: the net as it is, a model file rewritten atomically after
+  every iteration, so a run has something to play from its first iteration on (and
+  rewritten from the checkpoint on resume: a kill between the two writes left it behind);
+* ``best_model.npz``: the net that did best against pure MCTS, written at evaluations;
+* ``metrics.jsonl``: one JSON object per iteration and per evaluation;
+* ``lock``: the pid of the trainer working in it.
 
 ``checkpoint.pkl`` is a magic line, a SHA-256 of the payload, then a pickle of a
 dict (see ``TrainPipeline.checkpoint_state``), written atomically. The ``lock``
-file keeps two trainers out of one run directory.
+file keeps two trainers out of one run directory. Whoever takes the lock removes the
+temporary files of atomic writes that a killed trainer left, and a run that stops before
+its first checkpoint removes what it wrote (``discard_unstarted_run``): it cannot be resumed.
 """
 
 from __future__ import annotations
@@ -11,10 +25,13 @@ import fcntl
 import hashlib
 import os
 import pickle
+import re
 
 from gomoku.util import atomic_write
 
 CHECKPOINT = "checkpoint.pkl"
+LOCK = "lock"
+_STALE_TEMP = re.compile(r"(checkpoint\.pkl|.+\.npz)\.[^.]+\.tmp")  # util.atomic_write's temporary names
 CHECKPOINT_MAGIC = b"GOMOKU-ZERO-CKPT-1\n"
 
 
@@ -34,7 +51,7 @@ def lock_run_dir(run_dir: str):
             each other's checkpoints.
     """
     os.makedirs(run_dir, exist_ok=True)
-    handle = open(os.path.join(run_dir, "lock"), "a+")
+    handle = open(os.path.join(run_dir, LOCK), "a+")
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -46,7 +63,55 @@ def lock_run_dir(run_dir: str):
     handle.truncate()
     handle.write(str(os.getpid()))
     handle.flush()
+    _remove_stale_temp_files(run_dir)  # nobody else writes here now: a temporary file is a killed write's
     return handle
+
+
+def _remove_stale_temp_files(run_dir: str) -> list[str]:
+    removed = []
+    for name in os.listdir(run_dir):
+        if _STALE_TEMP.fullmatch(name):
+            try:
+                os.unlink(os.path.join(run_dir, name))
+                removed.append(name)
+            except OSError:
+                pass
+    return removed
+
+
+def discard_unstarted_run(run_dir: str, written: tuple[str, ...]) -> bool:
+    """With the lock held, at the end of a run: a run directory without a checkpoint cannot be
+    resumed, so the files the run wrote (``written`` and the lock) go, and the directory too if
+    nothing else is left in it. Returns whether the directory is gone."""
+    if os.path.exists(os.path.join(run_dir, CHECKPOINT)):
+        return False
+    _remove_stale_temp_files(run_dir)
+    for name in (*written, LOCK):
+        try:
+            os.unlink(os.path.join(run_dir, name))
+        except FileNotFoundError:
+            pass
+    try:
+        os.rmdir(run_dir)
+    except OSError:  # something of the user's is in it
+        return False
+    return True
+
+
+def lock_holder(run_dir: str):
+    """The pid a live trainer wrote into the run's lock (``"unknown"`` if none), or None when no
+    live process holds the lock."""
+    try:
+        handle = open(os.path.join(run_dir, LOCK))
+    except OSError:
+        return None
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return handle.read().strip() or "unknown"
+        fcntl.flock(handle, fcntl.LOCK_UN)
+        return None
 
 
 def write_checkpoint(path: str, state: dict) -> None:
@@ -66,11 +131,16 @@ def read_checkpoint(path: str) -> dict:
     """Reads a checkpoint, checking its magic line and digest first.
 
     Raises:
-        CheckpointError: missing, truncated, corrupted, or not a checkpoint.
+        CheckpointError: missing (also because a live trainer has not written it yet),
+            truncated, corrupted, or not a checkpoint.
     """
     if not os.path.isfile(path):
         run_dir = os.path.dirname(path) or "."
-        if os.path.isfile(os.path.join(run_dir, "lock")):
+        owner = lock_holder(run_dir)
+        if owner is not None:
+            raise CheckpointError(f"another trainer (pid {owner}) is using {run_dir} and has not written its "
+                                  f"first checkpoint yet; resume once it has stopped")
+        if os.path.isfile(os.path.join(run_dir, LOCK)):
             # train.py takes the lock first thing: this run stopped before its first checkpoint.
             raise CheckpointError(f"no checkpoint at {path}: the run in {run_dir} stopped before its first "
                                   f"checkpoint, so there is nothing to resume; start it again")

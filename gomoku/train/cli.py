@@ -1,11 +1,10 @@
 """The trainer's command line: ``gomoku-train`` and ``python train.py`` (``--help`` lists the flags).
 
-``main`` parses the flags and runs the pipeline; ``command`` is what the two commands run.
+``main`` parses the flags and runs the pipeline; ``gomoku.commands.train`` runs it as a command.
 """
 
 import argparse
 import os
-import signal
 import sys
 import time
 from dataclasses import fields
@@ -105,7 +104,8 @@ def main(argv=None) -> int:
             config = preset(args.preset, **overrides).validate()
             run_dir = args.run_dir or os.path.join("runs", f"{args.preset}-{time.strftime('%Y%m%d-%H%M%S')}")
             if os.path.exists(os.path.join(run_dir, "checkpoint.pkl")):
-                parser.error(f"{run_dir} already holds a run: use --resume {run_dir}, or another --run-dir")
+                # not a usage error: the flags are fine, the folder is taken (no 36 lines of usage first)
+                raise ValueError(f"{run_dir} already holds a run: use --resume {run_dir}, or another --run-dir")
             if args.init_model:
                 check_net_flags(parser, args.init_model, config, overrides, args.grow)
             pipeline = TrainPipeline(config, run_dir, log=log, init_model=args.init_model, grow=args.grow)
@@ -117,12 +117,3 @@ def main(argv=None) -> int:
         return 2
     return 0
 
-
-def command() -> int:
-    """``main`` with the command's arguments; once it returns, Ctrl-C is ignored until exit."""
-    code = main()
-    # The run is over and its checkpoint on disk. A late Ctrl-C (`timeout -s INT` sends one to
-    # the process and another to its group) would otherwise land in Paddle's exit cleanup and
-    # print a traceback there.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    return code

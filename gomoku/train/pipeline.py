@@ -24,17 +24,8 @@ Evaluation is on the largest size in play; when that size changes (a new
 stage of a curriculum) the best win ratio starts again from 0, as the old one
 was measured on another board.
 
-A run lives in one directory:
-
-* ``checkpoint.pkl``: everything needed to go on exactly where it stopped
-  (config, weights, Adam state, lr multiplier, iteration, best win ratio, pure
-  MCTS playouts, the heuristic level, the replay buffer of each board size, the random
-  state, counters; the schedule's position is the iteration), rewritten
-  atomically after every iteration;
-* ``current_model.npz``: the net as it is, a model file rewritten atomically after
-  every iteration, so a run has something to play from its first iteration on;
-* ``best_model.npz``: the net that did best against pure MCTS, written at evaluations;
-* ``metrics.jsonl``: one JSON object per iteration and per evaluation.
+A run lives in one directory: its files are listed in ``checkpoint``, which writes and
+locks it.
 """
 
 from __future__ import annotations
@@ -62,9 +53,10 @@ from gomoku.search.options import SearchOptions
 from gomoku.search.players import PlayerSpec, spec_text
 from gomoku.train.actors import Actors, InlineActors
 from gomoku.train.backends import WORKER_NICE, make_actors
-from gomoku.train.checkpoint import CHECKPOINT, lock_run_dir, read_checkpoint, write_checkpoint
+from gomoku.train.checkpoint import (CHECKPOINT, discard_unstarted_run, lock_run_dir, read_checkpoint,
+                                     write_checkpoint)
 from gomoku.train.config import TrainConfig, size_order
-from gomoku.train.metrics import append_metrics, evaluation_line, iteration_line, utc_now
+from gomoku.train.metrics import METRICS, append_metrics, evaluation_line, iteration_line, utc_now
 from gomoku.train.replay import SizedReplayBuffer
 from gomoku.train.selfplay import training_arrays
 from gomoku.train.tasks import PUBLISHED, SelfPlaySettings, tally_by_colour
@@ -264,6 +256,8 @@ class TrainPipeline:
         """
         cfg = self.config
         lock = lock_run_dir(self.run_dir)
+        if self._start["how"] == "resume":  # a kill between the two writes left the model a step behind
+            self.model.save(os.path.join(self.run_dir, CURRENT_MODEL))
         end = cfg.game_batch_num if iterations is None else min(cfg.game_batch_num, self.iteration + iterations)
         # Ctrl-C and `kill` both stop cleanly, at the next safe point (see gomoku/interrupt.py),
         # also when a shell started us with SIGINT ignored.
@@ -299,13 +293,14 @@ class TrainPipeline:
                              f"resume with: {_commands()[0]} --resume {self.run_dir}")
                 else:
                     self.log("interrupted before the first iteration finished: there is no "
-                             "checkpoint to resume, so start the run afresh")
+                             "checkpoint to resume (the run's folder is removed), so start the run afresh")
             finally:
                 if stop is not None:
                     self._append_metrics({"event": "stop", "iteration": self.iteration, "time": utc_now(),
                                           "why": stop})
                 self.actors.close()
                 self.actors = InlineActors()
+                discard_unstarted_run(self.run_dir, (METRICS,))
                 lock.close()
 
     def closing_line(self) -> str:

@@ -34,6 +34,7 @@ from gomoku import interrupt
 from gomoku.train.actors import Actors, Pending
 from gomoku.train.runner import TaskRunner, load_evaluator
 from gomoku.train.tasks import Progress, WorkerError
+from gomoku.train.worker_start import parent_alive, start_worker
 
 COLLECT = "collect"  # the caller's message to a worker: stop playing ahead, send the result
 PROGRESS = "progress"  # a worker's message while it plays: ("progress", Progress)
@@ -41,17 +42,6 @@ PROGRESS_EVERY_S = 1.0
 
 STOP_GRACE_S = 5.0  # how long close() waits at each step: asked, terminated, killed
 _STARTUP_SIGNALS = {signal.SIGTERM, signal.SIGINT}
-
-
-def _die_with_parent() -> None:
-    """Asks Linux to kill this process when its parent dies (elsewhere the pipe's EOF ends it)."""
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # 1: PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
 
 
 def prepare_actor_process(nice: int) -> None:
@@ -72,24 +62,26 @@ def prepare_actor_process(nice: int) -> None:
     signal.signal(signal.SIGTERM, lambda signum, frame: os._exit(0))
 
 
-
-def _worker_main(conn, device: str, threads: int, nice: int = 0, precision: str = "fp32") -> None:
+def worker_main(parent_pid: int, conn, device: str, threads: int, nice: int = 0, precision: str = "fp32") -> None:
+    """A worker's life after ``worker_start.start_worker`` (which has tied it to its parent)."""
     # Started with SIGTERM and SIGINT blocked (see ProcessActors._spawn): a signal sent now
     # stays pending until our own handler is in place.
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and closes us
-    _die_with_parent()
     prepare_actor_process(nice)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, _STARTUP_SIGNALS)
-    _serve(conn, device, threads, precision)
+    _serve(conn, device, threads, precision, parent_pid)
     # Leaving on our own: Python's shutdown puts the default SIGTERM action back, and a stop
     # that arrives meanwhile would end the worker with a signal instead of its exit code 0.
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
 
 
-def _serve(conn, device: str, threads: int, precision: str = "fp32") -> None:
+def _serve(conn, device: str, threads: int, precision: str = "fp32", parent_pid: Optional[int] = None) -> None:
     """A worker's loop: a task, play (and play ahead) until COLLECT, the reply, play ahead until
-    the next message; None or EOF ends it. An error while playing ahead between tasks is the
-    next task's reply."""
+    the next message; None, EOF or a parent gone ends it. An error while playing ahead between
+    tasks is the next task's reply."""
+
+    def keep_playing() -> bool:  # until a message (or the pipe's end) arrives, or the parent dies
+        return not conn.poll() and (parent_pid is None or parent_alive(parent_pid))
 
     loaded_version = None
     evaluator = None
@@ -112,7 +104,7 @@ def _serve(conn, device: str, threads: int, precision: str = "fp32") -> None:
                 loaded_version = version
             report = _progress_sender(conn) if wants_progress else None
             # Self-play goes on ahead until the caller asks for the result (collect's message).
-            reply = ("ok", runner.run(task, evaluator, version, keep_playing=lambda: not conn.poll(),
+            reply = ("ok", runner.run(task, evaluator, version, keep_playing=keep_playing,
                                       report=report))
         except Exception:
             reply = ("error", traceback.format_exc())
@@ -123,7 +115,7 @@ def _serve(conn, device: str, threads: int, precision: str = "fp32") -> None:
         except (EOFError, OSError):
             return
         try:  # until the next message: the caller still waits for the other workers' games
-            runner.play_ahead(keep_playing=lambda: not conn.poll())
+            runner.play_ahead(keep_playing=keep_playing)
         except (EOFError, OSError):
             return
         except Exception:
@@ -200,7 +192,8 @@ class ProcessActors(Actors):
 
     def _spawn(self, device: str, threads: int, nice: int, precision: str) -> _Worker:
         parent, child = self._ctx.Pipe()
-        proc = self._ctx.Process(target=_worker_main, args=(child, device, threads, nice, precision), daemon=True)
+        proc = self._ctx.Process(target=start_worker, args=(os.getpid(), child, device, threads, nice, precision),
+                                 daemon=True)
         # The child inherits the signal mask: it starts with SIGTERM and SIGINT blocked. The
         # resource tracker starts first, on its own: its start unblocks both in this process.
         resource_tracker.ensure_running()

@@ -1,0 +1,66 @@
+"""The commands pyproject.toml installs (``gomoku-train``, ``gomoku-play``, ``gomoku-arena``,
+``gomoku-bench``, ``pbrain-gomokuzero``) and the checkout's ``train.py`` and ``play.py``.
+
+Each runs its module's ``main`` and answers in one line, without a traceback, where that
+module cannot: Paddle is not installed (the line says how to install it), or Ctrl-C came
+while the command was still starting. SIGINT and SIGTERM stay blocked while the command's
+module is imported: the threads that NumPy and Paddle start then keep them blocked for good, so
+that every signal reaches the main thread's handlers (``net.backend`` blocks them again while
+Paddle itself is imported), and a signal sent meanwhile arrives once the import is done: Ctrl-C
+as one line, SIGTERM as a quiet end. Once ``main`` returns, a late Ctrl-C is ignored: it would
+otherwise land in Paddle's exit clean-up and print a traceback there.
+
+This module imports only the standard library at its top: a worker process of the trainer
+(the spawn start method) imports its parent's main module, the console script or ``train.py``
+that imports this one, before it can tie its life to the parent's (``train.worker_start``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import signal
+import sys
+from typing import Optional
+
+
+def run(module: str, function: str = "main", argv: Optional[list[str]] = None) -> int:
+    """Runs ``module.function(argv)`` (``function()`` when ``argv`` is None) as a command; returns its exit code."""
+    from gomoku.util import PaddleMissingError
+
+    name = os.path.basename(sys.argv[0]) or module
+    try:
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        try:
+            main = getattr(importlib.import_module(module), function)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        return main() if argv is None else main(argv)
+    except PaddleMissingError as exc:
+        print(f"{name}: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"\n{name}: interrupted", file=sys.stderr)
+        return 130
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def train() -> int:
+    return run("gomoku.train.cli")
+
+
+def play() -> int:
+    return run("gomoku.play.cli")
+
+
+def arena() -> int:
+    return run("gomoku.play.arena")
+
+
+def bench() -> int:
+    return run("gomoku.train.bench")
+
+
+def engine() -> int:
+    return run("gomoku.play.engine")

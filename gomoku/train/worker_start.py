@@ -1,0 +1,43 @@
+"""The first thing a worker process runs: it ties its life to its parent's before anything slow.
+
+A spawned worker imports its parent's main module and this module before it runs any code of
+ours, and everything heavy (NumPy, Paddle) after. This module imports nothing but the standard
+library, so that it asks Linux for ``PR_SET_PDEATHSIG`` a fraction of a second after the worker
+starts. A parent killed before that moment sends no signal, so the worker then compares its
+parent's pid with the one the parent passed it and leaves at once if they differ; after that
+moment the kernel kills it with the parent. ``workers.ProcessActors`` starts workers here.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent() -> None:
+    """Asks Linux to kill this process when its parent dies (elsewhere the pipe's EOF ends it)."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass
+
+
+def parent_alive(parent_pid: int) -> bool:
+    """Whether the process that started this one is still its parent (an orphan gets a new one)."""
+    return os.getppid() == parent_pid
+
+
+def start_worker(parent_pid: int, *args) -> None:
+    """The worker's target: dies with its parent (or at once if the parent is already gone),
+    then runs ``workers.worker_main(parent_pid, *args)``."""
+    die_with_parent()
+    if not parent_alive(parent_pid):
+        os._exit(0)
+    from gomoku.train.workers import worker_main
+
+    worker_main(parent_pid, *args)
