@@ -52,3 +52,14 @@ def test_bad_precisions_are_refused(capsys):
         with pytest.raises(SystemExit):
             main(flags)
         assert "precision" in capsys.readouterr().err
+
+
+def test_the_benchmark_puts_both_trees_and_a_sweep_side_by_side():
+    results = run_benchmark(6, 6, 4, n_playout=8, workers=1, parallel=3, pure_parallel=2, pure_playouts=20,
+                            seconds=0.2, device="cpu", log=lambda line: None, sizefree_sizes=(),
+                            trees=("reference", "compiled"), sweep=(2,))
+    for key in ("selfplay_share_of_nn", "selfplay_share_of_nn_reference", "sweep_2_nn_positions_per_s",
+                "sweep_2_selfplay_playouts_per_s", "sweep_2_selfplay_share_of_nn"):
+        assert results[key] > 0, key
+    table = format_table(results)
+    assert "selfplay_share_of_nn_reference" in table and "sweep_2_selfplay_share_of_nn" in table

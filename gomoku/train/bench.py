@@ -139,7 +139,7 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
                   actors: str = "local", log=print, precisions: tuple = ("fp32",),
                   model_path: Optional[str] = None, root_search: str = "puct", threats: bool = False,
                   opening_stones: int = 0, moves_per_game: float = 0.0,
-                  trees: tuple = ("compiled",)) -> dict:
+                  trees: tuple = ("compiled",), sweep: tuple = ()) -> dict:
     """Measures everything; returns the figures as a dict (see the module docstring).
 
     ``sizefree_sizes``: the square boards on which the size-free net
@@ -154,6 +154,9 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
     ``trees``: self-play's search trees to measure side by side: ``compiled`` (the compiled core,
     where the recipe allows it; plain names) and ``reference`` (the Python trees; names with
     ``_reference``).
+    ``sweep``: games in lockstep per process to measure besides ``parallel`` (the compiled
+    trees, the first precision): the net alone at that batch and self-play with that many
+    games, for choosing ``--parallel-games`` on a machine (on a GPU, a large batch).
     """
     warnings.filterwarnings("ignore")
     from gomoku.net.policy_value import PolicyValueModel
@@ -251,6 +254,19 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
                 worker_rss = max([worker_rss] + [r["rss_mb"] for r in pure])
             worker_rss = max([worker_rss] + [r for _, r in nn] + [r["rss_mb"] for r in sp])
 
+            for games in sweep if first else ():
+                log(f"sweep ({precision}): the net at batch {games}, then self-play with {games} games in lockstep "
+                    f"per process, {seconds:.0f} s each ...")
+                nn = actors_.map(_nn_worker, [(shape, games, seconds)] * workers)
+                results[f"sweep_{games}_nn_positions_per_s"] = round(sum(r for r, _ in nn))
+                sp = actors_.map(_selfplay_worker, [(shape, games, n_playout, seconds, 1000 * i,
+                                                     (root_search, threats, opening_stones, moves_per_game or 1.0),
+                                                     True) for i in range(workers)])
+                rate = sum(r["playouts"] / r["seconds"] for r in sp)
+                results[f"sweep_{games}_selfplay_playouts_per_s"] = round(rate)
+                results[f"sweep_{games}_selfplay_share_of_nn"] = round(
+                    rate / results[f"sweep_{games}_nn_positions_per_s"], 3)
+
             for n in sizefree_sizes:
                 board = (n, n, n_in_row)
                 for net_name, net in (("sizefree", sizefree),
@@ -296,7 +312,8 @@ def format_table(results: dict) -> str:
         "train_step_s", "update_s", "peak_rss_mb", "peak_rss_mb_worker", "actors", "publish_s",
         "task_roundtrip_ms", "weights_bytes", "game_bytes_per_move", "machine") if k in results]
     rows[-1:-1] = [(k, v) for k, v in results.items()
-                   if (k.startswith("nn_positions_per_s_") and k.count("_") > 4) or k == "sizefree_net"]
+                   if (k.startswith("nn_positions_per_s_") and k.count("_") > 4) or k == "sizefree_net"
+                   or k.startswith("sweep_")]
     width = max(len(k) for k, _ in rows)
     return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
 
@@ -340,6 +357,10 @@ def main(argv=None) -> int:
     parser.add_argument("--trees", choices=["compiled", "reference", "both"], default="both",
                         help="self-play's search trees: the compiled core, the Python reference, or both "
                              "side by side (the reference's figures end in _reference)")
+    parser.add_argument("--sweep", default="",
+                        help="also measure the net and self-play (compiled trees) with these many games in "
+                             "lockstep per process, e.g. 128,512,1024: on a GPU, the batch that feeds it best "
+                             "(give train.py that many with --parallel-games)")
     parser.add_argument("--json", metavar="PATH", help="also write the figures to this JSON file")
     args = parser.parse_args(argv)
     if args.moves_per_game < 0:
@@ -354,6 +375,12 @@ def main(argv=None) -> int:
         parser.error("every --sizefree-sizes board must hold n_in_row")
     if min(args.width, args.height) < args.n_in_row or args.playouts < 1 or args.parallel < 1:
         parser.error("the board must hold n_in_row, and playouts and parallel must be positive")
+    try:
+        sweep = tuple(int(n) for n in args.sweep.split(",") if n.strip())
+    except ValueError:
+        parser.error(f"--sweep wants game counts like 128,512, got {args.sweep!r}")
+    if any(n < 1 for n in sweep):
+        parser.error("every --sweep count must be positive")
     from gomoku.net.device import cpu_has_bf16, resolve_device, resolve_precision
 
     device = resolve_device(args.device)
@@ -375,7 +402,8 @@ def main(argv=None) -> int:
                             log=lambda s: print(s, file=sys.stderr, flush=True), precisions=precisions,
                             model_path=args.model, root_search=args.root_search, threats=args.threats,
                             opening_stones=args.opening_stones, moves_per_game=args.moves_per_game,
-                            trees=("reference", "compiled") if args.trees == "both" else (args.trees,))
+                            trees=("reference", "compiled") if args.trees == "both" else (args.trees,),
+                            sweep=sweep)
     print(format_table(results))
     if args.json:
         with open(args.json, "w") as f:
