@@ -10,6 +10,7 @@ are numba's, not NumPy's).
 import numpy as np
 import pytest
 
+from gomoku.game import rules
 from gomoku.game.board import Board
 from gomoku.search.core import core_enabled, kernels
 from gomoku.search.core.games import supported
@@ -54,7 +55,7 @@ def _games(compiled, width, n_in_row, playouts, n_games, parallel, kind="puct", 
             player = GumbelPlayer(evaluator, n_playout=playouts, seed=i, **options)
         else:
             player = MCTSPlayer(evaluator, n_playout=playouts, self_play=True, seed=i, **options)
-        board = Board(width, width, n_in_row, start_player=1 + i % 2, rule=rule)
+        board = Board(width, width, n_in_row, start_player=1 if rule == "renju" else 1 + i % 2, rule=rule)
         return board, {1: player, 2: player}
 
     if pools is None:
@@ -129,7 +130,6 @@ def test_what_the_core_does_not_play_stays_on_the_reference_trees():
     assert supported(board, {1: MCTSPlayer(evaluator), 2: MCTSPlayer(evaluator)})
     assert not supported(board, {1: MCTSPlayer(evaluator, threats=True), 2: MCTSPlayer(evaluator)})
     assert not supported(board, {1: MCTSPlayer(RolloutEvaluator(0)), 2: MCTSPlayer(evaluator)})
-    assert not supported(Board(15, 15, 5, rule="renju"), {1: MCTSPlayer(evaluator), 2: MCTSPlayer(evaluator)})
 
     class Planes2(FakeNet):
         input_version = 2
@@ -172,3 +172,30 @@ def test_the_kernels_sum_as_numpy_does(n):
     for _ in range(20):
         a = rng.random(n) * rng.random() ** 4
         assert kernels.pairwise_sum(a, n) == a.sum()
+
+
+def test_renju_games_are_the_same():
+    args = (9, 5, 40, 3, 3)
+    _assert_same(_games(False, *args, rule="renju", fpu=0.25, solve=True),
+                 _games(True, *args, rule="renju", fpu=0.25, solve=True))
+    _assert_same(_games(False, *args, rule="renju", kind="gumbel", win_check=True),
+                 _games(True, *args, rule="renju", kind="gumbel", win_check=True), GUMBEL_PI_TOLERANCE)
+
+
+def test_the_kernels_forbidden_points_are_the_rules():
+    rng = np.random.default_rng(5)
+    width = 15
+    forbidden = 0
+    for _ in range(300):
+        cells = np.zeros((1, width * width), np.int8)
+        for _ in range(int(rng.integers(4, 60))):
+            row, col = np.clip(rng.normal(7, 2.5, 2).round().astype(int), 0, width - 1)
+            cells[0, row * width + col] = 1 if rng.random() < 0.6 else 2
+        as_list = [int(x) for x in cells[0]]
+        want = rules.forbidden_points(as_list, width, width)
+        got = [m for m in range(width * width) if cells[0, m] == 0 and kernels.is_forbidden(cells, 0, m, width, width)]
+        assert got == want
+        assert kernels.black_has_allowed_move(cells, 0, width, width) == rules.black_has_allowed_move(as_list, width,
+                                                                                                      width)
+        forbidden += len(want)
+    assert forbidden > 100  # the positions hold double threes, double fours and overlines to test

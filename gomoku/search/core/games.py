@@ -2,7 +2,7 @@
 
 ``lockstep.Lockstep`` hands a game here when every tree player in it can run on the core
 (``supported``): ``MCTSPlayer`` (PUCT) and ``GumbelPlayer`` with a net evaluator of input
-version 1, without the threat searches, under freestyle or standard. The players keep
+version 1, without the threat searches, under any rule. The players keep
 what happens once a move in Python: their random draws (playout cap, Gumbel, noise,
 move sampling), the move choice and the training target, read from a copy of the root
 (``CoreTrees.root_view``). Everything between two moves runs in the kernels.
@@ -19,7 +19,6 @@ import sys
 
 import numpy as np
 
-from gomoku.game.rules import RENJU
 from gomoku.search.core import kernels as k
 from gomoku.search.core.jit import available, cached
 from gomoku.search.core.trees import UNLIMITED, CoreTrees
@@ -30,7 +29,7 @@ from gomoku.search.mcts_player import MCTSPlayer
 
 def supported(board, players) -> bool:
     """Whether the compiled core can play this game with these players (see the module docstring)."""
-    if not available or board.rule == RENJU or board.game_over:
+    if not available or board.game_over:
         return False
     for player in {id(p): p for p in players.values()}.values():
         if type(player) is MCTSPlayer:

@@ -129,8 +129,9 @@ def pairwise_sum(a, n):
 # ---------------------------------------------------------------- boards
 
 @njit
-def play(cells, hist, sint, s, move, width, height, n_in_row, exact):
-    """Plays ``move`` for the player to move on search ``s``'s board and sets its winner."""
+def play(cells, hist, sint, s, move, width, height, n_in_row, exact, renju):
+    """Plays ``move`` for the player to move on search ``s``'s board and sets its winner (under
+    renju also a draw when Black, to move after White, has no allowed move)."""
     player = sint[s, S_CUR]
     cells[s, move] = player
     hist[s, sint[s, S_HLEN]] = move
@@ -157,6 +158,8 @@ def play(cells, hist, sint, s, move, width, height, n_in_row, exact):
     if won:
         sint[s, S_WINNER] = player
     elif sint[s, S_HLEN] == width * height:
+        sint[s, S_WINNER] = 0
+    elif renju and player == 2 and not black_has_allowed_move(cells, s, width, height):
         sint[s, S_WINNER] = 0
     sint[s, S_CUR] = 3 - player
 
@@ -480,7 +483,7 @@ def _backup(nodef, nodei, edgef, edgei, cells, hist, sint, sflt, path, s, value,
 
 @njit
 def _select_leaf(nodef, nodei, edgef, edgei, pool, cells, hist, sint, sflt, path, leafmoves, s, root_choice,
-                 width, height, n_in_row, exact, windows, ends, mark, mine, theirs, scratch):
+                 width, height, n_in_row, exact, renju, windows, ends, mark, mine, theirs, scratch):
     """``MCTS.select_leaf``: descends from the root playing the moves on the search's board.
 
     Returns ``(needs_eval, value, plies)``; the leaf, its path and the moves to expand it
@@ -510,6 +513,18 @@ def _select_leaf(nodef, nodei, edgef, edgei, pool, cells, hist, sint, sflt, path
                     return True, 0.0, 0
                 if b > 1 and plen > 0:
                     return False, -1.0, 2
+                if b > 0 and renju and sint[s, S_CUR] == 1:
+                    kept = 0
+                    for k in range(b):
+                        if not is_forbidden(cells, s, theirs[k], width, height):
+                            theirs[kept] = theirs[k]
+                            kept += 1
+                    b = kept
+                    if b == 0:
+                        # Black may not block on a forbidden point: lost (the root plays any legal move)
+                        if plen > 0:
+                            return False, -1.0, 2
+                        return True, 0.0, 0
                 if b > 0:
                     for k in range(b):
                         leafmoves[s, k] = theirs[k]
@@ -526,7 +541,8 @@ def _select_leaf(nodef, nodei, edgef, edgei, pool, cells, hist, sint, sflt, path
         else:
             index = _puct_index(nodef, nodei, edgef, edgei, node, sflt[s, P_CPUCT], sflt[s, P_FPU],
                                 sflt[s, P_FORCED_K], plen == 0)
-        play(cells, hist, sint, s, edgei[nodei[node, N_FIRST] + index, E_MOVE], width, height, n_in_row, exact)
+        play(cells, hist, sint, s, edgei[nodei[node, N_FIRST] + index, E_MOVE], width, height, n_in_row, exact,
+             renju)
         path[s, plen, 0] = node
         path[s, plen, 1] = index
         plen += 1
@@ -535,7 +551,7 @@ def _select_leaf(nodef, nodei, edgef, edgei, pool, cells, hist, sint, sflt, path
 
 @njit
 def step(ids, nodef, nodei, edgef, edgei, pool, cells, hist, sint, sflt, path, leafmoves, queue,
-         priors, values, out, first_row, width, height, n_in_row, exact, windows, ends):
+         priors, values, out, first_row, width, height, n_in_row, exact, renju, windows, ends):
     """One lockstep step for the searches ``ids``: back up each pending leaf with its row of
     ``priors``/``values``, then run playouts until a leaf needs the net (its planes go to the
     next row of ``out``), the move's budget is spent (``READY``) or a Gumbel search needs its
@@ -557,8 +573,9 @@ def step(ids, nodef, nodei, edgef, edgei, pool, cells, hist, sint, sflt, path, l
                 nmoves = sint[s, S_LEAF_NMOVES]
                 if nmoves == ALL_LEGAL:
                     nmoves = 0
+                    black = renju and sint[s, S_CUR] == 1
                     for c in range(size):
-                        if cells[s, c] == 0:
+                        if cells[s, c] == 0 and not (black and is_forbidden(cells, s, c, width, height)):
                             moves[nmoves] = c
                             nmoves += 1
                 else:
@@ -592,7 +609,7 @@ def step(ids, nodef, nodei, edgef, edgei, pool, cells, hist, sint, sflt, path, l
                 sint[s, S_QPOS] += 1
             needs_eval, value, plies = _select_leaf(
                 nodef, nodei, edgef, edgei, pool, cells, hist, sint, sflt, path, leafmoves, s, root_choice,
-                width, height, n_in_row, exact, windows, ends, mark, mine, theirs, scratch)
+                width, height, n_in_row, exact, renju, windows, ends, mark, mine, theirs, scratch)
             if needs_eval:
                 write_planes(cells, hist, sint, s, out, row_out)
                 sint[s, S_ROW] = row_out
@@ -663,3 +680,192 @@ def child_of(nodei, edgei, node, move):
         if edgei[first + a, E_MOVE] == move:
             return edgei[first + a, E_CHILD]
     return -1
+
+
+# ---------------------------------------------------------------- renju
+
+RENJU_REACH = 5  # cells looked at on each side of a move (``rules``)
+_FIVE_LINE, _OVER_LINE = -1, -2
+_DR = np.array([0, 1, 1, 1], np.int64)
+_DC = np.array([1, 0, 1, -1], np.int64)
+
+
+@njit
+def _completions(line, found):
+    """``rules._completions``: the empty cells of the 11-cell ``line`` where a black stone makes
+    exactly five through the centre; returns how many (into ``found``)."""
+    count = 0
+    for cell in range(RENJU_REACH - 4, RENJU_REACH + 5):
+        if line[cell] != 0:
+            continue
+        low = cell
+        high = cell
+        while low > 0 and line[low - 1] == 1:
+            low -= 1
+        while high < 10 and line[high + 1] == 1:
+            high += 1
+        if high - low == 4 and low <= RENJU_REACH <= high:
+            found[count] = cell
+            count += 1
+    return count
+
+
+@njit
+def _line_verdict(cells, s, move, d, width, height, line, found, points):
+    """``rules._line_verdict`` for the black stone on ``move`` (already placed), direction ``d``:
+    returns ``(kind, n_points)`` with the key points' offsets in ``points``."""
+    row, col = move // width, move % width
+    for k in range(11):
+        offset = k - RENJU_REACH
+        r, c = row + offset * _DR[d], col + offset * _DC[d]
+        if 0 <= r < height and 0 <= c < width:
+            stone = cells[s, r * width + c]
+            line[k] = 1 if stone == 1 else (2 if stone == 2 else 0)
+        else:
+            line[k] = 2
+    low = RENJU_REACH
+    high = RENJU_REACH
+    while low > 0 and line[low - 1] == 1:
+        low -= 1
+    while high < 10 and line[high + 1] == 1:
+        high += 1
+    run = high - low + 1
+    if run == 5:
+        return _FIVE_LINE, 0
+    if run > 5:
+        return _OVER_LINE, 0
+    done = _completions(line, found)
+    fours = done - (1 if done == 2 and found[1] - found[0] == 5 else 0)
+    n_points = 0
+    for cell in range(RENJU_REACH - 3, RENJU_REACH + 4):
+        if line[cell] != 0:
+            continue
+        line[cell] = 1
+        ends = _completions(line, found)
+        if ends == 2 and found[1] - found[0] == 5 and found[0] < cell < found[1]:
+            points[n_points] = cell - RENJU_REACH
+            n_points += 1
+        line[cell] = 0
+    return fours, n_points
+
+
+@njit
+def _enter(cells, s, move, width, height, frame, threes, line, found, points):
+    """Places a black stone on ``move`` and reads its four lines: returns 1 (forbidden: an
+    overline or a double four), 0 (allowed: a five, or fewer than two threes), or -1 (two
+    or more threes, whose key points ``threes[frame]`` lists as cells, -1 between threes)."""
+    cells[s, move] = 1
+    fours = 0
+    over = False
+    n = 0
+    three_count = 0
+    for d in range(4):
+        kind, n_points = _line_verdict(cells, s, move, d, width, height, line, found, points)
+        if kind == _FIVE_LINE:
+            return 0
+        if kind == _OVER_LINE:
+            over = True
+        else:
+            fours += kind
+            if n_points:
+                step = _DR[d] * width + _DC[d]
+                for p in range(n_points):
+                    threes[frame, n] = move + points[p] * step
+                    n += 1
+                threes[frame, n] = -1
+                n += 1
+                three_count += 1
+    if over or fours >= 2:
+        return 1
+    if three_count < 2:
+        return 0
+    threes[frame, n] = -2  # the end of the list
+    return -1
+
+
+@njit
+def is_forbidden(cells, s, move, width, height):
+    """``rules.forbidden_reason(...) is not None`` for Black on the empty ``move`` of search
+    ``s``'s board (the board is left as it was). The recursion into the key points of a
+    double three (is any of them allowed?) runs on an explicit stack of frames."""
+    depth_max = 64
+    moves = np.empty(depth_max, np.int64)
+    cursor = np.zeros(depth_max, np.int64)  # the next entry of the frame's key-point list
+    opened = np.zeros(depth_max, np.int64)  # open threes found so far
+    this_open = np.zeros(depth_max, np.bool_)  # the current three is known open
+    threes = np.empty((depth_max, 64), np.int64)
+    line = np.empty(11, np.int64)
+    found = np.empty(4, np.int64)
+    points = np.empty(8, np.int64)
+    top = 0
+    moves[0] = move
+    verdict = _enter(cells, s, move, width, height, 0, threes, line, found, points)
+    result = 0
+    pending = verdict >= 0  # a frame has its result in ``result``
+    if pending:
+        result = verdict
+    else:
+        cursor[0] = 0
+        opened[0] = 0
+        this_open[0] = False
+    while True:
+        if pending:
+            cells[s, moves[top]] = 0
+            if top == 0:
+                return result == 1
+            top -= 1
+            # ``result`` is whether the key point just tested is forbidden
+            if result == 0:
+                this_open[top] = True
+            pending = False
+        # advance the frame at ``top``
+        k = cursor[top]
+        entry = threes[top, k]
+        if entry == -2:
+            result = 0
+            pending = True
+            continue
+        if entry == -1:
+            if this_open[top]:
+                opened[top] += 1
+                if opened[top] == 2:
+                    result = 1
+                    pending = True
+                    continue
+            this_open[top] = False
+            cursor[top] = k + 1
+            continue
+        cursor[top] = k + 1
+        if this_open[top]:
+            continue  # this three is open already: skip its other key points
+        if top + 1 >= depth_max:
+            continue  # deeper than any real position: count the key point as forbidden
+        top += 1
+        moves[top] = entry
+        verdict = _enter(cells, s, entry, width, height, top, threes, line, found, points)
+        if verdict >= 0:
+            result = verdict
+            pending = True
+        else:
+            cursor[top] = 0
+            opened[top] = 0
+            this_open[top] = False
+
+
+@njit
+def black_has_allowed_move(cells, s, width, height):
+    """``rules.black_has_allowed_move`` on search ``s``'s board."""
+    size = width * height
+    empty = 0
+    black = 0
+    for c in range(size):
+        if cells[s, c] == 0:
+            empty += 1
+        elif cells[s, c] == 1:
+            black += 1
+    if empty > 8 * black:
+        return True
+    for c in range(size):
+        if cells[s, c] == 0 and not is_forbidden(cells, s, c, width, height):
+            return True
+    return False

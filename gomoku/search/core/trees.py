@@ -34,19 +34,17 @@ class CoreTrees:
     """Searches over boards of one geometry and rule, in flat arrays.
 
     Args:
-        width, height, n_in_row, rule: the boards'. Renju is not supported (its forbidden
-            points stay with the reference search).
+        width, height, n_in_row, rule: the boards'.
         searches: searches to make room for at first (more are added as needed).
         nodes, edges: the pools' first sizes (0: enough for a few playouts of each search); they grow as needed.
     """
 
     def __init__(self, width: int, height: int, n_in_row: int, rule: str, searches: int = 16,
                  nodes: int = 0, edges: int = 0):
-        if rule == rules.RENJU:
-            raise ValueError("the compiled core does not play renju")
         self.width, self.height, self.n_in_row, self.rule = width, height, n_in_row, rule
         self.size = size = width * height
         self.exact = np.array(rules.exact_players(rule), dtype=np.bool_)
+        self.renju = rule == rules.RENJU
         self.windows = np.ascontiguousarray(line_cells(width, height, n_in_row))
         ends = np.array(line_ends(width, height, n_in_row))
         ends[ends == size] = -1
@@ -203,7 +201,8 @@ class CoreTrees:
         (tree reuse) if asked and it exists, else starts a fresh tree."""
         root = self.sint[s, k.S_ROOT]
         child = k.child_of(self.nodei, self.edgei, root, move) if keep_subtree and root >= 0 else -1
-        k.play(self.cells, self.hist, self.sint, s, move, self.width, self.height, self.n_in_row, self.exact)
+        k.play(self.cells, self.hist, self.sint, s, move, self.width, self.height, self.n_in_row, self.exact,
+               self.renju)
         if child >= 0:
             self.sint[s, k.S_ROOT] = child
             self.sint[s, k.S_STATE] = k.IDLE
@@ -223,7 +222,8 @@ class CoreTrees:
         """``kernels.step`` over the searches ``ids``; returns the rows of ``out`` it wrote."""
         return int(k.step(ids, self.nodef, self.nodei, self.edgef, self.edgei, self.pool, self.cells, self.hist,
                           self.sint, self.sflt, self.path, self.leafmoves, self.queue, priors, values, out,
-                          first_row, self.width, self.height, self.n_in_row, self.exact, self.windows, self.ends))
+                          first_row, self.width, self.height, self.n_in_row, self.exact, self.renju, self.windows,
+                          self.ends))
 
     def root_view(self, s: int) -> TreeNode:
         """A copy of search ``s``'s root as the reference tree's node, its created children
