@@ -1,3 +1,4 @@
+from gomoku.search.recipe import SelfPlayRecipe
 import os
 import random
 import signal
@@ -15,7 +16,7 @@ from gomoku.train.tasks import PUBLISHED, SelfPlaySettings, SelfPlayTask, Worker
 from gomoku.train.workers import COLLECT, ProcessActors, _serve
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TINY = SelfPlaySettings((6, 6, 4), parallel=4, n_playout=8, c_puct=5.0)
+TINY = SelfPlaySettings((6, 6, 4), 4, SelfPlayRecipe(n_playout=8))
 
 
 def tiny_model():
@@ -204,7 +205,7 @@ class ScriptedConn:
 def test_a_worker_plays_ahead_while_the_learner_is_busy(tmp_path):
     model_dir = str(tmp_path / "weights")
     tiny_model().export_inference(model_dir)
-    one_at_a_time = SelfPlaySettings((6, 6, 4), parallel=1, n_playout=8, c_puct=5.0)
+    one_at_a_time = SelfPlaySettings((6, 6, 4), 1, SelfPlayRecipe(n_playout=8))
     task = SelfPlayTask(one_at_a_time, n_games=1, seed=0)
     conn = ScriptedConn([(model_dir, 1, task, False), COLLECT, (model_dir, 1, task, False), COLLECT,
                          (model_dir, 1, task, False), COLLECT, None],
@@ -243,7 +244,7 @@ class BetweenTasksConn(ScriptedConn):
 def test_a_worker_plays_ahead_between_tasks_while_its_caller_waits_for_the_others(tmp_path):
     model_dir = str(tmp_path / "weights")
     tiny_model().export_inference(model_dir)
-    one_at_a_time = SelfPlaySettings((6, 6, 4), parallel=1, n_playout=8, c_puct=5.0)
+    one_at_a_time = SelfPlaySettings((6, 6, 4), 1, SelfPlayRecipe(n_playout=8))
     task = SelfPlayTask(one_at_a_time, n_games=1, seed=0)
     # the second task asks for progress: a step it had to play would send some
     conn = BetweenTasksConn([(model_dir, 1, task, False), COLLECT, (model_dir, 1, task, True), COLLECT, None],
@@ -297,13 +298,14 @@ def test_a_busy_worker_stopped_by_close_prints_no_paddle_report():
         import time
         from gomoku.net.policy_value import PolicyValueModel
         from gomoku.net.spec import NetSpec
+        from gomoku.search.recipe import SelfPlayRecipe
         from gomoku.train.tasks import SelfPlaySettings
         from gomoku.train.workers import ProcessActors
 
         actors = ProcessActors(1, device="cpu")
         actors.publish(PolicyValueModel(NetSpec(6, 6, 4), device="cpu"))
-        actors.self_play(1, SelfPlaySettings((6, 6, 4), 2, 4, 5.0), seed=0)  # Paddle is loaded
-        actors.start_self_play(50, SelfPlaySettings((6, 6, 4), 2, 400, 5.0), seed=1)
+        actors.self_play(1, SelfPlaySettings((6, 6, 4), 2, SelfPlayRecipe(n_playout=4)), seed=0)  # Paddle is loaded
+        actors.start_self_play(50, SelfPlaySettings((6, 6, 4), 2, SelfPlayRecipe(n_playout=400)), seed=1)
         time.sleep(1)
         actors.close()  # a task in flight: terminated at once
         print("closed")
@@ -353,7 +355,7 @@ def test_no_two_self_play_games_are_the_same_across_actors_iterations_and_playin
     # Two workers, four calls of 4 games (2 each): the streams play ahead between calls, so
     # worker 0's later games run beside worker 1's first ones with the same weights. With seeds
     # of seed + index the two streams repeated each other's games; each game must be new.
-    settings = SelfPlaySettings((6, 6, 4), parallel=2, n_playout=8, c_puct=5.0)
+    settings = SelfPlaySettings((6, 6, 4), 2, SelfPlayRecipe(n_playout=8))
     games = []
     with ProcessActors(2, device="cpu") as actors:
         actors.publish(tiny_model())

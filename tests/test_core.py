@@ -8,6 +8,8 @@ are numba's, not NumPy's).
 """
 
 import numpy as np
+
+from gomoku.search.recipe import SelfPlayRecipe
 import pytest
 
 from gomoku.game import rules
@@ -149,7 +151,7 @@ def test_dropping_the_trees_mid_game_leaves_legal_games():
     from gomoku.train.selfplay import SelfPlayStream
 
     evaluator = NetEvaluator(FakeNet(36), cache_size=0)
-    stream = SelfPlayStream(evaluator, (6, 6, 4), 3, 20, 5.0, seed=1, compiled=True, win_check=True)
+    stream = SelfPlayStream(evaluator, (6, 6, 4), 3, SelfPlayRecipe(n_playout=20, win_check=True), 1, compiled=True)
     lockstep = stream.lockstep
     stats = RunStats()
     finished = []

@@ -1,6 +1,8 @@
 import hashlib
 
 import numpy as np
+
+from gomoku.search.recipe import SelfPlayRecipe
 import pytest
 
 from gomoku.game.board import Board
@@ -259,7 +261,7 @@ def test_records_carry_outcomes_for_the_player_to_move():
 def test_self_play_stream_carries_games_over_and_returns_exact_counts():
     from gomoku.train.selfplay import SelfPlayStream
 
-    stream = SelfPlayStream(HashEvaluator(), (6, 6, 4), parallel=6, n_playout=10, c_puct=5.0, seed=0)
+    stream = SelfPlayStream(HashEvaluator(), (6, 6, 4), 6, SelfPlayRecipe(n_playout=10), 0)
     first, stats = stream.collect(2)
     assert len(first) == 2 and stats.games >= 2
     second, _ = stream.collect(3)
@@ -281,7 +283,7 @@ def test_self_play_stream_hands_out_games_in_start_order_not_short_ones_first():
                                    c_puct=5.0, seed=3)
     lengths = [len(g.moves) for g in reference]
     assert sorted(lengths)[:2] != lengths[:2]  # the case where finish order differs from start order
-    stream = SelfPlayStream(HashEvaluator(), (6, 6, 4), parallel=6, n_playout=10, c_puct=5.0, seed=3)
+    stream = SelfPlayStream(HashEvaluator(), (6, 6, 4), 6, SelfPlayRecipe(n_playout=10), 3)
     first, _ = stream.collect(2)
     assert [g.moves for g in first] == [g.moves for g in reference[:2]]
     rest, _ = stream.collect(4)
@@ -294,7 +296,7 @@ def test_self_play_stream_plays_ahead_a_few_calls_at_most_and_keeps_the_order():
     ahead_games = 2 * PLAY_AHEAD_CALLS
     reference, _ = self_play_games(HashEvaluator(), (6, 6, 4), n_games=4 + ahead_games, parallel=1,
                                    n_playout=10, c_puct=5.0, seed=3)
-    stream = SelfPlayStream(HashEvaluator(), (6, 6, 4), parallel=6, n_playout=10, c_puct=5.0, seed=3)
+    stream = SelfPlayStream(HashEvaluator(), (6, 6, 4), 6, SelfPlayRecipe(n_playout=10), 3)
     first, stats = stream.collect(2, keep_playing=lambda: True)  # a learner that is never done
     assert set(range(2, 2 + ahead_games)) <= set(stream._finished)  # the next calls' games are ready ...
     assert max(stream._finished) < 2 + ahead_games + 6  # ... and no more than the games then in play
@@ -313,7 +315,7 @@ def test_self_play_stream_plays_ahead_a_few_calls_at_most_and_keeps_the_order():
 def test_what_a_stream_plays_between_calls_is_counted_by_the_next_call():
     from gomoku.train.selfplay import SelfPlayStream
 
-    stream = SelfPlayStream(HashEvaluator(), (6, 6, 4), parallel=6, n_playout=10, c_puct=5.0, seed=3)
+    stream = SelfPlayStream(HashEvaluator(), (6, 6, 4), 6, SelfPlayRecipe(n_playout=10), 3)
     stream.collect(2)
     stream.play_ahead(2, keep_playing=lambda: True)  # the next calls' games, while the caller is away
     games, stats = stream.collect(2)

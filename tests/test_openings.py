@@ -4,6 +4,8 @@ tests of a candidate, and the arena, self-play and trainer starting games from a
 import os
 
 import numpy as np
+
+from gomoku.search.recipe import SelfPlayRecipe
 import pytest
 
 from gomoku.game.board import Board
@@ -139,7 +141,7 @@ def test_self_play_starts_its_share_of_games_from_the_book():
 
     book = [(14, 15), (20, 21, 8)]
     for share, expected in ((1.0, 8), (0.0, 0)):
-        stream = SelfPlayStream(HashEvaluator(), (6, 6, 4), parallel=8, n_playout=4, c_puct=5.0, seed=2,
+        stream = SelfPlayStream(HashEvaluator(), (6, 6, 4), 8, SelfPlayRecipe(n_playout=4), 2,
                                 opening_book=book, openings_share=share)
         games, _ = stream.collect(8)
         from_book = [g for g in games if any(tuple(g.moves[:len(o)]) == o for o in book)]

@@ -5,6 +5,8 @@ import json
 import os
 
 import numpy as np
+
+from gomoku.search.recipe import SelfPlayRecipe
 import pytest
 
 from gomoku.game.board import Board
@@ -88,7 +90,7 @@ def test_self_play_under_renju_opens_with_black_and_plays_legal_moves():
     from gomoku.train.selfplay import SelfPlayStream
     from tests.test_mcts import HashEvaluator
 
-    stream = SelfPlayStream(HashEvaluator(), (9, 9, 5), parallel=4, n_playout=8, c_puct=5.0, seed=1,
+    stream = SelfPlayStream(HashEvaluator(), (9, 9, 5), 4, SelfPlayRecipe(n_playout=8), 1,
                             rule="renju")
     games, _ = stream.collect(4)
     for game in games:

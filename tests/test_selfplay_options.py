@@ -308,22 +308,6 @@ def test_opening_stones_that_do_not_fit_every_board_of_the_run_are_refused():
         TrainConfig(width=9, height=9, n_in_row=4, arch="sizefree", sizes="4,9", opening_stones=4).validate()
 
 
-def test_self_play_settings_carry_every_option_of_the_config():
-    from gomoku.train.tasks import SelfPlaySettings
-
-    config = TrainConfig(root_search="gumbel", n_playout=32, gumbel_m=8, opening_stones=2, win_check=True, p_full=0.5,
-                         n_fast=4)
-    settings = SelfPlaySettings.from_config(config, (9, 9, 5), parallel=3)
-    assert settings.board_shape == (9, 9, 5) and settings.parallel == 3
-    assert (settings.n_playout, settings.gumbel_m, settings.opening_stones) == (32, 8, 2)
-    assert settings.player_kwargs() == dict(gumbel_m=8, gumbel_c_visit=50.0, gumbel_c_scale=0.1, p_full=0.5,
-                                            n_fast=4, win_check=True, threats=False)
-    puct = SelfPlaySettings.from_config(TrainConfig(win_check=True, forced_k=2.0, threats=True), (8, 8, 5),
-                                        parallel=1)
-    assert puct.player_kwargs()["win_check"] is True and puct.player_kwargs()["forced_k"] == 2.0
-    assert puct.player_kwargs()["threats"] is True
-
-
 def test_win_check_is_an_on_off_flag_and_old_checkpoints_holding_1_still_load():
     import train
 

@@ -5,6 +5,8 @@ import json
 import os
 
 import numpy as np
+
+from gomoku.search.recipe import SelfPlayRecipe
 import pytest
 
 from gomoku.game.board import Board
@@ -197,7 +199,7 @@ def test_a_one_size_buffer_keeps_the_old_checkpoint_format():
 def test_task_runner_keeps_a_self_play_stream_per_board():
     actors = InlineActors()
     actors.publish(PolicyValueModel(NetSpec(6, 6, 4, "sizefree", 1, 8), device="cpu"))
-    settings = {n: SelfPlaySettings((n, n, 4), 2, 4, 5.0) for n in (6, 7)}
+    settings = {n: SelfPlaySettings((n, n, 4), 2, SelfPlayRecipe(n_playout=4)) for n in (6, 7)}
     actors.self_play(1, settings[6], 0)
     stream_6 = actors._runner.streams[(6, 6, 4)].stream
     games, _ = actors.self_play(1, settings[7], 0)

@@ -79,13 +79,13 @@ def _nn_worker(args, evaluator) -> tuple[float, float]:
 def _selfplay_worker(args, evaluator) -> dict:
     shape, parallel, n_playout, seconds, seed, recipe, compiled = args
     from gomoku.search.lockstep import RunStats
+    from gomoku.search.recipe import SelfPlayRecipe
     from gomoku.train.selfplay import SelfPlayStream
 
     positions_before = evaluator.positions
     root_search, threats, opening_stones, moves_per_game = recipe
-    search = {"threats": True, "win_check": True} if threats else {}
-    stream = SelfPlayStream(evaluator, shape, parallel, n_playout, 5.0, seed, root_search=root_search,
-                            opening_stones=opening_stones, compiled=compiled, **search)
+    recipe = SelfPlayRecipe(n_playout=n_playout, root_search=root_search, win_check=threats, threats=threats)
+    stream = SelfPlayStream(evaluator, shape, parallel, recipe, seed, opening_stones=opening_stones, compiled=compiled)
     stats = RunStats()
     lengths = {}  # of the first `parallel` games, which start together
     start = time.perf_counter()

@@ -11,7 +11,7 @@ from dataclasses import fields
 
 from gomoku.game.features import INPUT_VERSIONS
 from gomoku.train.config import DEFAULT_PRESET, PRESETS, TrainConfig, field_docs, preset
-from gomoku.train.selfplay import ROOT_SEARCHES
+from gomoku.search.recipe import ROOT_SEARCHES
 from gomoku.util import DefaultsHelpFormatter, switch_arg
 
 

@@ -15,12 +15,12 @@ from dataclasses import asdict, dataclass, fields, replace
 from gomoku.game.features import check_input_version
 from gomoku.game.openings import book_for_board, check_opening_stones
 from gomoku.game.rules import check_rule
-from gomoku.search.gumbel import GUMBEL_C_SCALE, GUMBEL_C_VISIT, GUMBEL_M, check_gumbel
+from gomoku.search.gumbel import check_gumbel
 from gomoku.search.heuristic import check_level
-from gomoku.search.playout_cap import N_FAST, check_playout_cap
+from gomoku.search.playout_cap import check_playout_cap
 from gomoku.net.device import PRECISIONS
 from gomoku.net.spec import NetSpec, trunk_settings
-from gomoku.train.selfplay import check_root_search
+from gomoku.search.recipe import SelfPlayRecipe, check_root_search
 from gomoku.util import board_size_arg, usable_cpus
 
 
@@ -34,9 +34,9 @@ class TrainConfig:
     """stones in a row that win"""
     rule: str = "freestyle"
     """'freestyle' (n_in_row or more wins), 'standard' (exactly n_in_row wins) or 'renju' (15x15 is usual: Black wins with exactly five and may not play double threes, double fours or overlines; White wins with five or more); with --init-model, a model trained under another rule is carried over to this one"""
-    n_playout: int = 400
+    n_playout: int = SelfPlayRecipe.n_playout
     """MCTS playouts per move, in self-play and for the net in evaluation"""
-    c_puct: float = 5.0
+    c_puct: float = SelfPlayRecipe.c_puct
     """PUCT exploration constant"""
     lr: float = 2e-3
     """base Adam learning rate (scaled by the adaptive lr multiplier)"""
@@ -74,30 +74,30 @@ class TrainConfig:
     """who the net plays in evaluations: 'pure' (pure MCTS, its playouts rising by pure_playout_step) or 'heuristic' (the threat-aware heuristic, its level rising by one)"""
     heuristic_level_start: int = 0
     """the heuristic's level at the first evaluation, when eval_opponent is 'heuristic'"""
-    dirichlet_alpha: float = 0.3
+    dirichlet_alpha: float = SelfPlayRecipe.dirichlet_alpha
     """Dirichlet noise concentration for self-play moves"""
-    noise_frac: float = 0.25
+    noise_frac: float = SelfPlayRecipe.noise_frac
     """weight of the noise in the self-play move distribution"""
-    explore_moves: int = 0
+    explore_moves: int = SelfPlayRecipe.explore_moves
     """self-play samples only the first this many moves of a game, then plays the most visited (0: all)"""
-    p_full: float = 1.0
+    p_full: float = SelfPlayRecipe.p_full
     """playout cap randomisation (KataGo, Wu 2019): the chance a self-play move gets the full search
     (n_playout playouts, noise) and is recorded for training; the other moves get n_fast playouts, no
     noise, and are played but not recorded (KataGo: 0.25; 1 turns it off)"""
-    n_fast: int = N_FAST
+    n_fast: int = SelfPlayRecipe.n_fast
     """playouts of a fast search under playout cap randomisation (KataGo: 100 against 600 full)"""
-    forced_k: float = 0.0
+    forced_k: float = SelfPlayRecipe.forced_k
     """forced playouts and policy-target pruning (KataGo, Wu 2019): root children with
     N < sqrt(k P sum N) are visited first, and those visits are pruned from the training pi
     (KataGo: 2; 0 turns it off)"""
-    root_search: str = "puct"
+    root_search: str = SelfPlayRecipe.root_search
     """self-play search: 'puct' (AlphaZero, visit-count targets) or 'gumbel' (Danihelka et al. 2022:
     Gumbel sampling, sequential halving, completed-Q targets; n_playout simulations per move)"""
-    gumbel_m: int = GUMBEL_M
+    gumbel_m: int = SelfPlayRecipe.gumbel_m
     """Gumbel root search: at most this many root moves are sampled (paper: 16)"""
-    gumbel_c_visit: float = GUMBEL_C_VISIT
+    gumbel_c_visit: float = SelfPlayRecipe.gumbel_c_visit
     """Gumbel root search: c_visit of sigma(q) = (c_visit + max N) c_scale q (paper and mctx: 50)"""
-    gumbel_c_scale: float = GUMBEL_C_SCALE
+    gumbel_c_scale: float = SelfPlayRecipe.gumbel_c_scale
     """Gumbel root search: c_scale of sigma(q) (paper: 1.0; DeepMind's mctx: 0.1)"""
     openings: str = ""
     """an openings file, or 'balanced' (the project's balanced openings, gomoku/data): on a board the file is for, openings_share of the self-play games start from one of its openings, drawn at random (the other games as opening_stones says); empty: none"""
@@ -107,9 +107,9 @@ class TrainConfig:
     """an openings file, or 'balanced': evaluation games on its board start from its openings, each played twice with colours swapped, instead of eval_opening_stones random stones (empty: none)"""
     opening_stones: int = 0
     """self-play games start from 0 to this many random stones near the centre (each count as often; drawn like the arena's openings; placed, not searched, so no training position comes from them): the opening variety the arena and people play; 0: every game from the empty board"""
-    win_check: bool = False
+    win_check: bool = SelfPlayRecipe.win_check
     """on: the self-play and evaluation searches treat a new node whose player to move can complete a line as won, without asking the net, so a move that leaves the opponent a winning line is valued -1 on its first visit (off: the reference search, which learns that from the net)"""
-    threats: bool = False
+    threats: bool = SelfPlayRecipe.threats
     """on: the self-play and evaluation searches look for a VCF (continuous fours) at each new node before asking the net, counting one found as a proven win, and at the root play their own forced win or keep only the moves that stop the opponent's (includes the in-tree solver and the win check)"""
     value_mix: float = 0.0
     """value target mixing: z' = (1 - value_mix) z + value_mix Q_root for recorded positions (0: z)"""

@@ -102,11 +102,9 @@ class TaskRunner:
             shape = tuple(s.board_shape)
             held = self.streams.get(shape)
             if held is None or held.settings != s:
-                stream = SelfPlayStream(evaluator, s.board_shape, s.parallel, s.n_playout, s.c_puct,
-                                        task.seed, root_search=s.root_search, opening_stones=s.opening_stones,
-                                        opening_book=s.opening_book, openings_share=s.openings_share,
-                                        rule=s.rule,
-                                        **s.player_kwargs())
+                stream = SelfPlayStream(evaluator, s.board_shape, s.parallel, s.recipe, task.seed,
+                                        opening_stones=s.opening_stones, opening_book=s.opening_book,
+                                        openings_share=s.openings_share, rule=s.rule)
                 held = self.streams[shape] = _Stream(stream, s, version)
             elif held.version != version or held.stream.evaluator is not evaluator:
                 held.stream.set_evaluator(evaluator)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import fields
 from typing import Callable, Optional, Sequence
 
 import numpy as np
@@ -10,24 +11,14 @@ import numpy as np
 from gomoku.game.board import Board
 from gomoku.game.openings import make_openings
 from gomoku.game.rules import RENJU
-from gomoku.search.gumbel import GumbelPlayer
 from gomoku.search.lockstep import FinishedGame, Lockstep, RunStats, _distinct, run_games
-from gomoku.search.mcts_player import MCTSPlayer
-
-ROOT_SEARCHES = ("puct", "gumbel")
-"""self-play's root searches: AlphaZero's PUCT (``MCTSPlayer``) and Gumbel (``GumbelPlayer``)"""
+from gomoku.search.recipe import SelfPlayRecipe
 
 PLAY_AHEAD_CALLS = 4
 """A stream plays ahead of its caller by at most this many calls' games. A call waits for
 its oldest games, so one long game holds up a worker's whole share; meanwhile the other
 workers, whose shares are done, go on playing instead of idling. The games played ahead
 come from weights at most this many calls old."""
-
-
-def check_root_search(root_search: str) -> None:
-    """Raises ValueError unless ``root_search`` names one of ``ROOT_SEARCHES``."""
-    if root_search not in ROOT_SEARCHES:
-        raise ValueError(f"root_search must be one of {', '.join(ROOT_SEARCHES)}, got {root_search!r}")
 
 
 def game_seeds(seed: int, index: int) -> tuple[int, int]:
@@ -60,9 +51,8 @@ class SelfPlayStream:
         evaluator: the net evaluator shared by all games.
         board_shape: ``(width, height, n_in_row)``.
         parallel: games in lockstep.
-        n_playout, c_puct: search settings.
+        recipe: how each game's player searches and chooses (``search.recipe``).
         seed: base seed.
-        root_search: 'puct' (``MCTSPlayer``, AlphaZero) or 'gumbel' (``GumbelPlayer``).
         opening_stones: each game starts from 0 to this many random central stones,
             as many of each count (drawn like the arena's openings, from game ``i``'s
             own seed); they are placed, not searched, so no training position comes
@@ -71,27 +61,19 @@ class SelfPlayStream:
             these openings (move lists), drawn from game ``i``'s seed; placed, like the stones.
         rule: the rule of the games (``gomoku.game.rules``); under renju Black always opens.
         compiled: play on the compiled search core where it can (None: unless turned off; ``search.core``).
-        player_kwargs: passed to each player (noise, playout cap, forced playouts,
-            Gumbel constants; ``c_puct`` goes to PUCT players only).
     """
 
-    def __init__(self, evaluator, board_shape: Sequence[int], parallel: int, n_playout: int,
-                 c_puct: float, seed: int, root_search: str = "puct", opening_stones: int = 0,
-                 opening_book: Sequence[Sequence[int]] = (), openings_share: float = 0.0,
-                 rule: str = "freestyle", compiled: Optional[bool] = None, **player_kwargs):
-        check_root_search(root_search)
+    def __init__(self, evaluator, board_shape: Sequence[int], parallel: int, recipe: SelfPlayRecipe, seed: int,
+                 opening_stones: int = 0, opening_book: Sequence[Sequence[int]] = (), openings_share: float = 0.0,
+                 rule: str = "freestyle", compiled: Optional[bool] = None):
         self.evaluator = evaluator
+        self.recipe = recipe
         self.parallel = parallel
         width, height, n_in_row = board_shape
 
         def new_game(i):
             player_seed, opening_seed = game_seeds(seed, i)
-            if root_search == "gumbel":
-                player = GumbelPlayer(self.evaluator, n_playout=n_playout, seed=player_seed,
-                                      name="self-play", **player_kwargs)
-            else:
-                player = MCTSPlayer(self.evaluator, c_puct=c_puct, n_playout=n_playout, self_play=True,
-                                    seed=player_seed, name="self-play", **player_kwargs)
+            player = recipe.make_player(self.evaluator, player_seed)
             # Under renju Black (player 1) always opens; in the symmetric rules the games take
             # turns at opening, so that each player label plays both colours.
             board = Board(width, height, n_in_row, start_player=1 if rule == RENJU else 1 + i % 2, rule=rule)
@@ -160,11 +142,18 @@ class SelfPlayStream:
         self._stats.seconds += time.perf_counter() - start
 
 
-def self_play_games(evaluator, board_shape: Sequence[int], n_games: int, parallel: int,
-                    n_playout: int, c_puct: float, seed: int, **player_kwargs):
-    """Exactly ``n_games`` self-play games (game ``i`` as in ``SelfPlayStream``), in index order."""
-    stream = SelfPlayStream(evaluator, board_shape, parallel, n_playout, c_puct, seed, **player_kwargs)
-    return run_games(n_games, stream.lockstep.new_game, parallel, record=True)
+def self_play_games(evaluator, board_shape: Sequence[int], n_games: int, parallel: int, seed: int = 0,
+                    compiled: Optional[bool] = None, **settings):
+    """Exactly ``n_games`` self-play games (game ``i`` as in ``SelfPlayStream``), in index order.
+
+    ``settings``: the recipe's fields (``SelfPlayRecipe``) and ``SelfPlayStream``'s opening and rule
+    keywords, by name.
+    """
+    names = {f.name for f in fields(SelfPlayRecipe)}
+    recipe = SelfPlayRecipe(**{k: v for k, v in settings.items() if k in names})
+    stream = SelfPlayStream(evaluator, board_shape, parallel, recipe, seed,
+                            **{k: v for k, v in settings.items() if k not in names})
+    return run_games(n_games, stream.lockstep.new_game, parallel, record=True, compiled=compiled)
 
 
 def training_arrays(games: Sequence[FinishedGame], value_mix: float = 0.0):

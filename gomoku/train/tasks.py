@@ -1,8 +1,8 @@
 """What the actors play and what comes back: tasks, their settings, and match scores.
 
-``SelfPlaySettings`` is the self-play recipe a worker plays by, read from the
-``TrainConfig`` fields of the same names and handed to the players under those
-names. A ``MatchTask`` is a share of a match between two player specs; its games
+``SelfPlaySettings`` is what a worker's self-play games are played by: the players'
+recipe (``search.recipe``) and the games' openings and rule, read from the ``TrainConfig``
+fields of the same names. A ``MatchTask`` is a share of a match between two player specs; its games
 come back as ``MatchGame`` records, scored from A's side (``points``, ``Tally``).
 The seed helpers give every game, side and actor a random stream of its own.
 Nothing here starts a process or plays a move: see ``actors`` for where games are
@@ -20,18 +20,11 @@ import numpy as np
 from gomoku.game.openings import book_for_board
 from gomoku.search.lockstep import RunStats
 from gomoku.search.players import PlayerSpec
+from gomoku.search.recipe import SelfPlayRecipe
 from gomoku.train.config import TrainConfig
 
 PUBLISHED = "<published>"
 """The model path of a player spec that plays the weights of the last ``publish``."""
-
-PUCT_PLAYER_FIELDS = ("dirichlet_alpha", "noise_frac", "explore_moves", "p_full", "n_fast", "forced_k",
-                      "win_check", "threats")
-"""the settings a PUCT self-play player (``MCTSPlayer``) takes, under these names"""
-GUMBEL_PLAYER_FIELDS = ("gumbel_m", "gumbel_c_visit", "gumbel_c_scale", "p_full", "n_fast", "win_check",
-                        "threats")
-"""the settings a Gumbel self-play player (``GumbelPlayer``) takes, under these names"""
-
 
 class WorkerError(RuntimeError):
     """A worker process failed or died; the message says which and how."""
@@ -55,50 +48,29 @@ class Progress:
 # ------------------------------------------------------------------ what to play
 @dataclass(frozen=True)
 class SelfPlaySettings:
-    """How self-play games are played (the same for every game of a run).
-
-    The fields but ``board_shape``, ``parallel`` and ``opening_book`` are the
-    ``TrainConfig`` fields of the same names, with the same defaults; see there
-    for what each does.
-    """
+    """How self-play games are played (the same for every game of a run): the players' recipe
+    and the games' board, openings and rule. ``from_config`` reads them from the ``TrainConfig``
+    fields of the same names."""
 
     board_shape: tuple
     """(width, height, n_in_row)"""
     parallel: int
     """games in lockstep per actor"""
-    n_playout: int
-    c_puct: float
-    dirichlet_alpha: float = TrainConfig.dirichlet_alpha
-    noise_frac: float = TrainConfig.noise_frac
-    explore_moves: int = TrainConfig.explore_moves
-    p_full: float = TrainConfig.p_full
-    n_fast: int = TrainConfig.n_fast
-    forced_k: float = TrainConfig.forced_k
-    root_search: str = TrainConfig.root_search
-    gumbel_m: int = TrainConfig.gumbel_m
-    gumbel_c_visit: float = TrainConfig.gumbel_c_visit
-    gumbel_c_scale: float = TrainConfig.gumbel_c_scale
+    recipe: SelfPlayRecipe = SelfPlayRecipe()
     opening_stones: int = TrainConfig.opening_stones
     opening_book: tuple = ()
     """openings (move tuples) that a share of the games start from instead"""
     openings_share: float = 0.0
     """that share (0 here: without a book no game starts from one)"""
-    win_check: bool = TrainConfig.win_check
-    threats: bool = TrainConfig.threats
     rule: str = TrainConfig.rule
 
     @classmethod
     def from_config(cls, config, board_shape: tuple, parallel: int) -> "SelfPlaySettings":
         """The settings a ``TrainConfig`` gives for games on ``board_shape``: its fields of the same names."""
-        names = [f.name for f in fields(cls) if f.name not in ("board_shape", "parallel", "opening_book")]
+        recipe = SelfPlayRecipe(**{f.name: getattr(config, f.name) for f in fields(SelfPlayRecipe)})
         book = book_for_board(config.openings, *board_shape) if config.openings else []
-        return cls(tuple(board_shape), parallel, **{name: getattr(config, name) for name in names},
-                   opening_book=tuple(tuple(moves) for moves in book))
-
-    def player_kwargs(self) -> dict:
-        """The keyword arguments of each self-play player: the fields it takes, by their names."""
-        names = GUMBEL_PLAYER_FIELDS if self.root_search == "gumbel" else PUCT_PLAYER_FIELDS
-        return {name: getattr(self, name) for name in names}
+        return cls(tuple(board_shape), parallel, recipe, config.opening_stones,
+                   tuple(tuple(moves) for moves in book), config.openings_share, config.rule)
 
 
 @dataclass
