@@ -158,7 +158,7 @@ def test_level_0_plays_one_of_the_best_scored_moves_at_random():
     again = [choose_move(board, 0, np.random.default_rng(3)) for _ in range(2)]
     assert again[0] == again[1]
     player = HeuristicPlayer(0, seed=5)
-    assert str(player) == "heuristic 0" and scores[player.choose(board)[0]] >= cutoff
+    assert str(player) == "heuristic 0" and scores[player.choose(board).move] >= cutoff
 
 
 # --------------------------------------------------------------- forced wins
@@ -275,7 +275,8 @@ def test_never_plays_an_illegal_move_and_repeats_itself_given_a_seed(geometry):
                 if players[board.current_player] is None:
                     move = int(rng.choice(board.legal_moves()))
                 else:
-                    move, pi = players[board.current_player].choose(board)
+                    result = players[board.current_player].choose(board)
+                    move, pi = result.move, result.pi
                     assert pi[move] == 1.0 and pi.sum() == 1.0
                 board.do_move(move)  # raises on an illegal move
             games.append(board.history)

@@ -28,17 +28,25 @@ def fresh_board():
     return board
 
 
+def _search(player, board):
+    """The player's search through its two halves, then its decision (``SearchResult``)."""
+    while (leaf := player.next_leaf(board)) is not None:
+        priors, values = player.evaluator.evaluate([board])
+        player.receive(leaf, board, priors[0], float(values[0]))
+    return player.choose(board)
+
+
 # ------------------------------------------------------------ playout cap randomisation
 def test_playout_cap_records_only_full_searches_and_about_p_full_of_them():
     player = MCTSPlayer(HashEvaluator(), n_playout=12, n_fast=3, p_full=0.25, self_play=True, seed=1)
     board = fresh_board()
     recorded = []
     for _ in range(400):
-        player.get_action(board)
+        result = _search(player, board)
         visits = player.mcts.root.N
         assert visits in (3, 12)
-        assert player.last_recorded == (visits == 12)
-        recorded.append(player.last_recorded)
+        assert result.recorded == (visits == 12)
+        recorded.append(result.recorded)
         player.reset()
     assert 0.18 < np.mean(recorded) < 0.32
 
@@ -238,9 +246,13 @@ def test_value_mixing():
 
 def test_root_value_is_the_visit_weighted_mean():
     player = MCTSPlayer(HashEvaluator(), n_playout=50, seed=0)
-    player.get_action(fresh_board())
+    board = fresh_board()
+    while (leaf := player.next_leaf(board)) is not None:
+        priors, values = player.evaluator.evaluate([board])
+        player.receive(leaf, board, priors[0], float(values[0]))
     root = player.mcts.root
-    assert player.last_root_value == pytest.approx((root.child_N * root.child_Q).sum() / root.child_N.sum())
+    result = player.choose(board)
+    assert result.root_value == pytest.approx((root.child_N * root.child_Q).sum() / root.child_N.sum())
 
 
 @pytest.mark.parametrize("bad, message", [

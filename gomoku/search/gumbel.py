@@ -44,6 +44,7 @@ import numpy as np
 from gomoku import interrupt
 from gomoku.game.board import Board
 from gomoku.search.mcts import MCTS, Evaluator
+from gomoku.search.player import SearchResult
 from gomoku.search.playout_cap import N_FAST, check_playout_cap
 from gomoku.search.tree import Leaf, TreeNode
 
@@ -213,8 +214,6 @@ class GumbelPlayer:
         self.rng = np.random.default_rng(seed)
         self.name = name
         self.playouts_run = 0
-        self.last_recorded = True
-        self.last_root_value = 0.0
         self._end_move()
 
     def _end_move(self) -> None:
@@ -287,17 +286,16 @@ class GumbelPlayer:
         self.tree.backup(leaf, board, priors, value)
         self.playouts_run += 1
 
-    def choose(self, board: Board) -> tuple[int, np.ndarray]:
+    def choose(self, board: Board) -> SearchResult:
         """The best remaining move by ``g + l + sigma(q)``, and the target ``pi'``."""
         root = self.tree.root
         scores = self._score(self._remaining)
         move = int(root.moves[self._remaining[int(np.argmax(scores))]])
         pi = np.zeros(board.size)
         pi[root.moves] = improved_policy(root, self.tree.c_visit, self.tree.c_scale)
-        self.last_recorded = self._full is not False
-        self.last_root_value = self.tree.root_value()
+        result = SearchResult(move, pi, self.tree.root_value(), self._full is not False)
         self._end_move()
-        return move, pi
+        return result
 
     def notify_move(self, move: int) -> None:
         self._end_move()
@@ -318,8 +316,8 @@ class GumbelPlayer:
                 break
             priors, values = self.evaluator.evaluate([board])
             self.receive(leaf, board, priors[0], float(values[0]))
-        move, pi = self.choose(board)
-        return (move, pi) if return_probs else move
+        result = self.choose(board)
+        return (result.move, result.pi) if return_probs else result.move
 
     def __str__(self) -> str:
         return f"{self.name} ({self.n_playout} simulations)"

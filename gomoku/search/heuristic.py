@@ -30,6 +30,7 @@ from typing import Callable, Optional
 import numpy as np
 
 from gomoku.game.board import Board
+from gomoku.search.player import SearchResult
 from gomoku.search.threat_board import ThreatBoard
 from gomoku.search.threat_searches import find_vcf, find_vct
 
@@ -222,12 +223,12 @@ class HeuristicPlayer:
     def receive(self, leaf, board: Board, priors: np.ndarray, value: float) -> None:
         raise RuntimeError("the heuristic player asks for no evaluations")
 
-    def choose(self, board: Board) -> tuple[int, np.ndarray]:
+    def choose(self, board: Board) -> SearchResult:
         """The move, with pi all on it."""
         move = choose_move(board, self.level, self.rng)
         pi = np.zeros(board.size)
         pi[move] = 1.0
-        return move, pi
+        return SearchResult(move, pi)
 
     def notify_move(self, move: int) -> None:
         pass
@@ -237,8 +238,8 @@ class HeuristicPlayer:
 
     def get_action(self, board: Board, return_probs: bool = False, stop=None):
         """The chosen move (and pi); ``stop`` has nothing to end, a move takes well under a second."""
-        move, pi = self.choose(board)
-        return (move, pi) if return_probs else move
+        result = self.choose(board)
+        return (result.move, result.pi) if return_probs else result.move
 
     def __str__(self) -> str:
         return self.name

@@ -94,10 +94,9 @@ class Lockstep:
 
     Args:
         new_game: builds game ``i``: its board and its player for each colour.
-            Players follow ``MCTSPlayer``'s protocol (next_leaf, receive, choose,
-            notify_move, reset) and carry an ``evaluator``.
+            Players follow ``player.Player`` and carry an ``evaluator``.
         record: keep planes and pi of every position the mover's search marks as a
-            training target (``last_recorded``; a player without it records all). The
+            training target (the ``SearchResult``'s ``recorded``). The
             planes are those of the input version of the mover's evaluator (1 without one).
     """
 
@@ -159,12 +158,13 @@ class Lockstep:
         """The mover's search is done: it chooses, the position is recorded, the move played.
         Returns the move and whether the game is over (then it is among the step's finished games)."""
         board = slot.board
-        move, pi = player.choose(board)
-        if slot.record and getattr(player, "last_recorded", True):
+        result = player.choose(board)
+        move = result.move
+        if slot.record and result.recorded:
             slot.planes.append(planes(board, _input_version(player)))
-            slot.pis.append(pi.astype(np.float32))
+            slot.pis.append(result.pi.astype(np.float32))
             slot.to_move.append(board.current_player)
-            slot.root_values.append(getattr(player, "last_root_value", 0.0))
+            slot.root_values.append(result.root_value)
         board.play(move)
         for p in _distinct(slot.players):
             p.notify_move(move)

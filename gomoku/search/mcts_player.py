@@ -12,6 +12,7 @@ import numpy as np
 
 from gomoku.game.board import Board
 from gomoku.search.mcts import MCTS, Evaluator, SearchStopped, search
+from gomoku.search.player import SearchResult
 from gomoku.search.playout_cap import N_FAST, check_playout_cap
 from gomoku.search.tree import Leaf
 
@@ -30,8 +31,8 @@ class MCTSPlayer:
       ``p_full``, a full search (``n_playout`` playouts, the usual noise in the
       move choice, forced playouts if asked) whose position is a training
       target; otherwise a fast search of ``n_fast`` playouts, no noise, whose
-      move is played but not recorded (``last_recorded`` is False after
-      ``choose``). The chance is drawn from the player's own generator.
+      move is played but not recorded (``recorded`` is False in the
+      ``SearchResult`` of ``choose``). The chance is drawn from the player's own generator.
     * forced playouts with policy-target pruning (``forced_k > 0``, KataGo: 2),
       in full searches: see ``MCTS``; the returned pi is the pruned visit
       distribution and the move is chosen from the unpruned one, as without them.
@@ -82,8 +83,6 @@ class MCTSPlayer:
         self._done = 0  # playouts done for the current move
         self._full: Optional[bool] = None  # whether the current move is a full search; None until drawn
         self.playouts_run = 0  # playouts over the player's life, for throughput figures
-        self.last_recorded = True  # whether the last chosen move's position is a training target
-        self.last_root_value = 0.0  # the root's mean value after the last search, for the player to move
 
     @property
     def progress(self) -> float:
@@ -123,10 +122,10 @@ class MCTSPlayer:
         self._done += 1
         self.playouts_run += 1
 
-    def choose(self, board: Board) -> tuple[int, np.ndarray]:
+    def choose(self, board: Board) -> SearchResult:
         """Picks the move once the playouts are done; returns it with the search's pi.
 
-        Sets ``last_recorded`` (False for a fast search) and ``last_root_value``.
+        The result is recorded (a training target) unless the move was a fast search.
         """
         full = self._full is not False
         pi = self.mcts.visit_probs(board.size, self.temperature)
@@ -141,10 +140,9 @@ class MCTSPlayer:
             move = self.mcts.best_move(board)
         if full and self.forced_k > 0:
             pi = self.mcts.visit_probs(board.size, self.temperature, self.mcts.pruned_counts(self.forced_k))
-        self.last_recorded = full
-        self.last_root_value = self.mcts.root_value()
+        result = SearchResult(move, pi, self.mcts.root_value(), full)
         self._end_move()
-        return move, pi
+        return result
 
     def notify_move(self, move: int) -> None:
         """Tells the player a move was played on the board (its own or the opponent's)."""
@@ -187,8 +185,8 @@ class MCTSPlayer:
         if self._done < budget:
             self.reset()
             raise SearchStopped()
-        move, pi = self.choose(board)
-        return (move, pi) if return_probs else move
+        result = self.choose(board)
+        return (result.move, result.pi) if return_probs else result.move
 
     def __str__(self) -> str:
         return f"{self.name} ({self.n_playout} playouts)"

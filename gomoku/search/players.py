@@ -26,6 +26,7 @@ from gomoku.game.board import Board
 from gomoku.search.heuristic import DEFAULT_LEVEL, HeuristicPlayer, check_level
 from gomoku.search.mcts_player import MCTSPlayer
 from gomoku.search.options import SearchOptions
+from gomoku.search.player import SearchResult
 from gomoku.search.rollout import RolloutEvaluator
 from gomoku.search.tree import Leaf
 
@@ -53,13 +54,13 @@ class PolicyPlayer:
     def receive(self, leaf: Leaf, board: Board, priors: np.ndarray, value: float) -> None:
         self._priors = np.asarray(priors, dtype=np.float64)
 
-    def choose(self, board: Board) -> tuple[int, np.ndarray]:
+    def choose(self, board: Board) -> SearchResult:
         legal = np.asarray(board.legal_moves())
         p = self._priors[legal]
         pi = np.zeros(board.size)
         pi[legal] = p / p.sum() if p.sum() > 0 else 1.0 / len(legal)
         self._priors = None
-        return int(legal[np.argmax(p)]), pi
+        return SearchResult(int(legal[np.argmax(p)]), pi)
 
     def notify_move(self, move: int) -> None:
         self._priors = None
@@ -73,8 +74,8 @@ class PolicyPlayer:
             raise ValueError("the game is over: there is no move to choose")
         priors, _ = self.evaluator.evaluate([board])
         self._priors = np.asarray(priors[0], dtype=np.float64)
-        move, pi = self.choose(board)
-        return (move, pi) if return_probs else move
+        result = self.choose(board)
+        return (result.move, result.pi) if return_probs else result.move
 
     def __str__(self) -> str:
         return self.name
