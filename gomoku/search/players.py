@@ -12,6 +12,9 @@ A player is described by a short string, used by flags and menus:
 * ``policy`` or ``policy:PATH``: the policy network's most probable move, no search;
 * ``heuristic`` or ``heuristic:LEVEL``: threat scoring and forced-win searches
   (``heuristic.HeuristicPlayer``), levels 0 to 4 (4 by default);
+* ``engine:COMMAND``: a Gomocup engine started with the command line ``COMMAND`` (everything
+  after the first ``:``), driven through the protocol (``gomoku.play.engine_player``); its
+  ``INFO`` lines come from ``--engine-info``;
 * ``human``: moves come from the user (``make_player`` returns None).
 """
 
@@ -29,7 +32,9 @@ from gomoku.search.options import SearchOptions
 from gomoku.search.rollout import RolloutEvaluator
 from gomoku.search.tree import Leaf
 
-PLAYER_KINDS = ("human", "az", "pure", "policy", "heuristic")
+PLAYER_KINDS = ("human", "az", "pure", "policy", "heuristic", "engine")
+ENGINES = ("engines",)
+"""the key of ``make_player``'s cache under which the engine connections are kept"""
 
 
 class PolicyPlayer:
@@ -93,6 +98,9 @@ class PlayerSpec:
     # The inference precision of a model player ('fp32', 'bf16', 'auto'); None: the caller's.
     # Not part of the text form either: set by flags, e.g. to play one net in two precisions.
     precision: Optional[str] = None
+    command: Optional[str] = None  # an engine's command line
+    # An engine's INFO lines, ((key, value), ...): not part of the text form, set by --engine-info.
+    engine_info: tuple = ()
 
     @classmethod
     def parse(cls, text: str, default_model: Optional[str] = None,
@@ -105,6 +113,12 @@ class PlayerSpec:
         """
         parts = str(text).strip().split(":")
         kind = parts[0].lower()
+        if kind == "engine":
+            from gomoku.play.engine_player import engine_argv  # the play layer drives engines
+
+            command = str(text).strip()[len("engine:"):].strip()
+            engine_argv(command)  # raises for an empty command or unbalanced quotes
+            return cls(kind, command=command)
         if kind not in PLAYER_KINDS:
             raise ValueError(f"unknown player {text!r}: use one of {', '.join(PLAYER_KINDS)}")
         rest = parts[1:]
@@ -128,6 +142,10 @@ class PlayerSpec:
             raise ValueError(f"too many ':' parts in {text!r}")
         return cls(kind, model, playouts)
 
+    def with_engine_info(self, info: tuple) -> "PlayerSpec":
+        """This spec with ``info`` (``engine_player.parse_engine_info``) if it is an engine."""
+        return replace(self, engine_info=tuple(info)) if self.kind == "engine" else self
+
     def with_search(self, search: SearchOptions) -> "PlayerSpec":
         """This spec with ``search`` if it is an az player; the others have no PUCT search."""
         return replace(self, search=search) if self.kind == "az" else self
@@ -142,6 +160,10 @@ class PlayerSpec:
             return "policy net" + (f" ({self.precision})" if self.precision else "")
         if self.kind == "heuristic":
             return f"heuristic {self.level}"
+        if self.kind == "engine":
+            from gomoku.play.engine_player import engine_name
+
+            return engine_name(self.command, self.engine_info)
         return "human"
 
 
@@ -182,6 +204,12 @@ def make_player(spec: PlayerSpec, board: Board, c_puct: float = 5.0, seed: Optio
     """
     if spec.kind == "human":
         return None
+    if spec.kind == "engine":
+        # The play layer drives engines; the games of a match share one process per command.
+        from gomoku.play.engine_player import EnginePlayer, connection_for
+
+        engines = {} if models is None else models.setdefault(ENGINES, {})
+        return EnginePlayer(connection_for(spec.command, spec.engine_info, board, engines), str(spec))
     if spec.kind == "heuristic":
         return HeuristicPlayer(spec.level, seed=seed, name=str(spec))
     if spec.kind == "pure":
@@ -217,4 +245,15 @@ def spec_text(spec: PlayerSpec) -> str:
         return f"policy:{spec.model}"
     if spec.kind == "heuristic":
         return f"heuristic:{spec.level}"
+    if spec.kind == "engine":
+        return f"engine:{spec.command}"
     return f"az:{spec.model}:{spec.playouts}"
+
+
+def close_engines(models: Optional[dict]) -> None:
+    """Ends the engine processes ``make_player`` started into the cache ``models``."""
+    engines = (models or {}).get(ENGINES)
+    if engines:
+        from gomoku.play.engine_player import close_engines as close
+
+        close(engines)
