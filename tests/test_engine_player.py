@@ -183,3 +183,20 @@ def test_pbrain_gomokuzero_plays_as_an_engine_player():
     result = run_arena(ArenaSettings("heuristic:0", f"engine:{command}", games=2, size=(9, 9), n_in_row=5,
                                      workers=1, engine_info="timeout_turn 5000"))
     assert result.total.games == 2 and result.faults() == {"A": {}, "B": {}}
+
+
+def test_the_trainer_evaluates_against_an_engine(tmp_path):
+    from gomoku.train.pipeline import TrainPipeline
+    from tests.test_pipeline import tiny_config
+
+    config = tiny_config(width=9, height=9, n_in_row=5, eval_opponent=f"engine:{fake('illegal')}",
+                         engine_info="timeout_turn 1000")
+    pipeline = TrainPipeline(config, str(tmp_path / "run"), log=lambda s: None)
+    try:
+        record = pipeline.evaluate()
+    finally:
+        pipeline.actors.close()
+    assert record["opponent"] == f"engine:{fake('illegal')}" and record["engine_info"] == "timeout_turn 1000"
+    assert record["wins"] == 2 and record["engine_faults"] == [{2: {"illegal": 1}}, {1: {"illegal": 1}}]
+    with pytest.raises(ValueError, match="engine:COMMAND needs a command line"):
+        tiny_config(eval_opponent="engine: ").validate()

@@ -37,8 +37,6 @@ and every connection still open at exit is closed.
 from __future__ import annotations
 
 import atexit
-import re
-import shlex
 import tempfile
 import time
 import weakref
@@ -50,73 +48,14 @@ import numpy as np
 from gomoku.game.board import Board, IllegalMoveError
 from gomoku.play.protocol import ProtocolError, UNLIMITED_MS, parse_pair
 from gomoku.play.referee import HANG_GRACE_S, RULE_NUMBERS, EngineProcess, board_block
+from gomoku.search.players import EngineError, engine_argv, engine_name, info_text, parse_engine_info  # noqa: F401
 
 DEFAULT_TURN_MS = 5000  # timeout_turn when --engine-info names none
 START_TIMEOUT_S = 120.0  # an engine may load a model or a network at START
 SETTLE_S = 0.05  # pause between an engine's answer and the next command it is sent
 RETRIES = 2  # restarts after a hang or a crash before the match stops
 ENGINE_FAULTS = ("illegal", "late", "hang", "crash")
-_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _OPEN: "weakref.WeakSet[EngineConnection]" = weakref.WeakSet()
-
-
-class EngineError(ValueError):
-    """An engine that cannot play: a bad command line, bad ``--engine-info``, no answer to START."""
-
-
-def engine_argv(command: str) -> list[str]:
-    """The argument list of an engine's command line (shell quoting rules, no shell).
-
-    Raises:
-        EngineError: an empty command or unbalanced quotes.
-    """
-    try:
-        argv = shlex.split(command)
-    except ValueError as exc:
-        raise EngineError(f"cannot read the engine command {command!r}: {exc}") from None
-    if not argv:
-        raise EngineError("engine:COMMAND needs a command line, e.g. engine:'pbrain-rapfi'")
-    return argv
-
-
-def parse_engine_info(text: Optional[str]) -> tuple[tuple[str, str], ...]:
-    """Reads ``--engine-info "KEY VALUE;KEY VALUE"`` into ``((key, value), ...)``, keys in lower case.
-
-    Raises:
-        EngineError: a part that is not a key and one value, a key that is not a word, or a
-            ``timeout_turn`` or ``rule`` that is not a whole number.
-    """
-    pairs = []
-    for part in (text or "").split(";"):
-        if not part.strip():
-            continue
-        words = part.split()
-        if len(words) != 2 or not _KEY.fullmatch(words[0]):
-            raise EngineError(f"--engine-info: cannot read {part.strip()!r}: write KEY VALUE pairs separated "
-                              f"by ';', e.g. \"timeout_turn 1000;max_node 100000\"")
-        key, value = words[0].lower(), words[1]
-        if key in ("timeout_turn", "rule") and not (value.isascii() and value.isdigit()):
-            raise EngineError(f"--engine-info: {key} must be a whole number, got {value!r}")
-        pairs.append((key, value))
-    return tuple(pairs)
-
-
-def info_text(info: tuple[tuple[str, str], ...]) -> str:
-    """``info`` written back as ``--engine-info`` reads it."""
-    return ";".join(f"{key} {value}" for key, value in info)
-
-
-def engine_name(command: str, info: tuple = ()) -> str:
-    """A short label: the program's file name and the info's own keys, e.g. ``pbrain-rapfi (max_node 1000)``."""
-    try:
-        argv = shlex.split(command)
-    except ValueError:
-        argv = command.split()
-    program = argv[0].rsplit("/", 1)[-1] if argv else "engine"
-    if program.startswith("python") and "-m" in argv[:-1]:
-        program = argv[argv.index("-m") + 1]
-    shown_info = [f"{k} {v}" for k, v in info if k != "rule"]
-    return f"engine {program}" + (f" ({', '.join(shown_info)})" if shown_info else "")
 
 
 class EngineConnection:

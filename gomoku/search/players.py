@@ -20,6 +20,8 @@ A player is described by a short string, used by flags and menus:
 
 from __future__ import annotations
 
+import re
+import shlex
 from dataclasses import dataclass, replace
 from typing import Optional
 
@@ -31,6 +33,68 @@ from gomoku.search.mcts_player import MCTSPlayer
 from gomoku.search.options import SearchOptions
 from gomoku.search.rollout import RolloutEvaluator
 from gomoku.search.tree import Leaf
+
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+class EngineError(ValueError):
+    """An engine that cannot play: a bad command line, bad ``--engine-info``, no answer to START."""
+
+
+def engine_argv(command: str) -> list[str]:
+    """The argument list of an engine's command line (shell quoting rules, no shell).
+
+    Raises:
+        EngineError: an empty command or unbalanced quotes.
+    """
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:
+        raise EngineError(f"cannot read the engine command {command!r}: {exc}") from None
+    if not argv:
+        raise EngineError("engine:COMMAND needs a command line, e.g. engine:'pbrain-rapfi'")
+    return argv
+
+
+def parse_engine_info(text: Optional[str]) -> tuple[tuple[str, str], ...]:
+    """Reads ``--engine-info "KEY VALUE;KEY VALUE"`` into ``((key, value), ...)``, keys in lower case.
+
+    Raises:
+        EngineError: a part that is not a key and one value, a key that is not a word, or a
+            ``timeout_turn`` or ``rule`` that is not a whole number.
+    """
+    pairs = []
+    for part in (text or "").split(";"):
+        if not part.strip():
+            continue
+        words = part.split()
+        if len(words) != 2 or not _KEY.fullmatch(words[0]):
+            raise EngineError(f"--engine-info: cannot read {part.strip()!r}: write KEY VALUE pairs separated "
+                              f"by ';', e.g. \"timeout_turn 1000;max_node 100000\"")
+        key, value = words[0].lower(), words[1]
+        if key in ("timeout_turn", "rule") and not (value.isascii() and value.isdigit()):
+            raise EngineError(f"--engine-info: {key} must be a whole number, got {value!r}")
+        pairs.append((key, value))
+    return tuple(pairs)
+
+
+def info_text(info: tuple[tuple[str, str], ...]) -> str:
+    """``info`` written back as ``--engine-info`` reads it."""
+    return ";".join(f"{key} {value}" for key, value in info)
+
+
+def engine_name(command: str, info: tuple = ()) -> str:
+    """A short label: the program's file name and the info's own keys, e.g. ``pbrain-rapfi (max_node 1000)``."""
+    try:
+        argv = shlex.split(command)
+    except ValueError:
+        argv = command.split()
+    program = argv[0].rsplit("/", 1)[-1] if argv else "engine"
+    if program.startswith("python") and "-m" in argv[:-1]:
+        program = argv[argv.index("-m") + 1]
+    shown_info = [f"{k} {v}" for k, v in info if k != "rule"]
+    return f"engine {program}" + (f" ({', '.join(shown_info)})" if shown_info else "")
+
 
 PLAYER_KINDS = ("human", "az", "pure", "policy", "heuristic", "engine")
 ENGINES = ("engines",)
@@ -114,8 +178,6 @@ class PlayerSpec:
         parts = str(text).strip().split(":")
         kind = parts[0].lower()
         if kind == "engine":
-            from gomoku.play.engine_player import engine_argv  # the play layer drives engines
-
             command = str(text).strip()[len("engine:"):].strip()
             engine_argv(command)  # raises for an empty command or unbalanced quotes
             return cls(kind, command=command)
@@ -161,8 +223,6 @@ class PlayerSpec:
         if self.kind == "heuristic":
             return f"heuristic {self.level}"
         if self.kind == "engine":
-            from gomoku.play.engine_player import engine_name
-
             return engine_name(self.command, self.engine_info)
         return "human"
 

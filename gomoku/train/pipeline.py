@@ -225,7 +225,7 @@ class TrainPipeline:
         pipeline._earlier_sizes = state.get("earlier_sizes", ())
         # Checkpoints from before the heuristic ladder lack its level.
         pipeline.heuristic_level = state.get("heuristic_level", config.heuristic_level_start)
-        if changed.keys() & {"eval_opponent", "heuristic_level_start", "pure_playout_start"}:
+        if changed.keys() & {"eval_opponent", "heuristic_level_start", "pure_playout_start", "engine_info"}:
             # A new yardstick: its ladder starts where the flags say, and no score is yet the best on it.
             pipeline.heuristic_level = config.heuristic_level_start
             pipeline.pure_playouts = config.pure_playout_start
@@ -421,11 +421,18 @@ class TrainPipeline:
         """The opponent of the next evaluation: pure MCTS or the heuristic, at its rung of the ladder."""
         if self.config.eval_opponent == "heuristic":
             return PlayerSpec("heuristic", level=self.heuristic_level)
+        if self.config.eval_opponent.startswith("engine:"):
+            from gomoku.search.players import parse_engine_info
+
+            return PlayerSpec.parse(self.config.eval_opponent).with_engine_info(
+                parse_engine_info(self.config.engine_info))
         return PlayerSpec("pure", playouts=self.pure_playouts)
 
     def _climb_ladder(self) -> None:
         """A stronger evaluation opponent, if there is one; the best win ratio starts again."""
         cfg = self.config
+        if cfg.eval_opponent.startswith("engine:"):
+            return  # an engine at its settings: no ladder
         if cfg.eval_opponent == "heuristic":
             if self.heuristic_level < max(LEVELS):
                 self.heuristic_level = min(level for level in LEVELS if level > self.heuristic_level)
@@ -479,6 +486,11 @@ class TrainPipeline:
             record["opening_stones"] = cfg.eval_opening_stones
         if opponent.kind == "pure":
             record["pure_playouts"] = opponent.playouts
+        elif opponent.kind == "engine":
+            record["engine_info"] = cfg.engine_info
+            faults = [g.faults for g in games if g.faults]
+            if faults:
+                record["engine_faults"] = faults
         else:
             record["heuristic_level"] = opponent.level
         # White's results on their own: with Black-favoured openings they are what tells models apart.
