@@ -4,8 +4,8 @@
     python scripts/elo_ladder.py games/*.jsonl --anchor heuristic:4 --place az:NEW.npz:800 \\
         --out games/new.jsonl --openings balanced --target 150
 
-Reads the games files ``gomoku-arena --out`` writes (one JSON object a game) and rates every
-player in them at once. A player is its spec, and for an engine its ``--engine-info`` too
+Reads the games files ``gomoku-arena --out`` writes (one JSON object a game), and the SGF files
+of c-gomoku-cli (its engines renamed with ``--alias``), and rates every player in them at once. A player is its spec, and for an engine its ``--engine-info`` too
 (``engine pbrain-rapfi, max_node 10000``); model paths are cut to their file names.
 
 The model: Black (player 1) at rating ``r_b`` beats White at ``r_w`` with probability
@@ -27,8 +27,9 @@ import argparse
 import json
 import math
 import os
+import re
 import sys
-from collections import defaultdict
+from typing import Optional
 
 import numpy as np
 
@@ -50,10 +51,30 @@ def player_label(spec: str, engine_info: str = "") -> str:
     return ":".join(parts)
 
 
-def read_games(paths: list[str]) -> tuple[list[tuple[str, str, float]], dict]:
-    """``(black, white, black's points)`` of every game in ``paths``, and each label's spec and info."""
+_SGF_GAME = re.compile(r"\(;[^()]*?PB\[([^\]]*)\][^()]*?PW\[([^\]]*)\][^()]*?RE\[([^\]]*)\]", re.S)
+
+
+def read_sgf(path: str, aliases: dict) -> list[tuple[str, str, float]]:
+    """The games of an SGF file c-gomoku-cli wrote (``-sgf FILE``), players renamed by ``aliases``."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    games = []
+    for black, white, result in _SGF_GAME.findall(text):
+        points = 1.0 if result.startswith("B+") else 0.0 if result.startswith("W+") else 0.5
+        games.append((aliases.get(black, black), aliases.get(white, white), points))
+    return games
+
+
+def read_games(paths: list[str], aliases: Optional[dict] = None) -> tuple[list[tuple[str, str, float]], dict]:
+    """``(black, white, black's points)`` of every game in ``paths``, and each label's spec and info.
+
+    A file ending in ``.sgf`` is c-gomoku-cli's; the others are ``gomoku-arena --out`` files.
+    """
     games, specs = [], {}
     for path in paths:
+        if path.endswith(".sgf"):
+            games += read_sgf(path, aliases or {})
+            continue
         with open(path, encoding="utf-8") as f:
             for line in f:
                 if not line.strip():
@@ -206,7 +227,11 @@ def place(args, games, specs) -> list:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description="Rate every player of arena games files on one Elo scale.")
-    parser.add_argument("files", nargs="+", help="games files that gomoku-arena --out wrote")
+    parser.add_argument("files", nargs="+", help="games files that gomoku-arena --out wrote, or .sgf files "
+                                                 "of c-gomoku-cli")
+    parser.add_argument("--alias", action="append", default=[], metavar="NAME=LABEL",
+                        help="rate c-gomoku-cli's engine NAME as LABEL, e.g. "
+                             "'rapfi-10k=engine pbrain-rapfi, max_node 10000' (repeatable)")
     parser.add_argument("--anchor", required=True, help="the player rated 0, as the table names it")
     parser.add_argument("--prior", type=float, default=2.0, help="virtual draws per pair that met (default: 2)")
     parser.add_argument("--table", help="write the Markdown table here (default: print it)")
@@ -222,7 +247,8 @@ def main(argv=None) -> int:
     parser.add_argument("--out", help="--place appends its games to this file")
     args = parser.parse_args(argv)
     try:
-        games, specs = read_games(args.files)
+        aliases = dict(alias.split("=", 1) for alias in args.alias if "=" in alias)
+        games, specs = read_games(args.files, aliases)
         if args.place:
             games = place(args, games, specs)
         text = table(games, args.anchor, args.prior)

@@ -67,3 +67,12 @@ def test_placing_a_newcomer_plays_pairs_against_the_nearest_player(tmp_path):
                             "--out", str(out)]) == 0
     new = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(new) == 4 and all("heuristic:1" in g["players"].values() for g in new)
+
+
+def test_c_gomoku_cli_games_join_under_their_aliases(tmp_path):
+    sgf = tmp_path / "cli.sgf"
+    sgf.write_text("(;FF[4]GM[4]PB[r1k]PW[r10k]RE[W+1]TE[White win by five connection]\n;B[hh];W[ii])\n\n"
+                   "(;FF[4]GM[4]PB[r10k]PW[r1k]RE[B+1]TE[Black win]\n;B[hh])\n")
+    games, _ = elo_ladder.read_games([str(sgf)], {"r1k": "engine pbrain-rapfi, max_node 1000"})
+    assert games == [("engine pbrain-rapfi, max_node 1000", "r10k", 0.0),
+                     ("r10k", "engine pbrain-rapfi, max_node 1000", 1.0)]
