@@ -4,7 +4,8 @@
 
 Modes: ``ok`` (the default) plays well-formed moves; ``illegal`` answers 0,0 every time;
 ``drop`` ignores any command that arrives within 0.3 s of its last answer, as engines do
-whose search thread is still winding down; ``crash`` exits instead of its second move;
+whose search thread is still winding down; ``droperror`` ignores a ``BOARD`` line that arrives
+within 0.3 s of its last answer and then answers each stone line with ``ERROR``, as Rapfi does; ``crash`` exits instead of its second move;
 ``noanswer`` answers START and then nothing; ``refuse`` answers START with ERROR.
 Every line it reads is appended to the file named by ``FAKE_ENGINE_LOG``, if set.
 """
@@ -51,6 +52,12 @@ for raw in sys.stdin:
     if mode == "drop" and not in_board and time.monotonic() - answered_at < 0.3:
         continue
     word = line.split(" ")[0].upper()
+    if mode == "droperror" and word == "BOARD" and time.monotonic() - answered_at < 0.3:
+        continue
+    if mode == "droperror" and not in_board and word not in ("START", "RESTART", "BEGIN", "TURN", "BOARD",
+                                                               "END", "INFO"):
+        say(f"ERROR Unknown command: {line}")
+        continue
     if in_board:
         if word == "DONE":
             in_board = False

@@ -200,3 +200,10 @@ def test_the_trainer_evaluates_against_an_engine(tmp_path):
     assert record["wins"] == 2 and record["engine_faults"] == [{2: {"illegal": 1}}, {1: {"illegal": 1}}]
     with pytest.raises(ValueError, match="engine:COMMAND needs a command line"):
         tiny_config(eval_opponent="engine: ").validate()
+
+
+def test_a_dropped_board_answered_with_errors_is_sent_again_not_a_forfeit():
+    board, players, winner = play_one_game(fake("droperror"), size=6)
+    faults = [players[1].faults, players[2].faults]
+    assert winner in (0, 1, 2) and len(board.history) >= 9
+    assert sum(f.get("error", 0) for f in faults) >= 1 and not any("illegal" in f for f in faults)

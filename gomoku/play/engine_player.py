@@ -17,6 +17,11 @@ Faults are counted for each game (``EnginePlayer.faults``) and travel with it:
 
 * ``illegal``: an answer that is ``ERROR``, not a move, off the board, on a stone, or
   (renju, Black) on a forbidden point. The engine forfeits the game, as in Gomocup.
+* ``error``: an ``ERROR`` answer to a move request. Engines that drop a command in the
+  instant after they answer (below) drop ``BOARD`` this way and then refuse each stone line
+  with ``ERROR``. The connection waits until the engine falls quiet and sends the whole
+  position again; an engine that answers ``ERROR`` ``RETRIES + 1`` times in a row forfeits
+  (``illegal``).
 * ``late``: an answer after ``timeout_turn``. It is played.
 * ``hang``: no answer within ``timeout_turn`` and ``HANG_GRACE_S`` more. Some engines
   drop a command that reaches them in the instant after they answer, while their search
@@ -53,8 +58,10 @@ from gomoku.search.players import EngineError, engine_argv, engine_name, info_te
 DEFAULT_TURN_MS = 5000  # timeout_turn when --engine-info names none
 START_TIMEOUT_S = 120.0  # an engine may load a model or a network at START
 SETTLE_S = 0.05  # pause between an engine's answer and the next command it is sent
-RETRIES = 2  # restarts after a hang or a crash before the match stops
-ENGINE_FAULTS = ("illegal", "late", "hang", "crash")
+RETRIES = 2  # restarts after a hang or a crash before the match stops; ERROR answers sent again
+QUIET_S = 0.3  # after an ERROR answer, the engine is done once it says nothing for this long
+DRAIN_S = 5.0  # ... or after this long in all
+ENGINE_FAULTS = ("illegal", "error", "late", "hang", "crash")
 _OPEN: "weakref.WeakSet[EngineConnection]" = weakref.WeakSet()
 
 
@@ -180,8 +187,13 @@ class EngineConnection:
         faults: dict = {}
         notes: list[str] = []
         limit = self.turn_ms / 1000.0
-        for _ in range(RETRIES + 1):
+        refusals = restarts = 0
+        while True:
             if self.process is None:
+                if restarts == RETRIES:
+                    raise EngineError(f"the engine {self.command!r} gave no move after {RETRIES} restarts "
+                                      f"({'; '.join(notes)})")
+                restarts += 1
                 self.restarts += 1
                 self._start()
             wait = SETTLE_S - (time.monotonic() - self.answered_at)
@@ -204,6 +216,14 @@ class EngineConnection:
             self.answered_at = time.monotonic()
             if latency > limit:
                 self._fault(faults, notes, "late", f"answered in {latency:.2f} s of {limit:.2f} s")
+            if answer.strip().upper().startswith("ERROR") and refusals < RETRIES:
+                # Most often a dropped command: the engine missed BOARD and refuses its stone lines
+                # one by one. Let it fall quiet, then send the whole position again.
+                refusals += 1
+                self._fault(faults, notes, "error", f"it answered {answer.strip()[:60]!r}: position sent again")
+                self._drain()
+                self.known = None
+                continue
             move, problem = self._read_move(board, answer)
             if move is None:
                 self.known = None  # it may have put its stone down: the next request sends the board
@@ -211,8 +231,16 @@ class EngineConnection:
                 return None, faults, notes
             self.known = list(board.history) + [move]
             return move, faults, notes
-        raise EngineError(f"the engine {self.command!r} gave no move after {RETRIES} restarts "
-                          f"({'; '.join(notes)})")
+
+    def _drain(self) -> None:
+        """Reads the engine's lines until it has been quiet for ``QUIET_S`` (at most ``DRAIN_S``)."""
+        deadline = time.monotonic() + DRAIN_S
+        while time.monotonic() < deadline:
+            try:
+                self.process.reply(QUIET_S)
+            except (TimeoutError, EOFError):
+                return
+        self.answered_at = time.monotonic()
 
     @staticmethod
     def _fault(faults: dict, notes: list, kind: str, note: str) -> None:
