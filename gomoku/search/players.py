@@ -78,6 +78,15 @@ def parse_engine_info(text: Optional[str]) -> tuple[tuple[str, str], ...]:
     return tuple(pairs)
 
 
+def engine_spec(text: str, info: str = "") -> "PlayerSpec":
+    """The spec of ``engine:COMMAND`` with the ``--engine-info`` text ``info``.
+
+    Raises:
+        EngineError: an empty command, unbalanced quotes or unreadable info.
+    """
+    return PlayerSpec.parse(text).with_engine_info(parse_engine_info(info))
+
+
 def info_text(info: tuple[tuple[str, str], ...]) -> str:
     """``info`` written back as ``--engine-info`` reads it."""
     return ";".join(f"{key} {value}" for key, value in info)
