@@ -164,7 +164,7 @@ def table(games, anchor: str, prior: float) -> str:
     return "\n".join(lines)
 
 
-def plot(games, anchor: str, prior: float, path: str) -> None:
+def plot(games, anchor: str, prior: float, path: str, title: str = "Elo ladder") -> None:
     """The ladder as a chart: each player's rating and its 95% interval."""
     import matplotlib
 
@@ -178,7 +178,7 @@ def plot(games, anchor: str, prior: float, path: str) -> None:
     ax.set_yticks(y, players)
     ax.axvline(0, color="grey", lw=0.5)
     ax.set_xlabel(f"Elo relative to {anchor} (95% intervals)")
-    ax.set_title(f"Elo ladder, {len(games)} games")
+    ax.set_title(f"{title}, {len(games)} games")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
@@ -236,6 +236,7 @@ def main(argv=None) -> int:
     parser.add_argument("--prior", type=float, default=2.0, help="virtual draws per pair that met (default: 2)")
     parser.add_argument("--table", help="write the Markdown table here (default: print it)")
     parser.add_argument("--plot", help="draw the ladder into this PNG")
+    parser.add_argument("--title", default="Elo ladder", help="the plot's title (default: Elo ladder)")
     parser.add_argument("--place", metavar="SPEC", help="a new player to place with as few games as it takes")
     parser.add_argument("--target", type=float, default=150.0, help="--place stops at this 95%% half-width")
     parser.add_argument("--max-games", type=int, default=20, help="--place plays at most this many games")
@@ -261,7 +262,7 @@ def main(argv=None) -> int:
     else:
         print(text)
     if args.plot:
-        plot(games, args.anchor, args.prior, args.plot)
+        plot(games, args.anchor, args.prior, args.plot, args.title)
     return 0
 
 
