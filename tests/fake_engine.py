@@ -6,7 +6,8 @@ Modes: ``ok`` (the default) plays well-formed moves; ``illegal`` answers 0,0 eve
 ``drop`` ignores any command that arrives within 0.3 s of its last answer, as engines do
 whose search thread is still winding down; ``droperror`` ignores a ``BOARD`` line that arrives
 within 0.3 s of its last answer and then answers each stone line with ``ERROR``, as Rapfi does; ``crash`` exits instead of its second move;
-``noanswer`` answers START and then nothing; ``refuse`` answers START with ERROR.
+``noanswer`` answers START and then nothing; ``deaf`` answers START and then sleeps for a minute
+without reading (not even the end of its input); ``refuse`` answers START with ERROR.
 Every line it reads is appended to the file named by ``FAKE_ENGINE_LOG``, if set.
 """
 
@@ -73,6 +74,8 @@ for raw in sys.stdin:
             size = int(line.split()[1])
         stones.clear()
         say("OK")
+        if mode == "deaf":
+            time.sleep(60)
     elif word == "BEGIN":
         move()
     elif word == "TURN":

@@ -207,3 +207,35 @@ def test_a_dropped_board_answered_with_errors_is_sent_again_not_a_forfeit():
     faults = [players[1].faults, players[2].faults]
     assert winner in (0, 1, 2) and len(board.history) >= 9
     assert sum(f.get("error", 0) for f in faults) >= 1 and not any("illegal" in f for f in faults)
+
+
+def test_an_engine_dies_with_the_process_that_started_it():
+    """Even one that never reads its input again, so that the end of its pipe cannot stop it."""
+    import signal
+    import time
+
+    code = ("import sys, time\n"
+            "from gomoku.play.engine_player import EngineConnection\n"
+            f"c = EngineConnection({fake('deaf')!r}, (), 9, 9)\n"
+            "print(c.process.proc.pid, flush=True)\n"
+            "time.sleep(60)\n")
+    parent = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                              cwd=os.path.dirname(os.path.dirname(FAKE)))
+    try:
+        engine_pid = int(parent.stdout.readline())
+        os.kill(parent.pid, signal.SIGKILL)
+        parent.wait(10)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                os.kill(engine_pid, 0)
+            except ProcessLookupError:
+                return
+            with open(f"/proc/{engine_pid}/stat") as f:  # a zombie waiting for init counts as gone
+                if f.read().split(")")[-1].split()[0] == "Z":
+                    return
+            time.sleep(0.1)
+        pytest.fail(f"the engine {engine_pid} outlived its parent")
+    finally:
+        if parent.poll() is None:
+            parent.kill()
