@@ -34,6 +34,7 @@ from gomoku.game.rules import RULES
 from gomoku.net.modelfile import find_model
 from gomoku.play.match import DEFAULT_MODEL, MissingModelError, setup_match
 from gomoku.search.options import SearchOptions, add_search_flags
+from gomoku.search.players import EngineError
 from gomoku.util import board_size_arg, positive_int_arg
 
 # Paddle warns about build tools (ccache) on import: noise to someone who wants to play.
@@ -124,4 +125,7 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("\nInterrupted.", file=sys.stderr)
         return 130
+    except EngineError as exc:  # an engine player that forfeits or stops answering
+        print(f"{name}: error: {exc}", file=sys.stderr)
+        return 1
 

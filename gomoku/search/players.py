@@ -101,6 +101,8 @@ def engine_name(command: str, info: tuple = ()) -> str:
     program = argv[0].rsplit("/", 1)[-1] if argv else "engine"
     if program.startswith("python") and "-m" in argv[:-1]:
         program = argv[argv.index("-m") + 1]
+    elif program.startswith("python") and len(argv) > 1:
+        program = argv[1].rsplit("/", 1)[-1]  # the script
     shown_info = [f"{k} {v}" for k, v in info if k != "rule"]
     return f"engine {program}" + (f" ({', '.join(shown_info)})" if shown_info else "")
 
