@@ -239,3 +239,13 @@ def test_an_engine_dies_with_the_process_that_started_it():
     finally:
         if parent.poll() is None:
             parent.kill()
+
+
+def test_the_trainer_refuses_an_engine_that_cannot_start_before_it_trains(tmp_path, capsys):
+    from gomoku.train.cli import main as train_main
+
+    code = train_main(["--preset", "6x6x4", "--run-dir", str(tmp_path / "run"), "--iterations", "1",
+                       "--workers", "1", "--device", "cpu", "--eval-opponent", "engine:/nonexistent/pbrain-none"])
+    assert code == 2
+    assert "cannot start the engine '/nonexistent/pbrain-none'" in capsys.readouterr().err
+    assert not (tmp_path / "run" / "checkpoint.pkl").exists()
