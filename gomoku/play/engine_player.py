@@ -15,13 +15,12 @@ The connection speaks to the process with the referee's ``EngineProcess``:
 
 Faults are counted for each game (``EnginePlayer.faults``) and travel with it:
 
-* ``illegal``: an answer that is ``ERROR``, not a move, off the board, on a stone, or
-  (renju, Black) on a forbidden point. The engine forfeits the game, as in Gomocup.
+* ``illegal``: an answer that is not a move, off the board, on a stone, (renju, Black) on a
+  forbidden point, or a third ``ERROR`` in a row. The engine forfeits the game, as in Gomocup.
 * ``error``: an ``ERROR`` answer to a move request. Engines that drop a command in the
   instant after they answer (below) drop ``BOARD`` this way and then refuse each stone line
   with ``ERROR``. The connection waits until the engine falls quiet and sends the whole
-  position again; an engine that answers ``ERROR`` ``RETRIES + 1`` times in a row forfeits
-  (``illegal``).
+  position again.
 * ``late``: an answer after ``timeout_turn``. It is played.
 * ``hang``: no answer within ``timeout_turn`` and ``HANG_GRACE_S`` more. Some engines
   drop a command that reaches them in the instant after they answer, while their search
