@@ -177,6 +177,7 @@ def test_the_arena_gives_one_line_for_bad_engine_input(args, message, capsys):
     assert len(err) == 1 and message in err[0], err
 
 
+@pytest.mark.timeout(300)  # starts Paddle: slow on a loaded machine
 def test_pbrain_gomokuzero_plays_as_an_engine_player():
     """The project's own engine, with its heuristic, against the heuristic in the arena."""
     command = f"{shlex.quote(sys.executable)} -m gomoku.play.engine --heuristic 0 --quiet"
@@ -185,6 +186,7 @@ def test_pbrain_gomokuzero_plays_as_an_engine_player():
     assert result.total.games == 2 and result.faults() == {"A": {}, "B": {}}
 
 
+@pytest.mark.timeout(300)  # starts Paddle: slow on a loaded machine
 def test_the_trainer_evaluates_against_an_engine(tmp_path):
     from gomoku.train.pipeline import TrainPipeline
     from tests.test_pipeline import tiny_config
@@ -241,6 +243,7 @@ def test_an_engine_dies_with_the_process_that_started_it():
             parent.kill()
 
 
+@pytest.mark.timeout(300)  # starts Paddle: slow on a loaded machine
 def test_the_trainer_refuses_an_engine_that_cannot_start_before_it_trains(tmp_path, capsys):
     from gomoku.train.cli import main as train_main
 
