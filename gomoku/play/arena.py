@@ -62,6 +62,7 @@ from gomoku.game.openings import OpeningError, load_openings, openings_for_games
 from gomoku.game.rules import FREESTYLE, RULES
 from gomoku.play.arena_report import ArenaResult, format_report, write_games, write_summary
 from gomoku.play.arena_setup import ArenaError, ArenaSettings, parse_player, resolve_geometry, resolve_rule
+from gomoku.play.engine_player import EngineError, check_engine, parse_engine_info
 from gomoku.progress import advance_to, progress_bar
 from gomoku.search.options import SearchOptions, add_search_flags
 from gomoku.search.players import spec_text
@@ -87,7 +88,11 @@ def run_arena(settings: ArenaSettings, log: Optional[Callable[[str], None]] = No
         raise ArenaError(f"--games must be at least 1, got {settings.games}")
     if settings.workers < 1 or settings.parallel < 1:
         raise ArenaError("--workers and --parallel must be at least 1")
-    spec_a, spec_b = (parse_player(text).with_search(settings.search)
+    try:
+        info = parse_engine_info(settings.engine_info)
+    except EngineError as exc:
+        raise ArenaError(str(exc)) from None
+    spec_a, spec_b = (parse_player(text).with_search(settings.search).with_engine_info(info)
                       for text in (settings.a, settings.b))
     if settings.precision_b is not None and settings.precision_b != settings.precision:
         # Each side then names its precision, so that one model file gives two evaluators.
@@ -99,6 +104,11 @@ def run_arena(settings: ArenaSettings, log: Optional[Callable[[str], None]] = No
         Board(*geometry, rule=rule)
     except ValueError as exc:
         raise ArenaError(str(exc)) from None
+    for spec in {spec.command: spec for spec in (spec_a, spec_b) if spec.kind == "engine"}.values():
+        try:  # a bad command or info fails here, in one line, before any game
+            check_engine(spec.command, spec.engine_info, geometry[0], geometry[1], rule)
+        except EngineError as exc:
+            raise ArenaError(str(exc)) from None
     rng = np.random.default_rng(settings.seed)
     try:
         if settings.openings:
@@ -139,7 +149,8 @@ def parse_args(argv=None) -> argparse.Namespace:
         epilog="Player specs: az:MODEL[:PLAYOUTS] (AlphaZero, 400 playouts by default), "
                "pure[:PLAYOUTS] (pure MCTS), policy:MODEL (the policy net alone, no search), "
                "heuristic[:LEVEL] (threat scoring with forced-win searches; levels 0 to 4, 4 by default; "
-               "the yardstick on big boards).")
+               "the yardstick on big boards), engine:COMMAND (a Gomocup engine's command line, e.g. "
+               "\"engine:/opt/rapfi/pbrain-rapfi\"; its INFO lines from --engine-info).")
     parser.add_argument("--a", required=True, metavar="PLAYER", help="player A, whose score is reported")
     parser.add_argument("--b", required=True, metavar="PLAYER", help="player B, the opponent")
     parser.add_argument("--games", type=positive_int_arg, default=40, metavar="N",
@@ -170,6 +181,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--precision-b", choices=("auto", "fp32", "bf16"),
                         help="B's inference arithmetic where it differs from --precision, e.g. to play a "
                              "model in bf16 against itself in fp32")
+    parser.add_argument("--engine-info", default="", metavar="'KEY VALUE;...'",
+                        help="INFO lines for the engine players, e.g. \"timeout_turn 1000;max_node 100000\" "
+                             "(timeout_turn: ms a move, 5000 by default; rule: the game's, sent anyway)")
     parser.add_argument("--out", metavar="PATH", help="write the games here, one JSON object a line")
     parser.add_argument("--json", metavar="PATH", help="write a machine-readable summary here")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
@@ -181,7 +195,8 @@ def main(argv=None) -> int:
     warnings.filterwarnings("ignore", module="paddle")  # build-tool noise on import
     settings = ArenaSettings(args.a, args.b, args.games, args.size, args.n_in_row, args.opening_stones,
                              args.openings, args.seed, args.workers, args.parallel, args.c_puct, args.device,
-                             SearchOptions.from_args(args), args.precision, args.precision_b, args.rule)
+                             SearchOptions.from_args(args), args.precision, args.precision_b, args.rule,
+                             args.engine_info)
 
     def log(line: str) -> None:
         if not args.quiet:

@@ -143,7 +143,19 @@ class ArenaResult:
             "mean_moves": round(float(np.mean([len(g.moves) for g in self.games])), 2),
             "playouts": self.playouts,
             "seconds": round(self.seconds, 1),
+            "faults": self.faults(),
+            "engine_info": self.settings.engine_info,
         }
+
+    def faults(self) -> dict:
+        """The engine players' faults over all games, ``{"A": {fault: count}, "B": {...}}``."""
+        totals: dict = {"A": {}, "B": {}}
+        for game in self.games:
+            for colour, counts in game.faults.items():
+                side = totals["A" if colour == game.a_colour else "B"]
+                for kind, count in counts.items():
+                    side[kind] = side.get(kind, 0) + count
+        return totals
 
     def game_lines(self) -> list[dict]:
         """One JSON object per game (``--out``): a ``gamefile`` record plus the arena's fields.
@@ -167,6 +179,11 @@ class ArenaResult:
                          "B": COLOUR_NAMES[3 - game.a_colour].lower()},
                 winner="draw" if game.winner == 0 else ("A" if game.a_points == 1.0 else "B"),
             )
+            if self.settings.engine_info and "engine" in (self.spec_a.kind, self.spec_b.kind):
+                line["engine_info"] = self.settings.engine_info  # the engines' settings: part of who played
+            if game.faults:
+                line["faults"] = {("A" if c == game.a_colour else "B"): counts for c, counts in game.faults.items()}
+                line["fault_notes"] = list(game.fault_notes)
             lines.append(line)
         return lines
 
@@ -203,6 +220,10 @@ def format_report(result: ArenaResult) -> str:
     moves = np.mean([len(g.moves) for g in result.games])
     lines.append(f"Black won {colours[1]}, White won {colours[2]}, {colours[0]} drawn; "
                  f"{moves:.1f} moves a game; {result.seconds:.1f} s on {result.workers} worker(s)")
+    for side, counts in result.faults().items():
+        if counts:
+            listed = ", ".join(f"{count} {kind}" for kind, count in sorted(counts.items()))
+            lines.append(f"faults of {side}: {listed} (see --out for each game's)")
     return "\n".join(lines)
 
 

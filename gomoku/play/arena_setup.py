@@ -30,8 +30,8 @@ def parse_player(text: str) -> PlayerSpec:
     except ValueError as exc:
         raise ArenaError(str(exc)) from None
     if spec.kind == "human":
-        raise ArenaError("the arena plays AI players only: use az:PATH[:N], pure[:N], policy:PATH "
-                         "or heuristic[:LEVEL]")
+        raise ArenaError("the arena plays AI players only: use az:PATH[:N], pure[:N], policy:PATH, "
+                         "heuristic[:LEVEL] or engine:COMMAND")
     if spec.kind in ("az", "policy") and not spec.model:
         raise ArenaError(f"the {spec.kind} player needs a model file: {spec.kind}:PATH"
                          + ("[:PLAYOUTS]" if spec.kind == "az" else ""))
@@ -141,3 +141,5 @@ class ArenaSettings:
     """B's, where it differs (to play one model against itself in two precisions); None: ``precision``"""
     rule: Optional[str] = None
     """freestyle, standard or renju; None: the models' rule, else freestyle"""
+    engine_info: str = ""
+    """the INFO lines of the engine players, "KEY VALUE;KEY VALUE" (``engine_player.parse_engine_info``)"""

@@ -13,7 +13,10 @@ model, or watch two players of your choice, in a window or a terminal.
     python play.py --text                             # in the terminal
     python play.py --load games/game-....json         # continue or replay a saved game
 
-Player specs: human, az[:MODEL[:PLAYOUTS]], pure[:PLAYOUTS], policy[:MODEL], heuristic[:LEVEL].
+    python play.py --size 15x15 --white "engine:/path/to/pbrain-rapfi" --engine-info "max_node 100000"
+
+Player specs: human, az[:MODEL[:PLAYOUTS]], pure[:PLAYOUTS], policy[:MODEL], heuristic[:LEVEL],
+engine:COMMAND (a Gomocup engine's command line).
 ``gomoku-play`` takes the same flags. This module parses them and hands over to
 ``gomoku.play.match`` (the match), ``gomoku.play.ui`` (the window) and ``gomoku.play.textplay``
 (the terminal).
@@ -31,6 +34,7 @@ from gomoku.game.rules import RULES
 from gomoku.net.modelfile import find_model
 from gomoku.play.match import DEFAULT_MODEL, MissingModelError, setup_match
 from gomoku.search.options import SearchOptions, add_search_flags
+from gomoku.search.players import EngineError
 from gomoku.util import board_size_arg, positive_int_arg
 
 # Paddle warns about build tools (ccache) on import: noise to someone who wants to play.
@@ -55,8 +59,12 @@ def parse_args(argv=None) -> argparse.Namespace:
                         help="who plays Black, the side that moves first (default: human)")
     parser.add_argument("--black", metavar="PLAYER",
                         help="Black's player: human, az[:MODEL[:N]], pure[:N], policy[:MODEL], "
-                             "heuristic[:LEVEL] (levels 0 to 4, 4 by default)")
+                             "heuristic[:LEVEL] (levels 0 to 4, 4 by default), engine:COMMAND (a Gomocup "
+                             "engine's command line)")
     parser.add_argument("--white", metavar="PLAYER", help="White's player (same forms as --black)")
+    parser.add_argument("--engine-info", default="", metavar="'KEY VALUE;...'",
+                        help="INFO lines for an engine player, e.g. \"timeout_turn 1000;max_node 100000\" "
+                             "(timeout_turn: ms a move, 5000 by default)")
     parser.add_argument("--text", action="store_true", help="play in the terminal instead of a window")
     parser.add_argument("--load", metavar="FILE", help="a saved game (JSON) to replay or continue")
     parser.add_argument("--size", type=board_size_arg, metavar="WxH",
@@ -94,7 +102,7 @@ def main(argv=None) -> int:
         match = setup_match(model=args.model, playouts=args.playouts, first=args.first, black=args.black,
                             white=args.white, size=args.size, n_in_row=args.n_in_row, load=args.load,
                             seed=args.seed, device=args.device, search=SearchOptions.from_args(args),
-                            precision=args.precision, rule=args.rule)
+                            precision=args.precision, rule=args.rule, engine_info=args.engine_info)
     except MissingModelError as exc:
         print(f"{name}: {exc}", file=sys.stderr)
         return 2
@@ -121,4 +129,7 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("\nInterrupted.", file=sys.stderr)
         return 130
+    except EngineError as exc:  # an engine player that forfeits or stops answering
+        print(f"{name}: error: {exc}", file=sys.stderr)
+        return 1
 

@@ -24,6 +24,7 @@ from gomoku.game.board import Board, IllegalMoveError
 from gomoku.game.gamefile import COLOUR_NAMES, GameRecord, load_game
 from gomoku.game.rules import FREESTYLE
 from gomoku.search.options import SearchOptions
+from gomoku.play.engine_player import parse_engine_info
 from gomoku.search.players import PLAYER_KINDS, PlayerSpec, make_player, spec_text
 
 PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -217,7 +218,7 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
                 size: Optional[tuple[int, int]] = None, n_in_row: Optional[int] = None,
                 load: Optional[str] = None, seed: Optional[int] = None,
                 device: str = "auto", search: SearchOptions = SearchOptions(),
-                precision: str = "auto", rule: Optional[str] = None) -> Match:
+                precision: str = "auto", rule: Optional[str] = None, engine_info: str = "") -> Match:
     """Builds the match that ``play.py``'s flags describe.
 
     By default a human plays Black against AlphaZero with ``model`` (the shipped
@@ -289,8 +290,9 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
         seats[1] = black
     if white:
         seats[2] = white
+    info = parse_engine_info(engine_info)  # an EngineError (a ValueError) names the bad part
     specs = {p: PlayerSpec.parse(text, default_model=model_path, default_playouts=playouts).with_search(search)
-             for p, text in seats.items()}
+             .with_engine_info(info) for p, text in seats.items()}
     for p, spec in specs.items():
         if spec.kind in ("az", "policy"):
             if record is not None and model is not None and seats[p] == record.players.get(p):

@@ -43,7 +43,7 @@ from typing import Optional, Sequence
 from gomoku.game.board import DRAW, Board, IllegalMoveError
 from gomoku.game.rules import FREESTYLE, RENJU, RULES, STANDARD, check_rule, exact_players
 from gomoku.play.protocol import EXACT_FIVE, OPPONENT, OWN, RENJU_BIT, UNLIMITED_MS, ProtocolError, parse_pair
-from gomoku.util import DefaultsHelpFormatter
+from gomoku.util import DefaultsHelpFormatter, die_with_parent
 
 HANG_GRACE_S = 5.0  # how long past its limit the referee waits for an answer before calling it a hang
 FAULTS = ("error", "not_a_move", "illegal", "late", "hang", "crash")
@@ -56,7 +56,8 @@ class EngineProcess:
 
     A reader thread queues the engine's lines with their arrival times, so that
     waiting for a reply can time out instead of hanging on a silent engine, and
-    a slow referee thread cannot make an answer look late.
+    a slow referee thread cannot make an answer look late. The child dies with the
+    process that started it (``util.die_with_parent``).
 
     Args:
         command: the engine's command line.
@@ -69,7 +70,7 @@ class EngineProcess:
         self.name = name
         self.transcript = transcript
         self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=stderr, text=True, bufsize=1)
+                                     stderr=stderr, text=True, bufsize=1, preexec_fn=die_with_parent)
         self._lines: queue.Queue = queue.Queue()
         self.sent_at = 0.0
         threading.Thread(target=self._read, daemon=True).start()

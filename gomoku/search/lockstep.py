@@ -44,6 +44,10 @@ class FinishedGame:
     root_values: Optional[np.ndarray] = None  # (T,) the search's root value, for the player to move
     index: int = 0  # the game's number in its run
     rule: str = FREESTYLE  # the board's rule: a board rebuilt from ``moves`` needs it
+    faults: dict = field(default_factory=dict)
+    """``{colour: {fault: count}}`` of the players that count faults (engines), those with any"""
+    fault_notes: list = field(default_factory=list)
+    """a line on each of those faults"""
 
     def outcomes(self) -> np.ndarray:
         """``z`` of each recorded position: +1 / -1 / 0 for the player to move there.
@@ -74,9 +78,10 @@ class RunStats:
 
 class _Slot:
     __slots__ = ("index", "board", "players", "record", "planes", "pis", "to_move", "root_values", "searches",
-                 "playouts")
+                 "playouts", "forfeit")
 
     def __init__(self, index, board, players, record):
+        self.forfeit = None  # the winner, when the other player gave up the game (an engine's illegal move)
         self.index = index
         self.board = board
         self.players = players
@@ -160,6 +165,11 @@ class Lockstep:
         board = slot.board
         result = player.choose(board)
         move = result.move
+        if move is None:  # the player forfeits: an engine answered with no legal move
+            slot.forfeit = board.opponent
+            self.slots.remove(slot)
+            self._finished.append(_finish(slot))
+            return move, True
         if slot.record and result.recorded:
             slot.planes.append(planes(board, _input_version(player)))
             slot.pis.append(result.pi.astype(np.float32))
@@ -220,7 +230,7 @@ def run_games(n_games: int, new_game: GameFactory, parallel: int, record: bool =
 def _finish(slot: _Slot) -> FinishedGame:
     board = slot.board
     game = FinishedGame(board.width, board.height, board.n_in_row, board.start_player,
-                      list(board.history), int(board.winner),
+                      list(board.history), int(board.winner if slot.forfeit is None else slot.forfeit),
                       {c: str(p) for c, p in slot.players.items()}, index=slot.index, rule=board.rule)
     if slot.record:
         size = board.width * board.height
@@ -231,6 +241,10 @@ def _finish(slot: _Slot) -> FinishedGame:
         game.pis = np.stack(slot.pis) if slot.pis else np.zeros((0, size), np.float32)
         game.to_move = np.asarray(slot.to_move, dtype=np.int8)
         game.root_values = np.asarray(slot.root_values, dtype=np.float32)
+    for colour, p in slot.players.items():
+        if getattr(p, "faults", None):
+            game.faults[colour] = dict(p.faults)
+            game.fault_notes.extend(f"{p}: {note}" for note in p.fault_notes)
     for p in _distinct(slot.players):
         p.reset()
     return game

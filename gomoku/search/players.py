@@ -12,11 +12,16 @@ A player is described by a short string, used by flags and menus:
 * ``policy`` or ``policy:PATH``: the policy network's most probable move, no search;
 * ``heuristic`` or ``heuristic:LEVEL``: threat scoring and forced-win searches
   (``heuristic.HeuristicPlayer``), levels 0 to 4 (4 by default);
+* ``engine:COMMAND``: a Gomocup engine started with the command line ``COMMAND`` (everything
+  after the first ``:``), driven through the protocol (``gomoku.play.engine_player``); its
+  ``INFO`` lines come from ``--engine-info``;
 * ``human``: moves come from the user (``make_player`` returns None).
 """
 
 from __future__ import annotations
 
+import re
+import shlex
 from dataclasses import dataclass, replace
 from typing import Optional
 
@@ -30,7 +35,82 @@ from gomoku.search.player import SearchResult
 from gomoku.search.rollout import RolloutEvaluator
 from gomoku.search.tree import Leaf
 
-PLAYER_KINDS = ("human", "az", "pure", "policy", "heuristic")
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+class EngineError(ValueError):
+    """An engine that cannot play: a bad command line, bad ``--engine-info``, no answer to START."""
+
+
+def engine_argv(command: str) -> list[str]:
+    """The argument list of an engine's command line (shell quoting rules, no shell).
+
+    Raises:
+        EngineError: an empty command or unbalanced quotes.
+    """
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:
+        raise EngineError(f"cannot read the engine command {command!r}: {exc}") from None
+    if not argv:
+        raise EngineError("engine:COMMAND needs a command line, e.g. engine:'pbrain-rapfi'")
+    return argv
+
+
+def parse_engine_info(text: Optional[str]) -> tuple[tuple[str, str], ...]:
+    """Reads ``--engine-info "KEY VALUE;KEY VALUE"`` into ``((key, value), ...)``, keys in lower case.
+
+    Raises:
+        EngineError: a part that is not a key and one value, a key that is not a word, or a
+            ``timeout_turn`` or ``rule`` that is not a whole number.
+    """
+    pairs = []
+    for part in (text or "").split(";"):
+        if not part.strip():
+            continue
+        words = part.split()
+        if len(words) != 2 or not _KEY.fullmatch(words[0]):
+            raise EngineError(f"--engine-info: cannot read {part.strip()!r}: write KEY VALUE pairs separated "
+                              f"by ';', e.g. \"timeout_turn 1000;max_node 100000\"")
+        key, value = words[0].lower(), words[1]
+        if key in ("timeout_turn", "rule") and not (value.isascii() and value.isdigit()):
+            raise EngineError(f"--engine-info: {key} must be a whole number, got {value!r}")
+        pairs.append((key, value))
+    return tuple(pairs)
+
+
+def engine_spec(text: str, info: str = "") -> "PlayerSpec":
+    """The spec of ``engine:COMMAND`` with the ``--engine-info`` text ``info``.
+
+    Raises:
+        EngineError: an empty command, unbalanced quotes or unreadable info.
+    """
+    return PlayerSpec.parse(text).with_engine_info(parse_engine_info(info))
+
+
+def info_text(info: tuple[tuple[str, str], ...]) -> str:
+    """``info`` written back as ``--engine-info`` reads it."""
+    return ";".join(f"{key} {value}" for key, value in info)
+
+
+def engine_name(command: str, info: tuple = ()) -> str:
+    """A short label: the program's file name and the info's own keys, e.g. ``pbrain-rapfi (max_node 1000)``."""
+    try:
+        argv = shlex.split(command)
+    except ValueError:
+        argv = command.split()
+    program = argv[0].rsplit("/", 1)[-1] if argv else "engine"
+    if program.startswith("python") and "-m" in argv[:-1]:
+        program = argv[argv.index("-m") + 1]
+    elif program.startswith("python") and len(argv) > 1:
+        program = argv[1].rsplit("/", 1)[-1]  # the script
+    shown_info = [f"{k} {v}" for k, v in info if k != "rule"]
+    return f"engine {program}" + (f" ({', '.join(shown_info)})" if shown_info else "")
+
+
+PLAYER_KINDS = ("human", "az", "pure", "policy", "heuristic", "engine")
+ENGINES = ("engines",)
+"""the key of ``make_player``'s cache under which the engine connections are kept"""
 
 
 class PolicyPlayer:
@@ -94,6 +174,9 @@ class PlayerSpec:
     # The inference precision of a model player ('fp32', 'bf16', 'auto'); None: the caller's.
     # Not part of the text form either: set by flags, e.g. to play one net in two precisions.
     precision: Optional[str] = None
+    command: Optional[str] = None  # an engine's command line
+    # An engine's INFO lines, ((key, value), ...): not part of the text form, set by --engine-info.
+    engine_info: tuple = ()
 
     @classmethod
     def parse(cls, text: str, default_model: Optional[str] = None,
@@ -106,6 +189,10 @@ class PlayerSpec:
         """
         parts = str(text).strip().split(":")
         kind = parts[0].lower()
+        if kind == "engine":
+            command = str(text).strip()[len("engine:"):].strip()
+            engine_argv(command)  # raises for an empty command or unbalanced quotes
+            return cls(kind, command=command)
         if kind not in PLAYER_KINDS:
             raise ValueError(f"unknown player {text!r}: use one of {', '.join(PLAYER_KINDS)}")
         rest = parts[1:]
@@ -129,6 +216,10 @@ class PlayerSpec:
             raise ValueError(f"too many ':' parts in {text!r}")
         return cls(kind, model, playouts)
 
+    def with_engine_info(self, info: tuple) -> "PlayerSpec":
+        """This spec with ``info`` (``engine_player.parse_engine_info``) if it is an engine."""
+        return replace(self, engine_info=tuple(info)) if self.kind == "engine" else self
+
     def with_search(self, search: SearchOptions) -> "PlayerSpec":
         """This spec with ``search`` if it is an az player; the others have no PUCT search."""
         return replace(self, search=search) if self.kind == "az" else self
@@ -143,6 +234,8 @@ class PlayerSpec:
             return "policy net" + (f" ({self.precision})" if self.precision else "")
         if self.kind == "heuristic":
             return f"heuristic {self.level}"
+        if self.kind == "engine":
+            return engine_name(self.command, self.engine_info)
         return "human"
 
 
@@ -183,6 +276,12 @@ def make_player(spec: PlayerSpec, board: Board, c_puct: float = 5.0, seed: Optio
     """
     if spec.kind == "human":
         return None
+    if spec.kind == "engine":
+        # The play layer drives engines; the games of a match share one process per command.
+        from gomoku.play.engine_player import EnginePlayer, connection_for
+
+        engines = {} if models is None else models.setdefault(ENGINES, {})
+        return EnginePlayer(connection_for(spec.command, spec.engine_info, board, engines), str(spec))
     if spec.kind == "heuristic":
         return HeuristicPlayer(spec.level, seed=seed, name=str(spec))
     if spec.kind == "pure":
@@ -218,4 +317,15 @@ def spec_text(spec: PlayerSpec) -> str:
         return f"policy:{spec.model}"
     if spec.kind == "heuristic":
         return f"heuristic:{spec.level}"
+    if spec.kind == "engine":
+        return f"engine:{spec.command}"
     return f"az:{spec.model}:{spec.playouts}"
+
+
+def close_engines(models: Optional[dict]) -> None:
+    """Ends the engine processes ``make_player`` started into the cache ``models``."""
+    engines = (models or {}).get(ENGINES)
+    if engines:
+        from gomoku.play.engine_player import close_engines as close
+
+        close(engines)

@@ -71,7 +71,9 @@ class TrainConfig:
     pure_playout_max: int = 5000
     """pure MCTS playouts stop growing here"""
     eval_opponent: str = "pure"
-    """who the net plays in evaluations: 'pure' (pure MCTS, its playouts rising by pure_playout_step) or 'heuristic' (the threat-aware heuristic, its level rising by one)"""
+    """who the net plays in evaluations: 'pure' (pure MCTS, its playouts rising by pure_playout_step), 'heuristic' (the threat-aware heuristic, its level rising by one) or 'engine:COMMAND' (a Gomocup engine's command line; no ladder)"""
+    engine_info: str = ""
+    """INFO lines for an engine:COMMAND evaluation opponent, "KEY VALUE;KEY VALUE" (e.g. "timeout_turn 1000;max_node 10000")"""
     heuristic_level_start: int = 0
     """the heuristic's level at the first evaluation, when eval_opponent is 'heuristic'"""
     dirichlet_alpha: float = SelfPlayRecipe.dirichlet_alpha
@@ -209,8 +211,15 @@ class TrainConfig:
             raise ValueError(f"size_schedule must be 'mixed' or 'curriculum', got {self.size_schedule!r}")
         if self.stage_iters < 1:
             raise ValueError(f"stage_iters must be at least 1, got {self.stage_iters}")
-        if self.eval_opponent not in ("pure", "heuristic"):
-            raise ValueError(f"eval_opponent must be 'pure' or 'heuristic', got {self.eval_opponent!r}")
+        if self.eval_opponent not in ("pure", "heuristic") and not self.eval_opponent.startswith("engine:"):
+            raise ValueError(f"eval_opponent must be 'pure', 'heuristic' or 'engine:COMMAND', "
+                             f"got {self.eval_opponent!r}")
+        if self.eval_opponent.startswith("engine:") or self.engine_info:
+            from gomoku.search.players import engine_argv, parse_engine_info
+
+            if self.eval_opponent.startswith("engine:"):
+                engine_argv(self.eval_opponent[len("engine:"):])  # an empty command or bad quotes
+            parse_engine_info(self.engine_info)
         check_level(self.heuristic_level_start, "heuristic_level_start")
         check_input_version(self.inputs)
         check_rule(self.rule, self.n_in_row)

@@ -1,28 +1,23 @@
 """TrainPipeline: self-play -> 8-fold augmentation -> replay buffer -> KL-adaptive Adam -> evaluation.
 
-One iteration plays ``games_per_iter`` self-play games (in lockstep, over the
-worker processes) and runs ``updates_per_iter`` updates, then adds the games'
-positions under every board symmetry to a FIFO replay buffer. With worker
-processes the two overlap: the workers play with the weights as they were when
-the iteration began while the learner updates them, so no core waits for the
-other half. The updates therefore sample the buffer as the previous iteration
-left it; in one process the games are played first and the updates follow, in
-the same order of data. An update samples a
-mini-batch and takes up to ``epochs`` Adam steps on it at
-``lr * lr_multiplier``, stopping early once the KL divergence from the policy
-before the update exceeds ``4 * kl_targ``; the multiplier then adapts (docs/algorithm.md,
-section 6). Every ``check_freq`` iterations the net plays its evaluation
-opponent: pure MCTS, or the threat-aware heuristic (``eval_opponent``), on a
-ladder: once the best win ratio reaches 1.0 the opponent gets stronger (more
-playouts, or the next level) and the best win ratio starts again from 0.
+One iteration plays ``games_per_iter`` self-play games (in lockstep, over the worker processes)
+and runs ``updates_per_iter`` updates, then adds the games' positions under every board symmetry to
+a FIFO replay buffer. With worker processes the two overlap: the workers play with the weights as
+they were when the iteration began while the learner updates them, so no core waits for the other
+half. The updates therefore sample the buffer as the previous iteration left it; in one process the
+games are played first and the updates follow, in the same order of data. An update samples a
+mini-batch and takes up to ``epochs`` Adam steps on it at ``lr * lr_multiplier``, stopping early
+once the KL divergence from the policy before the update exceeds ``4 * kl_targ``; the multiplier
+then adapts (docs/algorithm.md, section 6). Every ``check_freq`` iterations the net plays its
+evaluation opponent (``eval_opponent``): pure MCTS or the threat-aware heuristic on a ladder (once
+the best win ratio reaches 1.0 the opponent gets stronger: more playouts, or the next level, and the
+best win ratio starts again from 0), or an outside engine (``engine:COMMAND``) at its settings.
 
-A size-free net may train on several board sizes (``sizes``): each iteration's
-self-play is on one size, chosen by ``size_schedule`` (the sizes in turn, or a
-curriculum from the smallest up); every size has its own FIFO, and each
-mini-batch comes from one size in play (``TrainConfig.sizes_in_play``).
-Evaluation is on the largest size in play; when that size changes (a new
-stage of a curriculum) the best win ratio starts again from 0, as the old one
-was measured on another board.
+A size-free net may train on several board sizes (``sizes``): each iteration's self-play is on one
+size, chosen by ``size_schedule`` (the sizes in turn, or a curriculum from the smallest up); every
+size has its own FIFO, and each mini-batch comes from one size in play (``TrainConfig.sizes_in_play``).
+Evaluation is on the largest size in play; when that size changes (a new stage of a curriculum) the
+best win ratio starts again from 0, as the old one was measured on another board.
 
 A run lives in one directory: its files are listed in ``checkpoint``, which writes and
 locks it.
@@ -50,7 +45,7 @@ from gomoku.net.policy_value import PolicyValueModel
 from gomoku.net.spec import NET_SETTINGS, NetSpec, trunk_of
 from gomoku.search.heuristic import LEVELS
 from gomoku.search.options import SearchOptions
-from gomoku.search.players import PlayerSpec, spec_text
+from gomoku.search.players import PlayerSpec, engine_spec, spec_text
 from gomoku.train.actors import Actors, InlineActors
 from gomoku.train.backends import WORKER_NICE, make_actors
 from gomoku.train.checkpoint import (CHECKPOINT, discard_unstarted_run, lock_run_dir, read_checkpoint,
@@ -217,7 +212,7 @@ class TrainPipeline:
         pipeline._earlier_sizes = state.get("earlier_sizes", ())
         # Checkpoints from before the heuristic ladder lack its level.
         pipeline.heuristic_level = state.get("heuristic_level", config.heuristic_level_start)
-        if changed.keys() & {"eval_opponent", "heuristic_level_start", "pure_playout_start"}:
+        if changed.keys() & {"eval_opponent", "heuristic_level_start", "pure_playout_start", "engine_info"}:
             # A new yardstick: its ladder starts where the flags say, and no score is yet the best on it.
             pipeline.heuristic_level = config.heuristic_level_start
             pipeline.pure_playouts = config.pure_playout_start
@@ -413,9 +408,11 @@ class TrainPipeline:
 
     # ------------------------------------------------------------- evaluate
     def eval_opponent(self) -> PlayerSpec:
-        """The opponent of the next evaluation: pure MCTS or the heuristic, at its rung of the ladder."""
+        """The opponent of the next evaluation: pure MCTS or the heuristic at its rung of the ladder, or an engine."""
         if self.config.eval_opponent == "heuristic":
             return PlayerSpec("heuristic", level=self.heuristic_level)
+        if self.config.eval_opponent.startswith("engine:"):
+            return engine_spec(self.config.eval_opponent, self.config.engine_info)
         return PlayerSpec("pure", playouts=self.pure_playouts)
 
     def _climb_ladder(self) -> None:
@@ -425,7 +422,7 @@ class TrainPipeline:
             if self.heuristic_level < max(LEVELS):
                 self.heuristic_level = min(level for level in LEVELS if level > self.heuristic_level)
                 self.best_win_ratio = 0.0
-        elif self.pure_playouts < cfg.pure_playout_max:
+        elif cfg.eval_opponent == "pure" and self.pure_playouts < cfg.pure_playout_max:  # engines: no ladder
             self.pure_playouts = min(cfg.pure_playout_max, self.pure_playouts + cfg.pure_playout_step)
             self.best_win_ratio = 0.0
 
@@ -442,8 +439,7 @@ class TrainPipeline:
         if book:
             openings = openings_for_games(book, cfg.eval_games, np.random.default_rng(seed))
         else:
-            openings = paired_openings(cfg.eval_games, *geometry, cfg.eval_opening_stones,
-                                       np.random.default_rng(seed))
+            openings = paired_openings(cfg.eval_games, *geometry, cfg.eval_opening_stones, np.random.default_rng(seed))
         self.actors.publish(self.model)
         with progress_bar(cfg.eval_games, f"evaluation against {opponent}",
                           stream=self.progress_stream) as bar:
@@ -453,8 +449,7 @@ class TrainPipeline:
 
             games, _ = self.actors.match(
                 PlayerSpec("az", PUBLISHED, playouts, search=SearchOptions(win_check=cfg.win_check, threats=cfg.threats)),
-                opponent,
-                geometry, openings, seed,
+                opponent, geometry, openings, seed,
                 parallel=cfg.eval_games, c_puct=cfg.c_puct, device=self.model.device,
                 progress=on_progress if not bar.disable else None, precision=cfg.precision, rule=cfg.rule)
         as_black, as_white = tally_by_colour(games)
@@ -474,6 +469,8 @@ class TrainPipeline:
             record["opening_stones"] = cfg.eval_opening_stones
         if opponent.kind == "pure":
             record["pure_playouts"] = opponent.playouts
+        elif opponent.kind == "engine":
+            record.update(engine_info=cfg.engine_info, engine_faults=[g.faults for g in games if g.faults])
         else:
             record["heuristic_level"] = opponent.level
         # White's results on their own: with Black-favoured openings they are what tells models apart.

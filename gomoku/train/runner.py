@@ -11,7 +11,7 @@ from typing import Callable, Optional
 
 from gomoku.game.board import Board
 from gomoku.search.lockstep import RunStats, run_games
-from gomoku.search.players import PlayerSpec, make_player
+from gomoku.search.players import PlayerSpec, close_engines, make_player
 from gomoku.search.rollout import RolloutEvaluator
 from gomoku.train.selfplay import SelfPlayStream
 from gomoku.train.tasks import (PUBLISHED, CallTask, MatchGame, MatchTask, Progress, SelfPlaySettings, SelfPlayTask,
@@ -58,10 +58,13 @@ def play_match(task: MatchTask, published=None,
         a_points = sum(points(g.winner, a_colour(task.first_game + g.index)) for g in finished)
         report(Progress(len(finished), stats.moves, a_points))
 
-    records, stats = run_games(len(task.openings), new_game, min(task.parallel, len(task.openings)),
-                               on_step=on_step if report is not None else None)
+    try:
+        records, stats = run_games(len(task.openings), new_game, min(task.parallel, len(task.openings)),
+                                   on_step=on_step if report is not None else None)
+    finally:
+        close_engines(models)  # the engine processes of the share's games
     games = [MatchGame(task.first_game + r.index, list(task.openings[r.index]), r.moves,
-                       a_colour(task.first_game + r.index), r.winner) for r in records]
+                       a_colour(task.first_game + r.index), r.winner, r.faults, r.fault_notes) for r in records]
     return games, stats
 
 

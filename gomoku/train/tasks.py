@@ -12,7 +12,7 @@ played and ``runner`` for how an actor plays a task.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -94,6 +94,10 @@ class MatchGame:
     a_colour: int
     winner: int
     """the winning colour, 0 for a draw"""
+    faults: dict = field(default_factory=dict)
+    """``{colour: {fault: count}}`` of an engine player's faults in the game (``engine_player``)"""
+    fault_notes: list = field(default_factory=list)
+    """a line on each fault"""
 
     @property
     def a_points(self) -> float:

@@ -176,6 +176,8 @@ class CoreGames:
         else:
             player.mcts.root = view
         move, over = self._choose(slot, player)
+        if move is None:
+            return True  # the player gave the game up
         for p in {id(p): p for p in slot.players.values()}.values():
             keep = type(p) is MCTSPlayer and p.reuse_tree
             trees.play(slot.searches[id(p)], move, keep)
