@@ -53,7 +53,7 @@ def play_one_game(command: str, info=(), size: int = 9):
     players = {1: make_player(spec, board, models=models), 2: make_player(spec, board, models=models)}
     try:
         while not board.game_over:
-            move, _ = players[board.current_player].choose(board)
+            move = players[board.current_player].choose(board).move
             if move is None:
                 return board, players, None
             board.play(move)
