@@ -14,7 +14,7 @@ import pytest
 
 from gomoku.game import rules
 from gomoku.game.board import Board
-from gomoku.search.core import core_enabled, kernels
+from gomoku.search.core import boards, core_enabled, sums
 from gomoku.search.core.games import supported
 from gomoku.search.evaluator import NetEvaluator
 from gomoku.search.gumbel import GumbelPlayer
@@ -173,7 +173,7 @@ def test_the_kernels_sum_as_numpy_does(n):
     rng = np.random.default_rng(n)
     for _ in range(20):
         a = rng.random(n) * rng.random() ** 4
-        assert kernels.pairwise_sum(a, n) == a.sum()
+        assert sums.pairwise_sum(a, n) == a.sum()
 
 
 def test_renju_games_are_the_same():
@@ -195,9 +195,9 @@ def test_the_kernels_forbidden_points_are_the_rules():
             cells[0, row * width + col] = 1 if rng.random() < 0.6 else 2
         as_list = [int(x) for x in cells[0]]
         want = rules.forbidden_points(as_list, width, width)
-        got = [m for m in range(width * width) if cells[0, m] == 0 and kernels.is_forbidden(cells, 0, m, width, width)]
+        got = [m for m in range(width * width) if cells[0, m] == 0 and boards.is_forbidden(cells, 0, m, width, width)]
         assert got == want
-        assert kernels.black_has_allowed_move(cells, 0, width, width) == rules.black_has_allowed_move(as_list, width,
+        assert boards.black_has_allowed_move(cells, 0, width, width) == rules.black_has_allowed_move(as_list, width,
                                                                                                       width)
         forbidden += len(want)
     assert forbidden > 100  # the positions hold double threes, double fours and overlines to test

@@ -1,8 +1,9 @@
 """The compiled search core: many games' trees and boards in arrays, one numba call a step.
 
 ``games.CoreGames`` plays the games of a ``lockstep.Lockstep`` whose players it supports
-(``games.supported``); ``trees.CoreTrees`` holds the arrays; ``kernels`` are the compiled
-functions. The Python search (``mcts``, ``gumbel``) stays the reference: a seeded game is
+(``games.supported``); ``trees.CoreTrees`` holds the arrays (their columns: ``layout``);
+``kernels`` are the compiled tree functions, ``boards`` the compiled rules and ``sums`` NumPy's
+summation order. The Python search (``mcts``, ``gumbel``) stays the reference: a seeded game is
 the same move for move on both (tests/test_core.py).
 
 ``GOMOKU_CORE=off`` in the environment turns the core off (every game on the reference

@@ -19,7 +19,7 @@ import sys
 
 import numpy as np
 
-from gomoku.search.core import kernels as k
+from gomoku.search.core import layout as k
 from gomoku.search.core.jit import available, cached
 from gomoku.search.core.trees import UNLIMITED, CoreTrees
 from gomoku.search.evaluator import NetEvaluator

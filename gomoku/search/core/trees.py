@@ -22,7 +22,8 @@ import numpy as np
 from gomoku.game import rules
 from gomoku.game.board import Board
 from gomoku.game.lines import line_cells, line_ends
-from gomoku.search.core import kernels as k
+from gomoku.search.core import boards, kernels
+from gomoku.search.core import layout as k
 from gomoku.search.gumbel import GumbelNode
 from gomoku.search.tree import TreeNode
 
@@ -120,7 +121,7 @@ class CoreTrees:
         new_nodef, new_nodei = np.empty_like(self.nodef), np.empty_like(self.nodei)
         new_edgef, new_edgei = np.empty_like(self.edgef), np.empty_like(self.edgei)
         roots = np.ascontiguousarray(self.sint[:, k.S_ROOT])
-        nodes, edges = k.compact(roots, self.nodef, self.nodei, self.edgef, self.edgei,
+        nodes, edges = kernels.compact(roots, self.nodef, self.nodei, self.edgef, self.edgei,
                                  new_nodef, new_nodei, new_edgef, new_edgei, node_map)
         self.nodef, self.nodei, self.edgef, self.edgei = new_nodef, new_nodei, new_edgef, new_edgei
         live = roots >= 0
@@ -161,7 +162,7 @@ class CoreTrees:
         """Forgets search ``s``'s leaf waiting for the net, taking its path's moves back."""
         if self.sint[s, k.S_STATE] == k.PENDING:
             for _ in range(self.sint[s, k.S_PLEN]):
-                k.undo(self.cells, self.hist, self.sint, s)
+                boards.undo(self.cells, self.hist, self.sint, s)
             self.sint[s, k.S_PLEN] = 0
             self.sint[s, k.S_STATE] = k.IDLE
 
@@ -175,7 +176,7 @@ class CoreTrees:
         """Drops search ``s``'s tree: a fresh root."""
         if self.pool[k.NEXT_NODE] >= len(self.nodef):
             self.make_room(1)
-        self.sint[s, k.S_ROOT] = k.new_node(self.nodef, self.nodei, self.pool)
+        self.sint[s, k.S_ROOT] = kernels.new_node(self.nodef, self.nodei, self.pool)
         self.sint[s, k.S_STATE] = k.IDLE
 
     def start_move(self, s: int, budget: int, forced_k: float = 0.0) -> None:
@@ -200,8 +201,8 @@ class CoreTrees:
         """Plays ``move`` on search ``s``'s board; keeps the subtree under it as the root
         (tree reuse) if asked and it exists, else starts a fresh tree."""
         root = self.sint[s, k.S_ROOT]
-        child = k.child_of(self.nodei, self.edgei, root, move) if keep_subtree and root >= 0 else -1
-        k.play(self.cells, self.hist, self.sint, s, move, self.width, self.height, self.n_in_row, self.exact,
+        child = kernels.child_of(self.nodei, self.edgei, root, move) if keep_subtree and root >= 0 else -1
+        boards.play(self.cells, self.hist, self.sint, s, move, self.width, self.height, self.n_in_row, self.exact,
                self.renju)
         if child >= 0:
             self.sint[s, k.S_ROOT] = child
@@ -220,7 +221,7 @@ class CoreTrees:
 
     def step(self, ids: np.ndarray, priors: np.ndarray, values: np.ndarray, out: np.ndarray, first_row: int) -> int:
         """``kernels.step`` over the searches ``ids``; returns the rows of ``out`` it wrote."""
-        return int(k.step(ids, self.nodef, self.nodei, self.edgef, self.edgei, self.pool, self.cells, self.hist,
+        return int(kernels.step(ids, self.nodef, self.nodei, self.edgef, self.edgei, self.pool, self.cells, self.hist,
                           self.sint, self.sflt, self.path, self.leafmoves, self.queue, priors, values, out,
                           first_row, self.width, self.height, self.n_in_row, self.exact, self.renju, self.windows,
                           self.ends))
