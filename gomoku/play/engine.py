@@ -85,6 +85,7 @@ import warnings
 from typing import Optional
 
 from gomoku.play.brain import EngineOptions, PbrainEngine
+from gomoku.play.move_search import stamped_lines
 from gomoku.search.heuristic import DEFAULT_LEVEL, LEVELS
 from gomoku.search.options import SearchOptions, add_search_flags
 from gomoku.util import DefaultsHelpFormatter
@@ -156,7 +157,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     sys.stdout = sys.stderr
     sys.stdin.reconfigure(errors="replace")
     try:
-        PbrainEngine(options, out).run(iter(sys.stdin.readline, ""))
+        PbrainEngine(options, out).run(stamped_lines(sys.stdin))
     except BrokenPipeError:  # the manager has gone: nobody is left to answer
         pass
     return 0
