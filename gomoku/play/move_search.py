@@ -214,9 +214,12 @@ def stamped_lines(stream: TextIO, clock: Callable[[], float] = time.monotonic) -
         finally:
             lines.put(None)
 
-    threading.Thread(target=read, name="stdin", daemon=True).start()
-    while True:
-        item = lines.get()
-        if item is None:
-            return
-        yield item
+    def stamped() -> Iterator[tuple[str, float]]:
+        while True:
+            item = lines.get()
+            if item is None:
+                return
+            yield item
+
+    threading.Thread(target=read, name="stdin", daemon=True).start()  # at once, not at the first line asked for
+    return stamped()
