@@ -102,7 +102,7 @@ def test_playouts_ten_times_slower_than_usual_do_not_make_the_answers_late():
         assert engine.position.stones[-1][0] == engine.position.move_of(*map(int, move.split(",")))
     assert slow.calls > 30
     # The stop rule keeps back the slowest recent playout, the ten-times-slow one (50 ms or more).
-    assert engine._timer.reserve() >= 0.05
+    assert engine._timer.reserve(time.monotonic()) >= 0.05
 
 
 @pytest.mark.timeout(120)
@@ -146,13 +146,13 @@ def test_the_watchdog_stays_quiet_when_disarmed_in_time():
 
 
 def test_the_stop_rule_keeps_back_the_slowest_recent_playout_and_the_margin_adapts():
-    timer = PlayoutTimer(recent=4)
-    for step in (0.01, 0.1, 0.01):
-        timer.record(step)
-    assert timer.reserve() == 0.1
-    for _ in range(4):
-        timer.record(0.01)
-    assert timer.reserve() == 0.01  # the slow one has left the window
+    timer = PlayoutTimer(recent=10.0)
+    assert timer.reserve(0.0) == 0.0
+    for when, step in ((1.0, 0.01), (2.0, 0.1), (3.0, 0.01), (4.0, 0.02)):
+        timer.record(step, when)
+    assert timer.reserve(5.0) == 0.1
+    assert timer.reserve(12.5) == 0.02  # the slow one has left the window of 10 s
+    assert timer.reserve(20.0) == 0.0
     assert timer.soft_deadline(10.0, 0.8) == 10.8
     timer.ended(0.05)  # the search ended 50 ms past its deadline: the next ones end 50 ms earlier
     assert timer.soft_deadline(10.0, 0.8) == pytest.approx(10.75)

@@ -105,6 +105,7 @@ class PbrainEngine(MoveMaker):
             watchdog = clock is time.monotonic
         self._watchdog = Watchdog(self._watchdog_answer, clock) if watchdog else None
         self._answered: Optional[int] = None  # the move the watchdog answered for the search just ended
+        self._move_started = 0.0  # when the command of the move being searched arrived
         self.time = TimeControl(timeout_turn=options.turn_ms, margin_ms=options.margin_ms)
         self.position: Optional[Position] = None
         self.n_in_row = options.n_in_row
@@ -138,7 +139,8 @@ class PbrainEngine(MoveMaker):
                 break
 
     def handle(self, line: str, arrived: Optional[float] = None) -> bool:
-        """Processes one input line (that arrived at ``arrived``, else now); returns False once the engine should exit."""
+        """Processes one input line (that arrived at ``arrived``, else now); returns False once the
+        engine should exit."""
         line = line.strip()
         if not line:
             return self.running

@@ -128,6 +128,7 @@ class MoveMaker:
         hard = self.time.hard_seconds(empty)
         if watchdog is not None and hard is not None:
             early = quick_move(board)
+            self._move_started = started
             watchdog.arm(started + hard, lambda: best_so_far(mcts, early))
         try:
             playouts, now = timed_search(mcts, board, self._evaluator, self._clock, started,
@@ -157,7 +158,8 @@ class MoveMaker:
 
     def _watchdog_answer(self, move: int) -> None:
         """The watchdog's reply for a search past its hard deadline (on the watchdog's thread)."""
-        self._reply(self.position.label(move))
+        note = f"the search ran past its deadline: the watchdog answered at {self._clock() - self._move_started:.2f} s"
+        self._reply(self.position.label(move), [note] if self.options.messages else [])
 
     def _keep_or_forget_tree(self) -> None:
         """Keeps the subtree of the opponent's reply to our last move, else starts afresh."""

@@ -5,9 +5,10 @@ A manager forfeits a late answer, and a machine that is not idle makes any singl
 now and then: a playout ten times its usual length, a net call held back by another process,
 the root's threat searches. Three layers keep the answer in time:
 
-* the stop rule (``PlayoutTimer``): the search stops when the slowest of the recent playouts,
-  not only the last one, would end past the deadline; the recent ones are kept from move to
-  move, so a move's first playouts are judged by the last move's too;
+* the stop rule (``PlayoutTimer``): the search stops when the slowest playout of the last half
+  minute, not only the last one, would end past the deadline (keeping back at most half the
+  move's time); a slow playout is mostly time the machine held the process back, so this keeps
+  room for the next such stall, whether it comes during the search or after it;
 * an adaptive margin (``PlayoutTimer.extra``): a move whose search still ended past its soft
   deadline adds that overrun to the margin of the moves after it (halved at every move);
 * the watchdog (``Watchdog``): a thread armed for every search with a hard deadline between
@@ -38,8 +39,11 @@ from gomoku.play.protocol import MIN_PLAYOUTS
 from gomoku.search.heuristic import HeuristicPlayer
 from gomoku.search.mcts import MCTS, search
 
-RECENT_PLAYOUTS = 32
-"""playout times the stop rule remembers: it keeps back the slowest of them"""
+RECENT_SECONDS = 30.0
+"""how long the stop rule remembers a playout's time: it keeps back the slowest of the playouts
+of the last half minute (a stall of the machine is seldom alone)"""
+RESERVE_SHARE = 0.5
+"""the time kept back for the next playout takes at most this share of a move's time"""
 EXTRA_MARGIN_SHARE = 0.25
 """the adaptive margin takes at most this share of a move's time"""
 EXTRA_MARGIN_DECAY = 0.5
@@ -48,19 +52,32 @@ EXTRA_MARGIN_DECAY = 0.5
 
 # ----------------------------------------------------------------- the stop rule
 class PlayoutTimer:
-    """Remembers how long recent playouts took and how far recent searches overran, for the stop rule."""
+    """Remembers how long recent playouts took and how far recent searches overran, for the stop rule.
 
-    def __init__(self, recent: int = RECENT_PLAYOUTS):
-        self.steps: deque = deque(maxlen=recent)
+    A playout's time on a busy machine is mostly the time its process waited for a core: the
+    slowest playout of the last ``recent`` seconds (of the engine's clock) measures how long the
+    machine may hold the engine back, during a playout or after the search.
+    """
+
+    def __init__(self, recent: float = RECENT_SECONDS):
+        self.recent = recent
+        self._slowest: deque = deque()  # (when, seconds), the seconds falling: the window's maximum first
         self.extra = 0.0
         """seconds added to the margin: the recent overrun of the soft deadline, halved every move"""
 
-    def reserve(self) -> float:
-        """Seconds kept for the next playout: the slowest of the recent ones."""
-        return max(self.steps, default=0.0)
+    def reserve(self, now: float) -> float:
+        """Seconds kept for the next playout: the slowest of the playouts of the last ``recent`` seconds."""
+        slowest = self._slowest
+        while slowest and slowest[0][0] < now - self.recent:
+            slowest.popleft()
+        return slowest[0][1] if slowest else 0.0
 
-    def record(self, seconds: float) -> None:
-        self.steps.append(seconds)
+    def record(self, seconds: float, now: float) -> None:
+        """A playout that ended at ``now`` took ``seconds``."""
+        slowest = self._slowest
+        while slowest and slowest[-1][1] <= seconds:
+            slowest.pop()  # a faster playout before a slower one can never be the window's maximum
+        slowest.append((now, seconds))
 
     def soft_deadline(self, started: float, budget: float) -> float:
         """The moment the search should end: ``budget`` seconds after ``started`` less the adaptive
@@ -176,6 +193,7 @@ def timed_search(mcts: MCTS, board: Board, evaluator, clock: Callable[[], float]
         most_tree: stop once the root has this many visits (None: no limit).
     """
     deadline = timer.soft_deadline(started, budget)
+    most_reserve = RESERVE_SHARE * budget
     most_new = max(MIN_PLAYOUTS, most_new or sys.maxsize)
     most_tree = most_tree or sys.maxsize
     fresh = not mcts.root.expanded  # the first playout expands the root (and runs its threat searches)
@@ -189,12 +207,13 @@ def timed_search(mcts: MCTS, board: Board, evaluator, clock: Callable[[], float]
         nonlocal last, now
         now = clock()
         if playouts > 1 or playouts == 1 and not fresh:
-            timer.record(now - last)
+            timer.record(now - last, now)
         last = now
         if not mcts.root.expanded:
             return False
         return mcts.root.proven != 0 or playouts >= MIN_PLAYOUTS and (
-            now + timer.reserve() >= deadline or playouts >= most_new or mcts.root.N >= most_tree)
+            now + min(timer.reserve(now), most_reserve) >= deadline or playouts >= most_new
+            or mcts.root.N >= most_tree)
 
     playouts = search(mcts, board, evaluator, enough)
     timer.ended(now - deadline)
