@@ -138,13 +138,14 @@ class MoveMaker:
             if watchdog is not None:
                 self._answered = watchdog.disarm()
         root = mcts.root
+        elapsed = now - started
         if self._answered is not None:
             move = self._answered
             how = f"the watchdog answered at {watchdog.fired_at - started:.2f} s: "
+            self.time.spend(watchdog.fired_at - started)  # the manager's clock stopped at the answer
         else:
             move, how = mcts.best_move(board), ""
-        elapsed = now - started
-        self.time.spend(elapsed)
+            self.time.spend(elapsed)
         where = np.flatnonzero(root.moves == move) if root.expanded else []
         if len(where):
             best = int(where[0])
