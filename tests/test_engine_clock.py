@@ -143,6 +143,7 @@ def test_the_watchdog_stays_quiet_when_disarmed_in_time():
     while not answered and time.monotonic() < deadline:
         time.sleep(0.01)
     assert answered == [5] and watchdog.disarm() == 5
+    assert watchdog.disarm() is None  # told once: a search with no watchdog armed must not get it
 
 
 def test_the_stop_rule_keeps_back_the_slowest_recent_playout_and_the_margin_adapts():

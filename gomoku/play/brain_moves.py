@@ -126,7 +126,8 @@ class MoveMaker:
         empty = self.position.empty_cells
         watchdog = self._watchdog
         hard = self.time.hard_seconds(empty)
-        if watchdog is not None and hard is not None:
+        armed = watchdog is not None and hard is not None
+        if armed:
             early = quick_move(board)
             self._move_started = started
             watchdog.arm(started + hard, lambda: best_so_far(mcts, early))
@@ -135,7 +136,7 @@ class MoveMaker:
                                          self.time.move_seconds(empty), self._timer, self.options.max_playouts,
                                          self.time.tree_limit(board.size))
         finally:
-            if watchdog is not None:
+            if armed:
                 self._answered = watchdog.disarm()
         root = mcts.root
         elapsed = now - started

@@ -109,20 +109,23 @@ class Watchdog:
         self._lock = threading.Lock()
         self._timer: Optional[threading.Timer] = None
         self._pick: Optional[Callable[[], int]] = None
+        self._armed: Optional[object] = None  # this search's token: a timer of an earlier search must not fire
         self.fired: Optional[int] = None
         self.fired_at = 0.0
 
     def arm(self, deadline: float, pick: Callable[[], int]) -> None:
         """Answers ``pick()`` at ``deadline`` (on the engine's clock) unless disarmed before."""
+        token = object()
         with self._lock:
-            self._pick, self.fired = pick, None
-        self._timer = threading.Timer(max(0.0, deadline - self._clock()), self._fire)
+            self._pick, self.fired, self._armed = pick, None, token
+        self._timer = threading.Timer(max(0.0, deadline - self._clock()), self._fire, (token,))
         self._timer.daemon = True
         self._timer.start()
 
-    def _fire(self) -> None:
+    def _fire(self, token: object) -> None:
         with self._lock:
-            if self._pick is None:
+            # A timer cancelled while it waited for the lock may find the next search armed: not its own.
+            if self._pick is None or token is not self._armed:
                 return
             pick, self._pick = self._pick, None
             move = pick()
@@ -132,8 +135,8 @@ class Watchdog:
     def disarm(self) -> Optional[int]:
         """Stops the watchdog; returns the move it answered, or None."""
         with self._lock:
-            self._pick = None
-            fired = self.fired
+            self._pick = self._armed = None
+            fired, self.fired = self.fired, None  # told once: a later disarm without an arm gets None
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
