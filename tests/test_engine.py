@@ -137,7 +137,8 @@ def cell(answer: str, width: int, height: int) -> tuple[int, int]:
 def test_scripted_game_with_pure_mcts(spawn):
     turn = 0.4
     engine = spawn("--pure", "--n-in-row", "5", "--seed", "0")
-    assert engine.ask("ABOUT").startswith('name="GomokuZero", version="')
+    # The first answer waits for the process to start and import its modules: seconds on a busy machine.
+    assert engine.ask("ABOUT", limit=10).startswith('name="GomokuZero", version="')
     assert engine.ask("START 7", limit=5) == "OK"
     # INFO gets no answer: if one came, the next ask would read it instead of the move.
     engine.send("INFO timeout_turn 400", "INFO timeout_match 0", f"INFO time_left {UNLIMITED_MS}",
@@ -168,8 +169,9 @@ def test_scripted_game_with_pure_mcts(spawn):
 def test_bad_input_gets_error_and_the_engine_goes_on(spawn):
     turn = 0.4
     engine = spawn("--pure", "--n-in-row", "5")
-    for command in (["BEGIN"], ["TURN 1,1"], ["TAKEBACK 1,1"], ["RESTART"], ["BOARD", "1,1,1", "DONE"]):
-        assert engine.ask(*command).startswith("ERROR no game yet"), command
+    # The first answer waits for the process to start and import its modules: seconds on a busy machine.
+    for i, command in enumerate((["BEGIN"], ["TURN 1,1"], ["TAKEBACK 1,1"], ["RESTART"], ["BOARD", "1,1,1", "DONE"])):
+        assert engine.ask(*command, limit=10 if i == 0 else 2).startswith("ERROR no game yet"), command
     assert engine.ask("START abc").startswith("ERROR")
     assert engine.ask("START 3").startswith("ERROR")  # too small for 5 in a row
     assert engine.ask("RECTSTART 7").startswith("ERROR")

@@ -13,16 +13,16 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional, TextIO
 
-import numpy as np
-
 from gomoku import __version__
-from gomoku.game.board import DRAW, Board
+from gomoku.game.board import Board
 from gomoku.game.rules import FREESTYLE, RENJU, RULES, STANDARD, check_rule
-from gomoku.play.protocol import (CARO, CONTINUOUS, CONTINUOUS_MARK, EXACT_FIVE, MAX_SIDE, MIN_PLAYOUTS, OPPONENT, OWN,
-                                  RENJU_BIT, SIZE_RE, TRIPLE_RE, UNLIMITED_MS, Position, ProtocolError, TimeControl,
-                                  parse_pair, shown)
+from gomoku.play.brain_moves import MoveMaker
+from gomoku.play.move_search import PlayoutTimer, Watchdog
+from gomoku.play.protocol import (CARO, CONTINUOUS, CONTINUOUS_MARK, EXACT_FIVE, MAX_SIDE, OPPONENT, OWN, RENJU_BIT,
+                                  SIZE_RE, TRIPLE_RE, UNLIMITED_MS, Position, ProtocolError, TimeControl, parse_pair,
+                                  shown)
 from gomoku.search.heuristic import HeuristicPlayer
-from gomoku.search.mcts import MCTS, search
+from gomoku.search.mcts import MCTS
 from gomoku.search.options import SearchOptions
 from gomoku.search.rollout import RolloutEvaluator
 
@@ -76,25 +76,36 @@ class _Block:
     lines: list[str] = field(default_factory=list)
 
 
-class PbrainEngine:
+class PbrainEngine(MoveMaker):
     """The protocol's brain: reads command lines, keeps the position, searches, answers.
 
     The search is plain ``mcts.MCTS`` driven one playout at a time with the clock
     checked after each, so that no playout count, and no run of playouts that all
-    end in a finished game, can overrun the deadline. The tree is kept from move
-    to move while the game goes on as expected (our move, then one of the
-    opponent's) and dropped after ``BOARD``, ``TAKEBACK`` and new games.
+    end in a finished game, can overrun the deadline; ``move_search`` holds the
+    stop rule and the watchdog that answers for a search stuck in one long step.
+    The tree is kept from move to move while the game goes on as expected (our
+    move, then one of the opponent's) and dropped after ``BOARD``, ``TAKEBACK``
+    and new games.
 
     Args:
         options: how to play.
         out: where replies go; each line is flushed at once.
         clock: seconds, monotonic (tests may pass a fake one).
+        watchdog: answer for a search still running at its hard deadline (``move_search.Watchdog``);
+            None: only with the real clock, the watchdog waiting in real time.
     """
 
-    def __init__(self, options: EngineOptions, out: TextIO, clock: Callable[[], float] = time.monotonic):
+    def __init__(self, options: EngineOptions, out: TextIO, clock: Callable[[], float] = time.monotonic,
+                 watchdog: Optional[bool] = None):
         self.options = options
         self._out = out
         self._clock = clock
+        self._timer = PlayoutTimer()
+        if watchdog is None:
+            watchdog = clock is time.monotonic
+        self._watchdog = Watchdog(self._watchdog_answer, clock) if watchdog else None
+        self._answered: Optional[int] = None  # the move the watchdog answered for the search just ended
+        self._move_started = 0.0  # when the command of the move being searched arrived
         self.time = TimeControl(timeout_turn=options.turn_ms, margin_ms=options.margin_ms)
         self.position: Optional[Position] = None
         self.n_in_row = options.n_in_row
@@ -119,18 +130,22 @@ class PbrainEngine:
         }
 
     # ------------------------------------------------------------- the loop
-    def run(self, lines: Iterable[str]) -> None:
-        """Handles lines until END or the end of input."""
-        for line in lines:
-            if not self.handle(line):
+    def run(self, lines: Iterable) -> None:
+        """Handles lines until END or the end of input: strings, or ``(line, arrived)`` pairs with the
+        moment each arrived on the engine's clock (``move_search.stamped_lines``)."""
+        for item in lines:
+            line, arrived = (item, None) if isinstance(item, str) else item
+            if not self.handle(line, arrived):
                 break
 
-    def handle(self, line: str) -> bool:
-        """Processes one input line; returns False once the engine should exit."""
+    def handle(self, line: str, arrived: Optional[float] = None) -> bool:
+        """Processes one input line (that arrived at ``arrived``, else now); returns False once the
+        engine should exit."""
         line = line.strip()
         if not line:
             return self.running
-        started = self._clock()  # a move's time counts from the moment its command is read
+        # A move's time counts from the moment its command arrived (else from now, when it is read).
+        started = self._clock() if arrived is None else arrived
         try:
             if self._block is not None and self._block_line(line):
                 return self.running
@@ -349,140 +364,6 @@ class PbrainEngine:
             position.add(position.move_of(x, y), who)
         self.position = position
         self._move(started)
-
-    def _move(self, started: float) -> None:
-        """Searches the position, plays the move found and answers it."""
-        position = self.position
-        board = position.to_board(self.n_in_row, self.rule)
-        if board.game_over:
-            if board.winner == DRAW:
-                raise ProtocolError("the game is over: the board is full")
-            who = "the engine" if board.winner == board.current_player else "the opponent"
-            raise ProtocolError(f"the game is over: {who} has {self.n_in_row} in a row")
-        self._keep_or_forget_tree()
-        notes = []
-        try:
-            move, note = self._choose(board, started)
-            board.check_move(move)  # the search returns legal moves; anything else is a bug to survive
-            if self.options.messages:
-                notes.append(note)
-        except Exception as exc:
-            # A legal request gets a legal move whatever went wrong: a move that loses on the
-            # board is better than an answer that loses the game on the spot.
-            traceback.print_exc(file=sys.stderr)
-            self._forget_tree()
-            board = position.to_board(self.n_in_row, self.rule)
-            move, how = self._fallback_move(board)
-            self.time.spend(self._clock() - started)
-            notes.append(f"the search failed ({type(exc).__name__}: {exc}); played {how}")
-        position.add(move, OWN)
-        self.mcts.advance(move)
-        self._tree_stones = tuple(position.stones)
-        self._reply(position.label(move), notes)
-        gc.collect()
-
-    def _choose(self, board: Board, started: float) -> tuple[int, str]:
-        """The move for ``board`` and a note on how it was found."""
-        position = self.position
-        wins = board.winning_moves()
-        if wins:
-            # A move that completes a line is always right: play it without spending the clock.
-            move = wins[0]
-            self.time.spend(self._clock() - started)
-            return move, f"{position.label(move)} wins at once (no search)"
-        if self._heuristic is not None:
-            move = self._heuristic.get_action(board)
-            elapsed = self._clock() - started
-            self.time.spend(elapsed)
-            return move, f"heuristic level {self._heuristic.level}: {position.label(move)} in {elapsed:.3f} s"
-        # No garbage collection while the clock runs: a collection can stall one playout
-        # past the deadline. The tree has no reference cycles (TreeNode holds no parent),
-        # so reference counting frees it; the cycle collector runs once the reply is out.
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
-            return self._search(board, started)
-        finally:
-            if collecting:
-                gc.enable()
-
-    def _fallback_move(self, board: Board) -> tuple[int, str]:
-        """A legal move without the search, and what chose it: a five, a block of the opponent's
-        five, the policy net's best move (with a model), the heuristic's, or the empty cell
-        nearest the centre, each tried in turn should the one before it fail too."""
-        position = self.position
-        try:
-            mine, theirs = board.completing_cells()
-            # Under renju a cell that blocks White's five may be forbidden for Black.
-            blocks = [int(m) for m in theirs if not board.is_forbidden(int(m))]
-            if len(mine) or blocks:
-                move = int(mine[0]) if len(mine) else blocks[0]
-                return move, f"{position.label(move)}, {'a five' if len(mine) else 'a block'}"
-            if self._model_spec is not None:
-                priors, _ = self._evaluator.evaluate([board])
-                legal = np.asarray(board.legal_moves())
-                move = int(legal[np.argmax(priors[0][legal])])
-                return move, f"{position.label(move)}, the policy net's best move"
-        except Exception:
-            traceback.print_exc(file=sys.stderr)
-        try:
-            move = int(HeuristicPlayer(1).get_action(board))
-            board.check_move(move)
-            return move, f"{position.label(move)}, the heuristic's move (level 1)"
-        except Exception:
-            traceback.print_exc(file=sys.stderr)
-        legal = np.asarray(board.legal_moves())
-        rows, cols = np.divmod(legal, board.width)
-        move = int(legal[np.argmin((rows - (board.height - 1) / 2) ** 2 + (cols - (board.width - 1) / 2) ** 2)])
-        return move, f"{position.label(move)}, the empty cell nearest the centre"
-
-    # ------------------------------------------------------------ search
-    def _search(self, board: Board, started: float) -> tuple[int, str]:
-        """Playouts until the move's deadline; returns the search's move (``MCTS.best_move``) and a note."""
-        mcts = self.mcts
-        deadline = started + self.time.move_seconds(self.position.empty_cells)
-        most_new = max(MIN_PLAYOUTS, self.options.max_playouts or sys.maxsize)
-        most_tree = self.time.tree_limit(board.size) or sys.maxsize
-        last = now = self._clock()
-
-        def enough(playouts: int) -> bool:
-            # Stop when the next playout, if it takes as long as the last one, would end past the deadline,
-            # or once the in-tree solver (--solve) has proven the root won or lost: more playouts change nothing.
-            # A root kept from the last move may be proven but not yet expanded: the first playout
-            # expands it, so that the decision has the moves and their priors to choose from.
-            nonlocal last, now
-            now = self._clock()
-            step, last = now - last, now
-            if not mcts.root.expanded:
-                return False
-            return mcts.root.proven != 0 or playouts >= MIN_PLAYOUTS and (
-                now + step >= deadline or playouts >= most_new or mcts.root.N >= most_tree)
-
-        playouts = search(mcts, board, self._evaluator, enough)
-        root = mcts.root
-        move = mcts.best_move(board)
-        best = int(np.flatnonzero(root.moves == move)[0])
-        elapsed = now - started
-        self.time.spend(elapsed)
-        value = {1: "won by force", -1: "lost by force"}.get(root.proven, f"value {root.child_Q[best]:+.2f}")
-        note = (f"{playouts} playouts in {elapsed:.2f} s (tree {root.N}); "
-                f"{self.position.label(move)}: {int(root.child_N[best])} visits, {value}")
-        return move, note
-
-    def _keep_or_forget_tree(self) -> None:
-        """Keeps the subtree of the opponent's reply to our last move, else starts afresh."""
-        stones = tuple(self.position.stones)
-        known = self._tree_stones
-        if (known is not None and len(stones) == len(known) + 1 and stones[:-1] == known
-                and stones[-1][1] == OPPONENT):
-            self.mcts.advance(stones[-1][0])
-        else:
-            self.mcts.reset()
-        self._tree_stones = stones
-
-    def _forget_tree(self) -> None:
-        self.mcts.reset()
-        self._tree_stones = None
 
     # ------------------------------------------------------------- the rest
     def _info(self, arg: str, started: float) -> None:

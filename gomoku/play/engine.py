@@ -53,9 +53,14 @@ the board's model for every rule, so that a switch costs no move any time.
 
 Time. A move is searched until its time is spent, not for a fixed number of
 playouts: ``TimeControl`` takes ``timeout_turn`` and a share of ``time_left``,
-less a safety margin, counted from the moment the command was read. A move
-that completes a line is played at once, without a search. The heuristic player
-(``--heuristic``, ``search.heuristic``) needs far less than a turn and ignores the clock.
+less a safety margin, counted from the moment the command arrived (a thread
+reads the input and stamps every line). The search stops when the slowest of
+the recent playouts would end past that deadline, and a move that still ran
+over widens the margin of the next ones; a watchdog thread answers the search's
+best move so far if the search is still running halfway between the deadline
+and the turn's end (``move_search``). A move that completes a line is played at
+once, without a search. The heuristic player (``--heuristic``, ``search.heuristic``)
+needs far less than a turn and ignores the clock.
 
 Won and lost positions. The engine never resigns and never forfeits. With the
 solver (``--solve``, on by default on the command line) the search can prove a
@@ -85,6 +90,7 @@ import warnings
 from typing import Optional
 
 from gomoku.play.brain import EngineOptions, PbrainEngine
+from gomoku.play.move_search import stamped_lines
 from gomoku.search.heuristic import DEFAULT_LEVEL, LEVELS
 from gomoku.search.options import SearchOptions, add_search_flags
 from gomoku.util import DefaultsHelpFormatter
@@ -156,7 +162,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     sys.stdout = sys.stderr
     sys.stdin.reconfigure(errors="replace")
     try:
-        PbrainEngine(options, out).run(iter(sys.stdin.readline, ""))
+        PbrainEngine(options, out).run(stamped_lines(sys.stdin))
     except BrokenPipeError:  # the manager has gone: nobody is left to answer
         pass
     return 0

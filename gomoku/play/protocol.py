@@ -86,12 +86,26 @@ class TimeControl:
         """
         if self.timeout_turn <= 0:
             return 0.0
+        budget = self._budget_ms(empty_cells)
+        budget -= self.margin_ms + self.margin_share * budget
+        return max(0.0, budget / 1000.0)
+
+    def hard_seconds(self, empty_cells: int) -> Optional[float]:
+        """When the engine's watchdog answers for a search that has not ended: halfway between
+        ``move_seconds`` and the move's whole time (None for an instant move, which has no watchdog)."""
+        if self.timeout_turn <= 0:
+            return None
+        budget = self._budget_ms(empty_cells)
+        budget -= (self.margin_ms + self.margin_share * budget) / 2
+        return max(0.0, budget / 1000.0)
+
+    def _budget_ms(self, empty_cells: int) -> float:
+        """The move's whole time: ``timeout_turn``, or less where the match's time left is short."""
         budget = float(self.timeout_turn)
         if self.time_left < UNLIMITED_MS:
             moves_left = max(1, min(self.horizon, (empty_cells + 1) // 2))
             budget = min(budget, self.time_left / moves_left)
-        budget -= self.margin_ms + self.margin_share * budget
-        return max(0.0, budget / 1000.0)
+        return budget
 
     def tree_limit(self, cells: int) -> Optional[int]:
         """The most nodes the search tree may hold within ``max_memory`` (None: no limit)."""

@@ -1,0 +1,179 @@
+"""The brain's moves: how ``PbrainEngine`` searches a position against the clock and answers it.
+
+``MoveMaker`` is a part of ``brain.PbrainEngine`` kept in a module of its own: it plays
+the move for a position (a five at once, the heuristic, or the timed search of
+``move_search`` with its watchdog), keeps or drops the search tree between moves,
+and answers a legal move even when the search fails.
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+import traceback
+
+import numpy as np
+
+from gomoku.game.board import DRAW, Board
+from gomoku.play.move_search import best_so_far, quick_move, timed_search
+from gomoku.play.protocol import OPPONENT, OWN, ProtocolError
+from gomoku.search.heuristic import HeuristicPlayer
+
+
+class MoveMaker:
+    """The moves of ``brain.PbrainEngine`` (a mixin: it uses the engine's position, tree, clock,
+    time control, evaluator, watchdog and ``_reply``)."""
+
+    def _move(self, started: float) -> None:
+        """Searches the position, plays the move found and answers it."""
+        position = self.position
+        board = position.to_board(self.n_in_row, self.rule)
+        if board.game_over:
+            if board.winner == DRAW:
+                raise ProtocolError("the game is over: the board is full")
+            who = "the engine" if board.winner == board.current_player else "the opponent"
+            raise ProtocolError(f"the game is over: {who} has {self.n_in_row} in a row")
+        self._keep_or_forget_tree()
+        self._answered = None
+        notes = []
+        try:
+            move, note = self._choose(board, started)
+            board.check_move(move)  # the search returns legal moves; anything else is a bug to survive
+            if self.options.messages:
+                notes.append(note)
+        except Exception as exc:
+            # A legal request gets a legal move whatever went wrong: a move that loses on the
+            # board is better than an answer that loses the game on the spot.
+            traceback.print_exc(file=sys.stderr)
+            self._forget_tree()
+            board = position.to_board(self.n_in_row, self.rule)
+            if self._answered is not None:
+                move, how = self._answered, f"{position.label(self._answered)}, the watchdog's answer"
+            else:
+                move, how = self._fallback_move(board)
+            self.time.spend(self._clock() - started)
+            notes.append(f"the search failed ({type(exc).__name__}: {exc}); played {how}")
+        position.add(move, OWN)
+        if self._answered is None:
+            self._reply(position.label(move), notes)
+        else:  # the watchdog has answered this move already: its notes go with the next reply
+            self._pending.extend(notes)
+        self.mcts.advance(move)  # after the reply: dropping the other subtrees takes time too
+        self._tree_stones = tuple(position.stones)
+        gc.collect()
+
+    def _choose(self, board: Board, started: float) -> tuple[int, str]:
+        """The move for ``board`` and a note on how it was found."""
+        position = self.position
+        wins = board.winning_moves()
+        if wins:
+            # A move that completes a line is always right: play it without spending the clock.
+            move = wins[0]
+            self.time.spend(self._clock() - started)
+            return move, f"{position.label(move)} wins at once (no search)"
+        if self._heuristic is not None:
+            move = self._heuristic.get_action(board)
+            elapsed = self._clock() - started
+            self.time.spend(elapsed)
+            return move, f"heuristic level {self._heuristic.level}: {position.label(move)} in {elapsed:.3f} s"
+        # No garbage collection while the clock runs: a collection can stall one playout
+        # past the deadline. The tree has no reference cycles (TreeNode holds no parent),
+        # so reference counting frees it; the cycle collector runs once the reply is out.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            return self._search(board, started)
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _fallback_move(self, board: Board) -> tuple[int, str]:
+        """A legal move without the search, and what chose it: a five, a block of the opponent's
+        five, the policy net's best move (with a model), the heuristic's, or the empty cell
+        nearest the centre, each tried in turn should the one before it fail too."""
+        position = self.position
+        try:
+            mine, theirs = board.completing_cells()
+            # Under renju a cell that blocks White's five may be forbidden for Black.
+            blocks = [int(m) for m in theirs if not board.is_forbidden(int(m))]
+            if len(mine) or blocks:
+                move = int(mine[0]) if len(mine) else blocks[0]
+                return move, f"{position.label(move)}, {'a five' if len(mine) else 'a block'}"
+            if self._model_spec is not None:
+                priors, _ = self._evaluator.evaluate([board])
+                legal = np.asarray(board.legal_moves())
+                move = int(legal[np.argmax(priors[0][legal])])
+                return move, f"{position.label(move)}, the policy net's best move"
+        except Exception:
+            traceback.print_exc(file=sys.stderr)
+        try:
+            move = int(HeuristicPlayer(1).get_action(board))
+            board.check_move(move)
+            return move, f"{position.label(move)}, the heuristic's move (level 1)"
+        except Exception:
+            traceback.print_exc(file=sys.stderr)
+        legal = np.asarray(board.legal_moves())
+        rows, cols = np.divmod(legal, board.width)
+        move = int(legal[np.argmin((rows - (board.height - 1) / 2) ** 2 + (cols - (board.width - 1) / 2) ** 2)])
+        return move, f"{position.label(move)}, the empty cell nearest the centre"
+
+    # ------------------------------------------------------------ search
+    def _search(self, board: Board, started: float) -> tuple[int, str]:
+        """Playouts until the move's deadline (``move_search.timed_search``), the watchdog armed for a
+        search that overruns it; returns the search's move (``MCTS.best_move``), or the one the
+        watchdog answered, and a note."""
+        mcts = self.mcts
+        empty = self.position.empty_cells
+        watchdog = self._watchdog
+        hard = self.time.hard_seconds(empty)
+        armed = watchdog is not None and hard is not None
+        if armed:
+            early = quick_move(board)
+            self._move_started = started
+            watchdog.arm(started + hard, lambda: best_so_far(mcts, early))
+        try:
+            playouts, now = timed_search(mcts, board, self._evaluator, self._clock, started,
+                                         self.time.move_seconds(empty), self._timer, self.options.max_playouts,
+                                         self.time.tree_limit(board.size))
+        finally:
+            if armed:
+                self._answered = watchdog.disarm()
+        root = mcts.root
+        elapsed = now - started
+        if self._answered is not None:
+            move = self._answered
+            how = f"the watchdog answered at {watchdog.fired_at - started:.2f} s: "
+            self.time.spend(watchdog.fired_at - started)  # the manager's clock stopped at the answer
+        else:
+            move, how = mcts.best_move(board), ""
+            self.time.spend(elapsed)
+        where = np.flatnonzero(root.moves == move) if root.expanded else []
+        if len(where):
+            best = int(where[0])
+            value = {1: "won by force", -1: "lost by force"}.get(root.proven, f"value {root.child_Q[best]:+.2f}")
+            found = f"{int(root.child_N[best])} visits, {value}"
+        else:
+            found = "not searched"
+        note = (f"{how}{playouts} playouts in {elapsed:.2f} s (tree {root.N}); "
+                f"{self.position.label(move)}: {found}")
+        return move, note
+
+    def _watchdog_answer(self, move: int) -> None:
+        """The watchdog's reply for a search past its hard deadline (on the watchdog's thread)."""
+        note = f"the search ran past its deadline: the watchdog answered at {self._clock() - self._move_started:.2f} s"
+        self._reply(self.position.label(move), [note] if self.options.messages else [])
+
+    def _keep_or_forget_tree(self) -> None:
+        """Keeps the subtree of the opponent's reply to our last move, else starts afresh."""
+        stones = tuple(self.position.stones)
+        known = self._tree_stones
+        if (known is not None and len(stones) == len(known) + 1 and stones[:-1] == known
+                and stones[-1][1] == OPPONENT):
+            self.mcts.advance(stones[-1][0])
+        else:
+            self.mcts.reset()
+        self._tree_stones = stones
+
+    def _forget_tree(self) -> None:
+        self.mcts.reset()
+        self._tree_stones = None
