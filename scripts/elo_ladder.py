@@ -15,7 +15,7 @@ virtual draws between each pair that met (BayesElo's default is 2 virtual draws)
 score finite. The ratings maximise the posterior (Newton's method); their 95% intervals come
 from the curvature there, relative to ``--anchor`` (rated 0).
 
-``--place SPEC`` adds a player with as few games as can place it: each round plays one pair of
+``--place PLAYER`` adds a player with as few games as can place it: each round plays one pair of
 games (one opening, colours swapped) against the rated player nearest to the newcomer's current
 estimate (the middle of the ladder at first), refits, and stops once the newcomer's interval is
 narrower than ``--target`` Elo either side, or after ``--max-games``.
@@ -188,7 +188,6 @@ def plot(games, anchor: str, prior: float, path: str, title: str = "Elo ladder")
 def place(args, games, specs) -> list:
     """Plays the newcomer ``args.place`` against the nearest rated player until it is placed."""
     from gomoku.play.arena import run_arena
-    from gomoku.play.arena_report import write_games
     from gomoku.play.arena_setup import ArenaSettings
 
     newcomer = player_label(args.place)
@@ -237,7 +236,7 @@ def main(argv=None) -> int:
     parser.add_argument("--table", help="write the Markdown table here (default: print it)")
     parser.add_argument("--plot", help="draw the ladder into this PNG")
     parser.add_argument("--title", default="Elo ladder", help="the plot's title (default: Elo ladder)")
-    parser.add_argument("--place", metavar="SPEC", help="a new player to place with as few games as it takes")
+    parser.add_argument("--place", metavar="PLAYER", help="a new player to place with as few games as it takes")
     parser.add_argument("--target", type=float, default=150.0, help="--place stops at this 95%% half-width")
     parser.add_argument("--max-games", type=int, default=20, help="--place plays at most this many games")
     parser.add_argument("--openings", default="balanced", help="--place's openings (default: balanced)")
