@@ -52,6 +52,14 @@ class NetEvaluator:
             self._cache.clear()
             self._version = version
 
+    def predict_planes(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The net's priors and values for a batch of planes ``(B, C, H, W)``, without the cache
+        (the compiled core writes its leaves' planes itself)."""
+        log_p, value = self.model.predict(planes)
+        self.calls += 1
+        self.positions += len(planes)
+        return np.exp(log_p), value
+
     def evaluate(self, boards: Sequence[Board]) -> tuple[np.ndarray, np.ndarray]:
         self._check_version()
         n = len(boards)
@@ -74,10 +82,7 @@ class NetEvaluator:
             channels = input_channels(version)
             planes = np.zeros((len(todo), channels, size), dtype=np.float32)
             fill_planes_batch([boards[i] for i in todo], b"".join([keys[i][0] for i in todo]), planes, version)
-            log_p, value = self.model.predict(planes.reshape(len(todo), channels, first.height, first.width))
-            p = np.exp(log_p)
-            self.calls += 1
-            self.positions += len(todo)
+            p, value = self.predict_planes(planes.reshape(len(todo), channels, first.height, first.width))
             if self.cache_size and len(self._cache) + len(todo) > self.cache_size:
                 self._cache.clear()
             for row, i in enumerate(todo):

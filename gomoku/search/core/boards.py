@@ -150,6 +150,19 @@ _DC = np.array([1, 0, 1, -1], np.int64)
 
 
 @njit
+def _black_run(line, cell):
+    """The ends ``(low, high)`` of the run of black stones through ``cell`` on the 11-cell ``line``
+    (``cell`` itself counted as black)."""
+    low = cell
+    high = cell
+    while low > 0 and line[low - 1] == 1:
+        low -= 1
+    while high < 10 and line[high + 1] == 1:
+        high += 1
+    return low, high
+
+
+@njit
 def _completions(line, found):
     """``rules._completions``: the empty cells of the 11-cell ``line`` where a black stone makes
     exactly five through the centre; returns how many (into ``found``)."""
@@ -157,12 +170,7 @@ def _completions(line, found):
     for cell in range(RENJU_REACH - 4, RENJU_REACH + 5):
         if line[cell] != 0:
             continue
-        low = cell
-        high = cell
-        while low > 0 and line[low - 1] == 1:
-            low -= 1
-        while high < 10 and line[high + 1] == 1:
-            high += 1
+        low, high = _black_run(line, cell)
         if high - low == 4 and low <= RENJU_REACH <= high:
             found[count] = cell
             count += 1
@@ -178,16 +186,10 @@ def _line_verdict(cells, s, move, d, width, height, line, found, points):
         offset = k - RENJU_REACH
         r, c = row + offset * _DR[d], col + offset * _DC[d]
         if 0 <= r < height and 0 <= c < width:
-            stone = cells[s, r * width + c]
-            line[k] = 1 if stone == 1 else (2 if stone == 2 else 0)
+            line[k] = cells[s, r * width + c]  # 0 empty, 1 black, 2 white: white blocks as the edge does
         else:
             line[k] = 2
-    low = RENJU_REACH
-    high = RENJU_REACH
-    while low > 0 and line[low - 1] == 1:
-        low -= 1
-    while high < 10 and line[high + 1] == 1:
-        high += 1
+    low, high = _black_run(line, RENJU_REACH)
     run = high - low + 1
     if run == 5:
         return _FIVE_LINE, 0

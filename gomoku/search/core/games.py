@@ -218,8 +218,5 @@ class CoreGames:
             index = np.sort(np.array(row_list, np.int64))
             whole = len(index) == rows and index[-1] == rows - 1
             planes = group.out[:rows] if whole else group.out[index]
-            log_p, value = evaluator.model.predict(planes.reshape(len(index), 4, height, width))
-            evaluator.calls += 1
-            evaluator.positions += len(index)
-            group.priors[index] = np.exp(log_p)
-            group.values[index] = value
+            group.priors[index], group.values[index] = evaluator.predict_planes(
+                planes.reshape(len(index), 4, height, width))
