@@ -134,7 +134,7 @@ class TrainConfig:
     stage_iters: int = 100
     """iterations on each size but the largest in a curriculum"""
     parallel_games: int = 0
-    """self-play games in lockstep per worker (the net's batch size); 0 picks 32 on a CPU, 128 on a GPU"""
+    """self-play games in lockstep per worker (the net's batch size); 0 picks 32 on a CPU, 512 on a GPU"""
     workers: int = 0
     """self-play processes; 0 uses the CPU cores there are (1 plays in the trainer's process); with --actors ray, Ray actors (0: one per CPU of the cluster)"""
     device: str = "auto"
@@ -285,7 +285,9 @@ class TrainConfig:
 
     def games_in_lockstep(self, device: str = "cpu") -> int:
         """Self-play games each worker keeps in progress (they carry over between iterations)."""
-        return self.parallel_games or (128 if device == "gpu" else 32)
+        # On a GPU one process's search feeds the net far below its limit; batches of 512 from a
+        # worker per core reached it on a 16-core H100 box (docs/results.md, scripts/gpu_sizing.py).
+        return self.parallel_games or (512 if device == "gpu" else 32)
 
     def to_dict(self) -> dict:
         return asdict(self)
