@@ -195,7 +195,7 @@ def rule_from_protocol(number: int) -> Rule:
     if number & RENJU.protocol:
         return RENJU
     if number not in _BY_PROTOCOL:
-        raise ValueError(f"INFO rule {number} is not played: the rules are "
+        raise ValueError(f"no rule is numbered {number}: the rules are "
                          + ", ".join(f"{rule} {rule.protocol}" for rule in _DECLARED))
     return _BY_PROTOCOL[number]
 
