@@ -165,7 +165,7 @@ def _declare(name: str, protocol: int, summary: str, exact: tuple = (False, Fals
 _DECLARED = (
     _declare("freestyle", 0, "n_in_row or more in a row win"),
     _declare("standard", 1, "exactly n_in_row in a row win", exact=(False, True, True)),
-    _declare("renju", 4, "Black moves first, wins with exactly five and has forbidden points; "
+    _declare("renju", 4, "Black moves first, wins with exactly five and has forbidden points, "
              "White wins with five or more", exact=(False, True, False), restricted=BLACK,
              first_player=BLACK, n_in_row=5),
     _declare("caro", 8, "n_in_row or more in a row win, but not exactly n_in_row between two "
@@ -185,6 +185,11 @@ def rule_of(name: str) -> Rule:
         return _BY_NAME[name]
     except (KeyError, TypeError):
         raise ValueError(f"unknown rule {name!r}: the rules are {', '.join(RULES)}") from None
+
+
+def rules_help() -> str:
+    """Every rule's name and summary, for the help of a ``--rule`` flag."""
+    return "; ".join(f"{rule}: {rule.summary}" for rule in _DECLARED)
 
 
 def rule_from_protocol(number: int) -> Rule:

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
 from gomoku.game.board import DRAW, Board, IllegalMoveError
-from gomoku.game.rules import FREESTYLE, RULES, check_rule
+from gomoku.game.rules import FREESTYLE, RULES, check_rule, rules_help
 from gomoku.play.protocol import OPPONENT, OWN, UNLIMITED_MS, ProtocolError, parse_pair
 from gomoku.util import DefaultsHelpFormatter, die_with_parent
 
@@ -290,9 +290,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--height", type=int, help="board height (default: --size)")
     parser.add_argument("--n-in-row", type=int, default=5, help="stones in a row that win")
     parser.add_argument("--rule", choices=RULES, default=FREESTYLE,
-                        help="freestyle (five or more win), standard (exactly five), renju (the first "
-                             "engine is Black, with forbidden points) or caro (five or more, but not five "
-                             "between two of the opponent's stones); sent to both engines as INFO rule")
+                        help=f"{rules_help()}. Under renju the first engine is Black. Sent to both engines "
+                             "as INFO rule")
     parser.add_argument("--timeout-turn", type=int, default=1000, help="milliseconds per move")
     parser.add_argument("--timeout-match", type=int, default=0,
                         help="milliseconds per engine for the whole game, sent with time_left (0: none)")
