@@ -631,8 +631,11 @@ def test_info_rule_chooses_the_rule_and_the_engine_follows_it():
     assert renju[0] == "renju" and MOVE.fullmatch(renju[-1]) and renju[-1] != "7,7"
     standard = answer("INFO rule 1")
     assert standard[0] == "standard" and MOVE.fullmatch(standard[-1])
-    caro = answer("INFO rule 4", "INFO rule 12")
-    assert caro[0] == "renju" and "MESSAGE INFO rule 12: caro is not played; the rule stays renju" in caro
+    caro = answer("INFO rule 8")
+    assert caro[0] == "caro" and caro[-1] == "7,7"  # an overline wins under caro
+    refused = answer("INFO rule 4", "INFO rule 9")  # caro with exactly five: no rule of ours
+    assert refused[0] == "renju" and any(line.startswith("MESSAGE INFO rule 9: no rule is numbered 9")
+                                         and line.endswith("the rule stays renju") for line in refused)
 
 
 def test_the_fallback_never_blocks_on_a_forbidden_point():

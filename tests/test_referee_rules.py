@@ -1,5 +1,5 @@
-"""The referee under the rules: it tells both engines the rule, checks every move by it, and
-calls a forbidden Black move under renju a fault."""
+"""The referee under the rules: it tells both engines the rule (caro too), checks every move by
+it, and calls a forbidden Black move under renju a fault."""
 
 import os
 import subprocess
@@ -88,6 +88,14 @@ def test_a_standard_game_between_two_engines(engines_find_the_package):
     board = check_game(result, 9, 9, "standard")
     if board.winner:
         assert result.reason.endswith("has exactly 5 in a row")
+
+
+@pytest.mark.timeout(120)
+def test_a_caro_game_between_two_engines(engines_find_the_package):
+    result = run_match((heuristic(11), heuristic(12)), 9, 9, timeout_turn_ms=5000, stderr=subprocess.DEVNULL,
+                       rule="caro")
+    assert all("INFO rule 8" in sent(result, name) for name in ("[1]", "[2]"))
+    check_game(result, 9, 9, "caro")
 
 
 @pytest.mark.timeout(120)

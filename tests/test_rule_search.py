@@ -328,8 +328,8 @@ def test_game_records_keep_the_rule():
     # A record written before rules existed reads as freestyle.
     del data["rule"]
     assert GameRecord.from_json(data).rule == FREESTYLE
-    data["rule"] = "caro"
-    with pytest.raises(GameFileError, match="unknown rule 'caro'"):
+    data["rule"] = "connect6"
+    with pytest.raises(GameFileError, match="unknown rule 'connect6'"):
         GameRecord.from_json(data)
     # Black's ninth move h8 is a double three: refused under renju, fine under freestyle.
     moves = [110, 0, 111, 14, 127, 210, 142, 224, 112]

@@ -46,9 +46,9 @@ def test_model_files_record_the_rule_and_old_files_read_as_freestyle(tmp_path):
 def test_a_model_file_with_an_unknown_rule_is_refused(tmp_path):
     path = str(tmp_path / "x.npz")
     meta = {"format": "gomoku-zero-model/1", "width": 8, "height": 8, "n_in_row": 5, "arch": "reference",
-            "res_blocks": 0, "res_filters": 64, "rule": "caro"}
+            "res_blocks": 0, "res_filters": 64, "rule": "connect6"}
     np.savez(path, __meta__=np.array(json.dumps(meta)))
-    with pytest.raises(ModelFileError, match="unknown rule 'caro'"):
+    with pytest.raises(ModelFileError, match="unknown rule 'connect6'"):
         read_model_file(path)
 
 
@@ -71,7 +71,7 @@ def test_the_arena_takes_the_models_rule_and_refuses_another(tmp_path):
     with pytest.raises(ArenaError, match="different rules"):
         resolve_rule([spec, PlayerSpec.parse(f"az:{free}:4")])
     with pytest.raises(ArenaError, match="unknown rule"):
-        resolve_rule([], "caro")
+        resolve_rule([], "connect6")
 
 
 def test_arena_games_under_renju_and_standard_follow_the_rule():

@@ -8,7 +8,7 @@ Rows are counted ``r0`` from the top in the comments; columns ``c0`` from the le
 import pytest
 
 from gomoku.game.board import Board, IllegalMoveError
-from gomoku.game.rules import DOUBLE_FOUR, DOUBLE_THREE, FREESTYLE, OVERLINE, RENJU, RULES, STANDARD
+from gomoku.game.rules import CARO, DOUBLE_FOUR, DOUBLE_THREE, FREESTYLE, OVERLINE, RENJU, RULES, STANDARD
 
 FIVE = "five"  # expected answer: allowed, and playing it wins for Black
 
@@ -625,7 +625,7 @@ def test_rule_attribute_copy_repr_and_from_moves():
     assert board.history == [] and copy.rule == RENJU
     copy.reset()
     assert copy.rule == RENJU
-    assert set(RULES) == {FREESTYLE, STANDARD, RENJU}
+    assert set(RULES) == {FREESTYLE, STANDARD, RENJU, CARO}
 
 
 @pytest.mark.timeout(10)

@@ -326,6 +326,25 @@ def test_a_click_on_a_forbidden_point_is_refused_under_renju(make_window):
     assert window.forbidden_marks() == [e5]  # still a double three for Black
 
 
+def test_caro_in_the_window_a_five_between_two_white_stones_plays_on(make_window):
+    # On 7x7 with four in a row: Black b1 c1 d1 between White a1 and f1; e1 makes a blocked four.
+    window = make_window(board=Board(7, 7, 4, rule="caro"))
+    assert pygame.display.get_caption()[0] == "Gomoku Zero (caro)"
+    for label in ["b1", "a1", "c1", "f1", "d1", "a7"]:
+        click_move(window, label)
+    board = window.match.board
+    click_move(window, "e1")
+    assert board.winner is None and board.current_player == 2 and board.winning_line() == []
+    click_move(window, "g7")
+    click_move(window, "e2")  # b1 .. e1 is blocked, but e1 e2 and more: play on to an open line
+    click_move(window, "g6")
+    click_move(window, "e3")
+    click_move(window, "g5")
+    click_move(window, "e4")  # e1 e2 e3 e4, open above: wins
+    assert board.winner == 1
+    window.draw()
+
+
 def test_forbidden_points_are_worked_out_once_per_position(make_window, monkeypatch):
     window = make_window(board=renju_board())
     board = window.match.board

@@ -7,12 +7,13 @@ Notation used across the project:
   Row 0 is the bottom row when a board is drawn, so the human label of a move is
   its column letter and its row number counted from 1 at the bottom (``h8`` is
   the centre of a 15x15 board).
-* The rule (``gomoku.game.rules``): ``freestyle`` (the default) lets ``n_in_row`` *or
-  more* stones in a line win; ``standard`` wants exactly ``n_in_row``; ``renju`` wants
-  exactly five from Black (player 1) and five or more from White, and forbids Black's
-  overlines, double fours and double threes. A full board without a winner is a draw
-  (``winner == 0``), and so is a renju position where Black must move and every empty
-  cell is forbidden.
+* The rule (a ``gomoku.game.rules.Rule``, read as ``board.rule``): ``freestyle`` (the
+  default) lets ``n_in_row`` *or more* stones in a line win; ``standard`` wants exactly
+  ``n_in_row``; ``renju`` wants exactly five from Black (player 1) and five or more from
+  White, and forbids Black's overlines, double fours and double threes; ``caro`` is
+  freestyle where a line of exactly ``n_in_row`` between two opponent's stones does not
+  win. A full board without a winner is a draw (``winner == 0``), and so is a renju
+  position where Black must move and every empty cell is forbidden.
 
 This module imports neither paddle nor pygame.
 """
@@ -27,8 +28,8 @@ from typing import Optional, Sequence
 import numpy as np
 
 from gomoku.game import rules
-from gomoku.game.lines import DIRECTIONS, line_cells, line_ends, rays
-from gomoku.game.rules import FREESTYLE, RENJU
+from gomoku.game.lines import line_cells, line_ends, rays
+from gomoku.game.rules import FREESTYLE
 
 DRAW = 0
 COLUMN_LETTERS = string.ascii_lowercase
@@ -46,11 +47,11 @@ class Board:
         height: number of rows.
         n_in_row: stones in a line needed to win.
         start_player: the player who moves first, 1 or 2 (1 under renju: Black).
-        rule: ``"freestyle"``, ``"standard"`` or ``"renju"`` (see ``gomoku.game.rules``).
+        rule: a rule's name or ``Rule`` (``gomoku.game.rules.RULES``); ``board.rule`` is the ``Rule``.
 
     Raises:
-        ValueError: on sizes that cannot hold a game, an unknown rule, renju with
-            ``n_in_row != 5`` or with player 2 moving first.
+        ValueError: on sizes that cannot hold a game, an unknown rule, a rule played with
+            another ``n_in_row`` (renju: 5) or whose first player is the other one.
     """
 
     def __init__(self, width: int = 8, height: int = 8, n_in_row: int = 5, start_player: int = 1,
@@ -70,14 +71,13 @@ class Board:
         self.height = int(height)
         self.n_in_row = int(n_in_row)
         self.size = self.width * self.height
-        self._rays = rays(self.width, self.height, self.n_in_row)
-        # Per player (index 0 unused): whether only exactly n_in_row wins. Freestyle is
-        # all False, so its win test never looks past the first line of n_in_row.
-        self._exact = rules.exact_players(self.rule)
+        # n_in_row cells each side of a cell: one past the longest run on one side that can
+        # still belong to a line of exactly n_in_row, so a run's ends can be read.
+        self._rays = rays(self.width, self.height, self.n_in_row + 1)
         # How many moves must have been played before play() asks whether the game is drawn:
-        # a board can only fill up at the last move, while under renju Black may be left
-        # without an allowed move at any time. One comparison either way.
-        self._draw_test_from = 0 if self.rule == RENJU else self.size
+        # a board can only fill up at the last move, while a player with forbidden points
+        # (Black under renju) may be left without an allowed move at any time.
+        self._draw_test_from = 0 if self.rule.restricted else self.size
         self.reset(start_player)
 
     # ------------------------------------------------------------------ state
@@ -85,8 +85,9 @@ class Board:
         """Empties the board for a new game that ``start_player`` opens."""
         if start_player not in (1, 2):
             raise ValueError(f"start_player must be 1 or 2, got {start_player!r}")
-        if self.rule == RENJU and start_player != rules.BLACK:
-            raise ValueError("under renju player 1 is Black and moves first: start_player must be 1")
+        first = self.rule.first_player
+        if first and start_player != first:
+            raise ValueError(f"under {self.rule} player {first} moves first: start_player must be {first}")
         self.start_player = start_player
         self.current_player = start_player
         self.cells = [0] * self.size  # 0 empty, else the player's stone
@@ -119,12 +120,12 @@ class Board:
         return np.frombuffer(bytes(self.cells), dtype=np.uint8)
 
     def legal_moves(self) -> list[int]:
-        """The empty cells, in increasing order (none once the game is over), less Black's
-        forbidden points under renju."""
+        """The empty cells, in increasing order (none once the game is over), less the forbidden
+        points of the player to move (Black's under renju)."""
         if self.winner is not None:
             return []
         empty = [m for m, stone in enumerate(self.cells) if stone == 0]
-        if self.rule == RENJU and self.current_player == rules.BLACK:
+        if self.rule.restricted == self.current_player:
             forbidden = set(self.forbidden_moves())
             if forbidden:
                 return [m for m in empty if m not in forbidden]
@@ -138,14 +139,12 @@ class Board:
         """
         if self.winner is not None:
             return []
-        player, n_in_row, exact = self.current_player, self.n_in_row, self._exact[self.current_player]
-        return [m for m, stone in enumerate(self.cells)
-                if stone == 0 and self._line_length(m, player) >= n_in_row
-                and (not exact or self._has_exact_line(m, player))]
+        player = self.current_player
+        return [m for m, stone in enumerate(self.cells) if stone == 0 and self._wins_at(m, player)]
 
     def is_forbidden(self, move: int) -> bool:
-        """Whether ``move`` is an empty cell forbidden to the player to move: only under
-        renju, only for Black, and never for a move that makes exactly five."""
+        """Whether ``move`` is an empty cell forbidden to the player to move: only for the
+        rule's restricted player (Black under renju), and never for a move that makes exactly five."""
         return self.forbidden_reason(move) is not None
 
     def forbidden_reason(self, move: int) -> Optional[str]:
@@ -156,15 +155,15 @@ class Board:
         """
         if isinstance(move, bool) or not isinstance(move, Integral) or not 0 <= move < self.size:
             raise IllegalMoveError(f"move {move!r} is not a cell of the {self.width}x{self.height} board")
-        if self.rule != RENJU or self.current_player != rules.BLACK or self.cells[move] != 0:
+        if self.rule.restricted != self.current_player or self.cells[move] != 0:
             return None
         geometry = rules.renju_geometry(self.width, self.height)
         return rules.forbidden_reason(self.cells + [2], int(move), geometry)
 
     def forbidden_moves(self) -> list[int]:
         """The empty cells forbidden to the player to move, in increasing order: empty
-        unless the rule is renju, Black is to move and the game goes on."""
-        if self.rule != RENJU or self.current_player != rules.BLACK or self.winner is not None:
+        unless the player to move is the rule's restricted one (Black under renju) and the game goes on."""
+        if self.rule.restricted != self.current_player or self.winner is not None:
             return []
         return rules.forbidden_points(self.cells, self.width, self.height)
 
@@ -205,13 +204,14 @@ class Board:
         return lines, windows, (windows == 0).sum(axis=1) == 1
 
     def _short_for(self, player: int, windows: np.ndarray, open_one: np.ndarray) -> np.ndarray:
-        """Which lines hold ``n_in_row - 1`` of ``player``'s stones and one empty cell (and,
-        when the rule wants exactly ``n_in_row`` from ``player``, no stone of ``player`` just
-        beyond either end, so that filling the cell makes exactly ``n_in_row``)."""
+        """Which lines hold ``n_in_row - 1`` of ``player``'s stones and one empty cell, and
+        would win once filled: the rule's ``dead_lines`` reads the cells just beyond their ends
+        (an exact player's own stone there makes an overline; under caro the opponent's
+        stones at both ends block the five)."""
         short = open_one & ((windows == player).sum(axis=1) == self.n_in_row - 1)
-        if self._exact[player]:
+        if self.rule.ends_matter:
             ends = self._padded_stones()[line_ends(self.width, self.height, self.n_in_row)]
-            short &= (ends != player).all(axis=1)
+            short &= ~self.rule.dead_lines(player, ends)
         return short
 
     def _padded_stones(self) -> np.ndarray:
@@ -232,11 +232,12 @@ class Board:
             )
         if self.cells[move] != 0:
             raise IllegalMoveError(f"move {move} ({self.move_to_label(move)}) is on an occupied cell")
-        if self.rule == RENJU and self.current_player == rules.BLACK:
+        if self.rule.restricted == self.current_player:
             reason = self.forbidden_reason(move)
             if reason is not None:
+                colour = "Black" if self.current_player == rules.BLACK else "White"
                 raise IllegalMoveError(
-                    f"move {move} ({self.move_to_label(move)}) is forbidden for Black under renju: {reason}")
+                    f"move {move} ({self.move_to_label(move)}) is forbidden for {colour} under {self.rule}: {reason}")
         return move
 
     def do_move(self, move) -> None:
@@ -252,20 +253,19 @@ class Board:
     def play(self, move: int) -> None:
         """Plays a move already known to be legal (the search's fast path).
 
-        The rule only costs time when the move makes a line of ``n_in_row`` or more (is it
-        exactly ``n_in_row``?) and, under renju, after White's moves (has Black a move left?).
+        The rule only costs time when the move makes a line of ``n_in_row`` or more (does it
+        win?) and, under renju, after White's moves (has Black a move left?).
         """
         player = self.current_player
         self.cells[move] = player
         self.history.append(move)
-        if self._line_length(move, player) >= self.n_in_row and (
-                not self._exact[player] or self._has_exact_line(move, player)):
+        if self._wins_at(move, player):
             self.winner = player
         elif len(self.history) >= self._draw_test_from:
             # A full board is a draw; under renju (where _draw_test_from is 0) so is a
             # position after White's move where every empty cell is forbidden to Black.
-            if len(self.history) == self.size or (player == rules.WHITE and not rules.black_has_allowed_move(
-                    self.cells, self.width, self.height)):
+            if len(self.history) == self.size or (3 - player == self.rule.restricted and not
+                                                  rules.black_has_allowed_move(self.cells, self.width, self.height)):
                 self.winner = DRAW
         self.current_player = 3 - player
 
@@ -283,60 +283,44 @@ class Board:
         self.winner = None
         return move
 
-    def _line_length(self, move: int, player: int) -> int:
-        """Length of the longest line of ``player`` through ``move``, capped near n_in_row."""
-        cells = self.cells
-        best = 0
-        for forward, backward in self._rays[move]:
-            count = 1
-            for cell in forward:
-                if cells[cell] != player:
-                    break
-                count += 1
-            for cell in backward:
-                if cells[cell] != player:
-                    break
-                count += 1
-            if count > best:
-                best = count
-        return best
+    def _winning_run(self, move: int, player: int, table: Optional[tuple] = None) -> Optional[list]:
+        """The board's one ray walk: the cells of a winning line of ``player`` through ``move``
+        (``move`` counted as ``player``'s whatever it holds), else None.
 
-    def _has_exact_line(self, move: int, player: int) -> bool:
-        """Whether a stone of ``player`` on ``move`` lies (or would lie) on a line of exactly
-        ``n_in_row``. Like ``_line_length`` it reads only the cells around ``move``, through
-        rays of ``n_in_row`` cells per side, one more than ``_rays``, to see past a line's end."""
-        cells = self.cells
-        for forward, backward in rays(self.width, self.height, self.n_in_row + 1)[move]:
-            count = 1
+        Per direction it counts ``player``'s stones along both rays from ``move`` (nearest first,
+        up to the first other cell) and asks the rule whether the line wins, with the cells just
+        beyond its ends (0 off the board). ``table`` is a ``rays`` table: ``self._rays`` (the win
+        test: ``n_in_row`` cells per side shows the ends of any line exactly ``n_in_row`` long,
+        and a longer one is an overline whatever lies beyond) or rays to the board's edge, for
+        the whole line."""
+        cells, n, rule = self.cells, self.n_in_row, self.rule
+        for forward, backward in (table or self._rays)[move]:
+            ahead = behind = 0
             for cell in forward:
                 if cells[cell] != player:
                     break
-                count += 1
+                ahead += 1
             for cell in backward:
                 if cells[cell] != player:
                     break
-                count += 1
-            if count == self.n_in_row:
-                return True
-        return False
+                behind += 1
+            if 1 + ahead + behind >= n and rule.line_wins(
+                    player, 1 + ahead + behind, n, cells[backward[behind]] if behind < len(backward) else 0,
+                    cells[forward[ahead]] if ahead < len(forward) else 0):
+                return [move, *forward[:ahead], *backward[:behind]]
+        return None
+
+    def _wins_at(self, move: int, player: int) -> bool:
+        """Whether a stone of ``player`` on ``move`` lies (or would lie) on a winning line under the rule."""
+        return self._winning_run(move, player) is not None
 
     def winning_line(self) -> list[int]:
-        """The cells of the line that won the game (all of it, for a freestyle overline), else []."""
+        """The cells of the line that won the game (all of it, for an overline that won), else []."""
         if not self.winner:
             return []
         move = self.history[-1]
-        player = self.cells[move]
-        row, col = self.location(move)
-        for d_row, d_col in DIRECTIONS:
-            line = [move]
-            for sign in (1, -1):
-                r, c = row + sign * d_row, col + sign * d_col
-                while 0 <= r < self.height and 0 <= c < self.width and self.cells[r * self.width + c] == player:
-                    line.append(r * self.width + c)
-                    r, c = r + sign * d_row, c + sign * d_col
-            if len(line) == self.n_in_row or (len(line) > self.n_in_row and not self._exact[player]):
-                return sorted(line)
-        return []
+        whole = rays(self.width, self.height, max(self.width, self.height) + 1)  # every ray to the edge
+        return sorted(self._winning_run(move, self.cells[move], whole) or [])
 
     # ----------------------------------------------------------------- planes
     def planes(self) -> np.ndarray:
@@ -409,7 +393,7 @@ class Board:
         return "\n".join(lines)
 
     def __repr__(self) -> str:
-        rule = "" if self.rule == FREESTYLE else f", rule={self.rule}"
+        rule = "" if self.rule is FREESTYLE else f", rule={self.rule}"
         return f"Board({self.width}x{self.height}, n_in_row={self.n_in_row}{rule}, moves={len(self.history)})"
 
     @classmethod

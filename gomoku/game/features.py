@@ -24,22 +24,28 @@ version (``input_channels``, ``planes``, ``fill_planes``).
   continuous fours, an immediate five included), and when the opponent would
   have one if it were to move (``has_vcf``).
 
-  The threat planes follow the board's rule (``Board.rule``). Where a side needs
-  exactly ``n_in_row`` (both under standard, Black under renju), a window whose
-  cell just beyond either end holds that side's stone can only make an overline
-  and marks nothing for that side: a five is then a cell that makes exactly
+  The threat planes follow the board's rule (``Board.rule``): a window of
+  ``n_in_row`` cells that can never win for a side (the rule's ``dead_lines``)
+  marks nothing for it in the five and four planes, nor counts in the VCF search.
+  Where a side needs exactly ``n_in_row`` (both under standard, Black under
+  renju), that is a window whose cell just beyond either end holds that side's
+  stone (it could only make an overline): a five is then a cell that makes exactly
   ``n_in_row``, and an open four's two completions both make exactly five. Under
-  renju Black's forbidden points are none of Black's four, open four and open
-  three cells (an exact five is never forbidden), and the VCF search knows that
-  Black cannot block on a forbidden point. Freestyle planes are unchanged.
+  caro it is a window with the other side's stones just beyond both ends (the five
+  would be blocked); an open four's or open three's window has both ends empty, so
+  those planes are as under freestyle. Under renju Black's forbidden points are
+  none of Black's four, open four and open three cells (an exact five is never
+  forbidden), and the VCF search knows that Black cannot block on a forbidden
+  point. Freestyle planes are unchanged.
 
 The spatial planes are found per line window, so they work on any board size:
 every window of ``n_in_row`` and of ``n_in_row + 1`` cells is read as a base-3
 code (empty 0, the mover's stone 1, the opponent's 2) and a table per code says
 which of its cells each plane marks. The tables and window lists are cached per
 geometry, so a position costs a few vectorised NumPy operations over all
-windows at once. The board's edge counts as a closed end, like an opponent's
-stone. Board symmetries map windows onto windows, so the spatial planes turn
+windows at once. For the open fours and threes the board's edge counts as a
+closed end, like an opponent's stone; for the rule's dead windows it counts as
+an empty cell (under caro a five at the edge wins). Board symmetries map windows onto windows, so the spatial planes turn
 with the stones. The VCF search stops at a node budget; a position whose search
 runs out of budget reads as no VCF, and only then can the answer depend on the
 board's orientation.
@@ -54,6 +60,7 @@ import numpy as np
 
 from gomoku.game import rules
 from gomoku.game.board import Board, fill_base_planes
+from gomoku.game.rules import FREESTYLE, Rule
 from gomoku.game.lines import line_cells, line_ends
 
 INPUT_CHANNELS = {1: 4, 2: 14}
@@ -123,14 +130,10 @@ def fill_planes_batch(boards, cells: bytes, out: np.ndarray, version: int = 1) -
 def fill_threat_part(board: Board, out: np.ndarray) -> None:
     """Version 2's planes after the first four (see the module docstring), into a zeroed ``(14, size)`` array."""
     stones = _RELABEL[board.current_player - 1][board.stones()]
-    # The rule, seen from the player to move (side 1) and the opponent (side 2).
-    exact = rules.exact_players(board.rule)
-    exact = (exact[board.current_player], exact[3 - board.current_player])
-    black = 0
-    if board.rule == rules.RENJU:
-        black = 1 if board.current_player == rules.BLACK else 2
-    codes = fill_threat_planes(stones, board.width, board.height, board.n_in_row, out, exact)
+    rule, mover = board.rule, board.current_player
+    codes = fill_threat_planes(stones, board.width, board.height, board.n_in_row, out, rule, mover)
     size = board.size
+    black = rule.restricted_side(mover)  # the side with forbidden points (Black under renju), 0 for none
     if black:
         forbidden = rules.forbidden_points(board.cells, board.width, board.height)
         if forbidden:
@@ -149,7 +152,7 @@ def fill_threat_part(board: Board, out: np.ndarray) -> None:
             continue
         elif (open_fours and not their_fives) or has_vcf(stones, side + 1, board.width, board.height,
                                                          board.n_in_row, codes, VCF_NODES, VCF_DEPTH,
-                                                         exact, black):
+                                                         rule, mover):
             out[plane] = 1.0
 
 
@@ -233,13 +236,13 @@ def _pattern_ends(width: int, height: int, n: int) -> np.ndarray:
 
 
 def fill_threat_planes(stones: np.ndarray, width: int, height: int, n: int, out: np.ndarray,
-                       exact: tuple = (False, False)) -> np.ndarray:
+                       rule: Rule = FREESTYLE, mover: int = 1) -> np.ndarray:
     """Marks planes 4-11 of ``out`` (a zeroed, C-contiguous ``(C, size)`` array, C >= 12).
 
     Args:
         stones: ``(size,)`` uint8, 0 empty, 1 the player to move, 2 the opponent.
-        exact: for sides 1 and 2, whether that side needs exactly ``n`` (then its windows with
-            its own stone just beyond an end mark nothing).
+        rule: the game's rule; its dead windows for a side mark nothing for that side.
+        mover: the player (1 or 2) that side 1 of ``stones`` is, for the rule's per-player parts.
 
     Returns:
         the code of every window of ``n`` cells (``line_cells`` order), for ``has_vcf``.
@@ -255,12 +258,12 @@ def fill_threat_planes(stones: np.ndarray, width: int, height: int, n: int, out:
     hit = any_marks[codes].nonzero()[0]
     if len(hit):
         chosen = marks[codes[hit]]
-        if any(exact):
+        if rule.ends_matter:
             beyond = padded[_pattern_ends(width, height, n)[hit]]  # (hits, 2)
             chosen = chosen.copy()
+            exact = rule.sides(mover)
             for side in (1, 2):
-                if exact[side - 1]:
-                    chosen[(beyond == side).any(axis=1), 2 * (side - 1):2 * side] = False
+                chosen[rule.dead_lines(side, beyond, exact), 2 * (side - 1):2 * side] = False
         flat[targets[hit][chosen]] = 1.0
     return codes[:short]
 
@@ -299,25 +302,26 @@ class _Vcf:
     A node reads the windows that matter to it (the attacker's fives and fours,
     the defender's fives) through one lookup of every key.
 
-    With ``exact`` (per side) a window with that side's stone just beyond an end
-    is no five or four of that side; with ``black`` (the side that is Black under
-    renju) Black's four moves are never forbidden points, and a four of White
-    that Black could only block on a forbidden point wins.
+    Under ``rule`` (with ``mover`` the player that side 1 is) a window that can never win
+    for a side (``Rule.dead_lines``) is no five or four of that side; the side with
+    forbidden points (``black``: Black under renju) never makes a four on one, and a four
+    of White that Black could only block on a forbidden point wins.
     """
 
     def __init__(self, stones: np.ndarray, width: int, height: int, n: int, codes: np.ndarray,
-                 exact: tuple = (False, False), black: int = 0):
+                 rule: Rule = FREESTYLE, mover: int = 1):
         self.stones = bytearray(stones.tobytes())  # one byte a cell, read cell by cell
         self.n = n
         self.lines, self.through, code_keys, self.kinds = _vcf_geometry(width, height, n)
         self.keys = code_keys[codes]
         self.nodes = 0
-        self.exact = np.array((False,) + tuple(exact), dtype=bool)  # by side
+        self.rule = rule
+        self.exact = rule.sides(mover)
         self.ends = None
-        if any(exact):
+        if rule.ends_matter:
             self.stones.append(0)  # off the board, for the cells beyond the windows' ends
             self.ends = line_ends(width, height, n)
-        self.black = black
+        black = self.black = rule.restricted_side(mover)
         if black:
             # The cells with Black 1 and White 2 and a blocked sentinel, for the forbidden test.
             self.padded = [0 if c == 0 else (c if black == 1 else 3 - c) for c in stones.tolist()] + [2]
@@ -344,7 +348,7 @@ class _Vcf:
             # Drop the windows dead for the side they count for: the defender's fives, else the attacker's.
             side = np.where(kinds[self.keys[found]] == 3, d, a)
             beyond = np.frombuffer(stones, dtype=np.uint8)[self.ends[found]]
-            found = found[~(self.exact[side] & (beyond == side[:, None]).any(axis=1))]
+            found = found[~self.rule.dead_lines(side, beyond, self.exact)]
         theirs = set()
         fives: dict[int, set] = {}
         for kind, row in zip(kinds[self.keys[found]].tolist(), self.lines[found].tolist()):
@@ -397,7 +401,7 @@ class _Vcf:
 
 def has_vcf(stones: np.ndarray, attacker: int, width: int, height: int, n: int,
             codes: Optional[np.ndarray] = None, budget: int = VCF_NODES, depth: int = VCF_DEPTH,
-            exact: tuple = (False, False), black: int = 0) -> bool:
+            rule: Rule = FREESTYLE, mover: int = 1) -> bool:
     """Whether ``attacker`` (1 or 2 of ``stones``), were it to move, wins by continuous fours.
 
     An immediate five counts, and so does a four that leaves two five cells (an
@@ -408,9 +412,9 @@ def has_vcf(stones: np.ndarray, attacker: int, width: int, height: int, n: int,
     Args:
         stones: ``(size,)`` uint8 with 0 empty, 1 and 2 the two sides.
         codes: the code of every window of ``n`` cells (``fill_threat_planes``), if at hand.
-        exact: for sides 1 and 2, whether that side needs exactly ``n`` in a row.
-        black: under renju, the side (1 or 2) that is Black; 0 otherwise.
+        rule: the game's rule (which windows are dead, who has forbidden points).
+        mover: the player that side 1 of ``stones`` is, for the rule's per-player parts.
     """
     if codes is None:
         codes = stones[line_cells(width, height, n)] @ (3 ** np.arange(n)).astype(np.int64)
-    return _Vcf(stones, width, height, n, codes, exact, black).search(attacker, depth, budget, {})
+    return _Vcf(stones, width, height, n, codes, rule, mover).search(attacker, depth, budget, {})

@@ -1,13 +1,43 @@
-"""The rule sets a game can be played under, and renju's forbidden points for Black.
+"""The rules a game can be played under (one ``Rule`` object each), and renju's forbidden points.
 
-* ``freestyle``: ``n_in_row`` *or more* stones in a line win, for both players.
-* ``standard``: *exactly* ``n_in_row`` stones win, for both players; a longer line
-  (an overline) is no win and the game goes on.
-* ``renju`` (``n_in_row`` must be 5): Black is player 1 and moves first. Black wins
-  only with exactly five and may not play a forbidden point; White wins with five
-  or more and has no restriction.
+Every rule is declared once, in ``_DECLARED`` below; the board, the input planes, the threat
+searches, the rollouts, the engine and the referee read what they need from it:
 
-Black's forbidden points (RIF rules), for a move that does *not* make exactly five
+* ``freestyle`` (Gomocup ``INFO rule 0``): ``n_in_row`` *or more* stones in a line win, for
+  both players.
+* ``standard`` (``INFO rule 1``): *exactly* ``n_in_row`` stones win, for both players; a longer
+  line (an overline) is no win and the game goes on.
+* ``renju`` (``INFO rule 4``; ``n_in_row`` must be 5): Black is player 1 and moves first. Black
+  wins only with exactly five and may not play a forbidden point; White wins with five or more
+  and has no restriction.
+* ``caro`` (``INFO rule 8``): ``n_in_row`` or more win, for both players, except a line of
+  exactly ``n_in_row`` with an opponent's stone just beyond *both* ends: that five is blocked
+  and does not win (the game goes on). The board's edge is no opponent's stone: a five that
+  touches the edge wins when its other end is open or holds the player's own stone. An
+  overline wins even between two opponent's stones. This is how the Gomocup manager
+  (Piskvork) judges its caro rule, ``INFO rule 8``; its rule 9 (caro with exactly five) is not
+  played here.
+
+What a rule says (the attributes of ``Rule``):
+
+* ``protocol``: its number in the Gomocup protocol's ``INFO rule`` bitmask;
+* ``exact``: per player (index 0 unused), whether only exactly ``n_in_row`` wins;
+* ``flanked_wins``: whether a line of exactly ``n_in_row`` between two opponent's stones wins
+  (False only under caro);
+* ``restricted``: the player with forbidden points (Black under renju), 0 for none;
+* ``first_player``: the player who must move first (Black under renju), 0 when either may;
+* ``n_in_row``: the only line length the rule is played with (5 under renju), 0 for any.
+
+From these follow which lines still threaten: a window of ``n_in_row`` cells counts for a
+player unless its completion could never win (``dead_lines``): for an exact player a stone of
+its own just beyond an end (the line would be an overline), under caro the opponent's stones
+just beyond both ends. ``line_wins`` is the same judgement for a finished line.
+
+A ``Rule`` is a ``str`` equal to its name: it prints, compares, hashes, pickles and is written
+to JSON as the name, so model files, checkpoints, game records and the ``--rule`` flags keep
+the names, and ``rule_of(name)`` gives the object back (always the same one).
+
+Black's forbidden points under renju (RIF rules), for a move that does *not* make exactly five
 in some direction (exactly five wins whatever else the move makes):
 
 * overline: six or more black stones in a row through the move;
@@ -40,13 +70,151 @@ from typing import NamedTuple, Optional
 
 import numpy as np
 
-FREESTYLE = "freestyle"
-STANDARD = "standard"
-RENJU = "renju"
-RULES = (FREESTYLE, STANDARD, RENJU)
-
 BLACK = 1  # under renju, player 1 is Black and moves first
 WHITE = 2
+
+_LENGTHS = {3: "three", 4: "four", 5: "five", 6: "six"}
+CONTINUOUS_BIT = 2  # INFO rule's bit for a continuous game (play on after a line): not played here
+
+
+class Rule(str):
+    """One rule set: a ``str`` equal to its name, with what the rule says as attributes
+    (see the module docstring). ``Rule(name)`` is ``rule_of(name)``: the declared object."""
+
+    name: str
+    protocol: int
+    exact: tuple
+    flanked_wins: bool
+    restricted: int
+    first_player: int
+    n_in_row: int
+    summary: str
+
+    def __new__(cls, name: str) -> "Rule":
+        return rule_of(name)
+
+    def __reduce__(self):
+        return Rule, (str(self),)  # unpickled as the declared object of that name
+
+    def __repr__(self) -> str:
+        return f"Rule({str(self)!r})"
+
+    @property
+    def ends_matter(self) -> bool:
+        """Whether the cells just beyond a line's ends can change whether it wins (not freestyle)."""
+        return any(self.exact) or not self.flanked_wins
+
+    def check(self, n_in_row: int) -> "Rule":
+        """Returns this rule if it can be played with ``n_in_row``, else raises ValueError."""
+        if self.n_in_row and n_in_row != self.n_in_row:
+            length = _LENGTHS.get(self.n_in_row, self.n_in_row)
+            raise ValueError(f"{self} is played with {length} in a row, not n_in_row={n_in_row}")
+        return self
+
+    def line_wins(self, player: int, length: int, n_in_row: int, before: int, after: int) -> bool:
+        """Whether a line of ``length`` of ``player``'s stones wins; ``before`` and ``after`` are
+        the cells just beyond its ends (0 empty or off the board, else the player whose stone)."""
+        if length < n_in_row:
+            return False
+        if length > n_in_row:
+            return not self.exact[player]
+        return self.flanked_wins or not before == after == 3 - player
+
+    def dead_lines(self, owner, beyond: np.ndarray, exact: Optional[tuple] = None) -> np.ndarray:
+        """Which windows of ``n_in_row`` cells can never become a winning line for their owner.
+
+        Args:
+            owner: the side (1 or 2) each window is counted for, an int or an array
+                broadcasting against ``beyond[..., 0]``.
+            beyond: ``(..., 2)``, the cells just beyond both ends of each window: 0 empty or
+                off the board, else the side whose stone.
+            exact: per side (index 0 unused), whether that side needs exactly ``n_in_row``;
+                ``self.exact`` when the sides are the players (``sides`` gives it when the
+                sides are the player to move and the opponent).
+        """
+        owner = np.asarray(owner)[..., None]
+        dead = np.zeros(np.broadcast_shapes(owner.shape, beyond.shape)[:-1], dtype=bool)
+        exact = np.asarray(self.exact if exact is None else exact, dtype=bool)
+        if exact.any():
+            dead |= exact[owner[..., 0]] & (beyond == owner).any(axis=-1)
+        if not self.flanked_wins:
+            dead |= (beyond == 3 - owner).all(axis=-1)
+        return dead
+
+    def sides(self, mover: int) -> tuple:
+        """``exact`` relabelled by side, side 1 being ``mover`` and side 2 the other player."""
+        return False, self.exact[mover], self.exact[3 - mover]
+
+    def restricted_side(self, mover: int) -> int:
+        """The side (1 ``mover``, 2 the other player) with forbidden points, 0 for none."""
+        if not self.restricted:
+            return 0
+        return 1 if self.restricted == mover else 2
+
+
+def _declare(name: str, protocol: int, summary: str, exact: tuple = (False, False, False),
+             flanked_wins: bool = True, restricted: int = 0, first_player: int = 0, n_in_row: int = 0) -> Rule:
+    rule = str.__new__(Rule, name)
+    rule.__dict__.update(name=name, protocol=protocol, exact=exact, flanked_wins=flanked_wins,
+                         restricted=restricted, first_player=first_player, n_in_row=n_in_row, summary=summary)
+    return rule
+
+
+# Every rule, once. A new rule is one more line here (and, if the compiled search core cannot
+# play it, a test in gomoku.search.core.games.supported).
+_DECLARED = (
+    _declare("freestyle", 0, "n_in_row or more in a row win"),
+    _declare("standard", 1, "exactly n_in_row in a row win", exact=(False, True, True)),
+    _declare("renju", 4, "Black moves first, wins with exactly five and has forbidden points, "
+             "White wins with five or more", exact=(False, True, False), restricted=BLACK,
+             first_player=BLACK, n_in_row=5),
+    _declare("caro", 8, "n_in_row or more in a row win, but not exactly n_in_row between two "
+             "opponent's stones", flanked_wins=False),
+)
+_BY_NAME = {str(rule): rule for rule in _DECLARED}
+_BY_PROTOCOL = {rule.protocol: rule for rule in _DECLARED}
+
+FREESTYLE, STANDARD, RENJU, CARO = (_BY_NAME[name] for name in ("freestyle", "standard", "renju", "caro"))
+RULES = tuple(str(rule) for rule in _DECLARED)
+"""the rules' names, the values of every ``--rule`` flag"""
+
+
+def rule_of(name: str) -> Rule:
+    """The declared rule called ``name`` (a ``Rule`` is its own name); ValueError if there is none."""
+    try:
+        return _BY_NAME[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown rule {name!r}: the rules are {', '.join(RULES)}") from None
+
+
+def rules_help() -> str:
+    """Every rule's name and summary, for the help of a ``--rule`` flag."""
+    return "; ".join(f"{rule}: {rule.summary}" for rule in _DECLARED)
+
+
+def rule_from_protocol(number: int) -> Rule:
+    """The rule of a Gomocup ``INFO rule`` number, the continuous-game bit left aside (the caller
+    says it is not played). Renju's bit wins over the others, as a manager that sets it means
+    renju. ValueError for a number no declared rule has (caro with exactly five, 9)."""
+    number &= ~CONTINUOUS_BIT
+    if number & RENJU.protocol:
+        return RENJU
+    if number not in _BY_PROTOCOL:
+        raise ValueError(f"no rule is numbered {number}: the rules are "
+                         + ", ".join(f"{rule} {rule.protocol}" for rule in _DECLARED))
+    return _BY_PROTOCOL[number]
+
+
+def check_rule(rule: str, n_in_row: int) -> Rule:
+    """The rule called ``rule`` if it can be played with ``n_in_row``, else raises ValueError."""
+    return rule_of(rule).check(n_in_row)
+
+
+def exact_players(rule: str) -> tuple:
+    """Indexed by player (index 0 unused): True where that player needs *exactly*
+    ``n_in_row`` to win, False where ``n_in_row`` or more wins."""
+    return rule_of(rule).exact
+
 
 OVERLINE = "overline"
 DOUBLE_FOUR = "double four"
@@ -61,25 +229,6 @@ _BLOCKED = 2  # a White stone or off the board: Black cannot use that cell
 # What one line through the move makes (the first item of a line verdict).
 _FIVE = -1
 _OVER = -2
-
-
-def check_rule(rule: str, n_in_row: int) -> str:
-    """Returns ``rule`` if it can be played with ``n_in_row``, else raises ValueError."""
-    if rule not in RULES:
-        raise ValueError(f"unknown rule {rule!r}: the rules are {', '.join(RULES)}")
-    if rule == RENJU and n_in_row != 5:
-        raise ValueError(f"renju is played with five in a row, not n_in_row={n_in_row}")
-    return rule
-
-
-def exact_players(rule: str) -> tuple:
-    """Indexed by player (index 0 unused): True where that player needs *exactly*
-    ``n_in_row`` to win, False where ``n_in_row`` or more wins."""
-    if rule == STANDARD:
-        return (False, True, True)
-    if rule == RENJU:
-        return (False, True, False)
-    return (False, False, False)
 
 
 # ------------------------------------------------------------ one line

@@ -59,7 +59,7 @@ import numpy as np
 from gomoku import interrupt
 from gomoku.game.board import Board
 from gomoku.game.openings import OpeningError, load_openings, openings_for_games, paired_openings
-from gomoku.game.rules import FREESTYLE, RULES
+from gomoku.game.rules import FREESTYLE, RULES, rules_help
 from gomoku.play.arena_report import ArenaResult, format_report, write_games, write_summary
 from gomoku.play.arena_setup import ArenaError, ArenaSettings, parse_player, resolve_geometry, resolve_rule
 from gomoku.play.engine_player import EngineError, check_engine, parse_engine_info
@@ -170,7 +170,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--n-in-row", type=positive_int_arg, metavar="N",
                         help="stones in a row that win, when no model plays (default: 5)")
     parser.add_argument("--rule", choices=RULES,
-                        help="freestyle, standard (exactly five) or renju (default: the models' rule, else freestyle)")
+                        help=f"{rules_help()} (default: the models' rule, else freestyle)")
     parser.add_argument("--c-puct", type=float, default=5.0, help="exploration constant (default: 5)")
     add_search_flags(parser, "the az players' searches")
     parser.add_argument("--device", choices=("cpu", "gpu", "auto"), default="auto",

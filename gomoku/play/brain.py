@@ -15,12 +15,11 @@ from typing import Callable, Iterable, Optional, TextIO
 
 from gomoku import __version__
 from gomoku.game.board import Board
-from gomoku.game.rules import FREESTYLE, RENJU, RULES, STANDARD, check_rule
+from gomoku.game.rules import CONTINUOUS_BIT, FREESTYLE, RULES, rule_from_protocol
 from gomoku.play.brain_moves import MoveMaker
 from gomoku.play.move_search import PlayoutTimer, Watchdog
-from gomoku.play.protocol import (CARO, CONTINUOUS, CONTINUOUS_MARK, EXACT_FIVE, MAX_SIDE, OPPONENT, OWN, RENJU_BIT,
-                                  SIZE_RE, TRIPLE_RE, UNLIMITED_MS, Position, ProtocolError, TimeControl, parse_pair,
-                                  shown)
+from gomoku.play.protocol import (CONTINUOUS_MARK, MAX_SIDE, OPPONENT, OWN, SIZE_RE, TRIPLE_RE, UNLIMITED_MS, Position,
+                                  ProtocolError, TimeControl, parse_pair, shown)
 from gomoku.search.heuristic import HeuristicPlayer
 from gomoku.search.mcts import MCTS
 from gomoku.search.options import SearchOptions
@@ -387,18 +386,15 @@ class PbrainEngine(MoveMaker):
         setattr(self.time, key, number)
 
     def _set_rule(self, number: int) -> None:
-        """``INFO rule``: a bitmask, 1 exact five (standard), 4 renju, 8 caro; 2 (a continuous
-        game) gets a note that it is not supported and changes nothing else. Caro is not played:
-        the rule stays as it was."""
-        if number & CARO:
-            self._pending.append(f"INFO rule {number}: caro is not played; the rule stays {self.rule}")
-            return
-        if number & CONTINUOUS:
+        """``INFO rule``: the rule whose ``protocol`` number it is (``rules.rule_from_protocol``:
+        0 freestyle, 1 standard, 4 renju, 8 caro); 2 (a continuous game) gets a note that it is
+        not supported and changes nothing else. A number no rule has, or a rule that cannot be
+        played with this ``n_in_row``, gets a note, and the rule stays as it was."""
+        if number & CONTINUOUS_BIT:
             self._pending.append(f"INFO rule {number}: continuous games are not supported; "
                                  f"each game ends at its first line")
-        rule = RENJU if number & RENJU_BIT else STANDARD if number & EXACT_FIVE else FREESTYLE
         try:
-            check_rule(rule, self.n_in_row)
+            rule = rule_from_protocol(number).check(self.n_in_row)
         except ValueError as exc:
             self._pending.append(f"INFO rule {number}: {exc}; the rule stays {self.rule}")
             return

@@ -30,7 +30,7 @@ import sys
 import warnings
 
 from gomoku.game.gamefile import GameFileError
-from gomoku.game.rules import RULES
+from gomoku.game.rules import RULES, rules_help
 from gomoku.net.modelfile import find_model
 from gomoku.play.match import DEFAULT_MODEL, MissingModelError, setup_match
 from gomoku.search.options import SearchOptions, add_search_flags
@@ -74,11 +74,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--n-in-row", type=positive_int_arg, metavar="N",
                         help="stones in a row that win, for a game without a model (default: 5)")
     parser.add_argument("--rule", choices=RULES,
-                        help="freestyle (n in a row or more win), standard (exactly n) or renju (exactly "
-                             "five for Black, who may not play the forbidden points; five or more for "
-                             "White); a model trained for another rule is refused; alone, it plays the shipped model "
-                             "for the rule, pure MCTS where none is (default: the model's rule, a loaded "
-                             "game's, else freestyle)")
+                        help=f"{rules_help()}. A model trained for another rule is refused; alone, it plays "
+                             "the shipped model for the rule, pure MCTS where none is (default: the model's rule, "
+                             "a loaded game's, else freestyle)")
     parser.add_argument("--save-dir", default="games", metavar="DIR", help="where saved games go (default: games/)")
     parser.add_argument("--device", choices=("cpu", "gpu", "auto"), default="auto",
                         help="where the model runs (default: the GPU if Paddle has one)")

@@ -39,10 +39,12 @@ as it was and the engine goes on reading. ``MESSAGE`` lines just before a reply
 carry diagnostics: the search's size and value, ``INFO`` lines that were
 ignored (``INFO`` itself gets no reply, so their notes wait for the next one).
 
-Rules. ``INFO rule`` chooses the rule: 0 freestyle, 1 standard (exactly five), 4
-renju (Black may not play double threes, double fours or overlines); 2 (a
+Rules. ``INFO rule`` chooses the rule (``gomoku.game.rules``): 0 freestyle, 1
+standard (exactly five), 4 renju (Black may not play double threes, double fours
+or overlines), 8 caro (a five between two opponent's stones does not win); 2 (a
 continuous game) gets a ``MESSAGE`` that it is not supported and changes nothing
-else; caro (8) is refused with a ``MESSAGE``. Until
+else; a number no rule has (9, caro with exactly five) is refused with a
+``MESSAGE``. Until
 it comes, the engine plays its model's rule (freestyle without a model). A
 model trained for another rule still plays, with a ``MESSAGE`` saying so: its
 moves follow the game's rule, as every move of the engine does. Without

@@ -50,8 +50,9 @@ from typing import Optional
 import numpy as np
 
 from gomoku.game.board import Board, IllegalMoveError
+from gomoku.game.rules import rule_of
 from gomoku.play.protocol import ProtocolError, UNLIMITED_MS, parse_pair
-from gomoku.play.referee import HANG_GRACE_S, RULE_NUMBERS, EngineProcess, board_block
+from gomoku.play.referee import HANG_GRACE_S, EngineProcess, board_block
 from gomoku.search.players import EngineError, engine_argv, engine_name, info_text, parse_engine_info  # noqa: F401
 from gomoku.search.player import SearchResult
 
@@ -84,13 +85,14 @@ class EngineConnection:
         self.argv = engine_argv(command)
         self.width, self.height, self.rule = width, height, rule
         values = dict(info)
-        if "rule" in values and int(values["rule"]) != RULE_NUMBERS[rule]:
+        number = rule_of(rule).protocol
+        if "rule" in values and int(values["rule"]) != number:
             raise EngineError(f"--engine-info rule {values['rule']} is not the game's rule, {rule} "
-                              f"(INFO rule {RULE_NUMBERS[rule]})")
+                              f"(INFO rule {number})")
         self.turn_ms = int(values.get("timeout_turn", DEFAULT_TURN_MS))
         own = [(k, v) for k, v in info if k not in ("timeout_turn", "rule")]
         self.info_lines = [f"INFO timeout_turn {self.turn_ms}", "INFO timeout_match 0",
-                           f"INFO time_left {UNLIMITED_MS}", f"INFO rule {RULE_NUMBERS[rule]}"] + \
+                           f"INFO time_left {UNLIMITED_MS}", f"INFO rule {number}"] + \
                           [f"INFO {key} {value}" for key, value in own]
         self.transcript: deque = deque(maxlen=400)  # the latest lines each way, for error messages
         self.process: Optional[EngineProcess] = None

@@ -249,7 +249,7 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
         device: where models run.
         search: how the AlphaZero players search.
         precision: the arithmetic of the models' inference ('fp32', 'bf16' or 'auto').
-        rule: 'freestyle', 'standard' or 'renju'; None: as above.
+        rule: a rule's name (``gomoku.game.rules.RULES``); None: as above.
 
     Raises:
         MissingModelError: the default model is needed but not there yet.

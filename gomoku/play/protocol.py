@@ -16,7 +16,6 @@ from gomoku.game.rules import FREESTYLE
 
 OWN, OPPONENT = 1, 2  # a stone's owner, as BOARD lines write it
 CONTINUOUS_MARK = 3  # BOARD field of a continuous game's finished line (not supported)
-EXACT_FIVE, CONTINUOUS, RENJU_BIT, CARO = 1, 2, 4, 8  # the bits of INFO rule (2, a continuous game: not played)
 UNLIMITED_MS = 2147483647  # the protocol's time_left when the match has no time limit
 
 # The first playout only expands the root; the second visits the child the

@@ -8,7 +8,8 @@ as a function, for the soak (``gomoku.play.soak``) and the tests.
 The referee talks the way managers do:
 
 * ``START`` (or ``RECTSTART``), then ``INFO timeout_turn``, ``timeout_match``,
-  ``time_left`` and ``rule`` (0 freestyle, 1 standard, 4 renju);
+  ``time_left`` and ``rule`` (the rule's ``protocol`` number: 0 freestyle, 1 standard, 4 renju,
+  8 caro);
 * the first move with ``BEGIN``, or, after opening stones the referee placed
   itself, with a ``BOARD`` block;
 * each later move with ``TURN x,y``, or with a whole ``BOARD`` block every turn
@@ -23,7 +24,8 @@ limit, then calls it a hang). Each of these is counted in ``MatchResult.faults``
 so that a soak can tell a lost game from a misbehaving engine.
 
 The referee's board follows the game's rule (``gomoku.game.rules``): under standard
-an overline does not end the game; under renju the first engine is Black, and a
+an overline does not end the game; under caro a five between two stones of the other
+engine does not end it either; under renju the first engine is Black, and a
 Black move on a forbidden point is an illegal move that loses at once (counted as
 ``illegal``, its reason ``forbidden move: double three`` and the like).
 """
@@ -41,14 +43,12 @@ from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
 from gomoku.game.board import DRAW, Board, IllegalMoveError
-from gomoku.game.rules import FREESTYLE, RENJU, RULES, STANDARD, check_rule, exact_players
-from gomoku.play.protocol import EXACT_FIVE, OPPONENT, OWN, RENJU_BIT, UNLIMITED_MS, ProtocolError, parse_pair
+from gomoku.game.rules import FREESTYLE, RULES, check_rule, rules_help
+from gomoku.play.protocol import OPPONENT, OWN, UNLIMITED_MS, ProtocolError, parse_pair
 from gomoku.util import DefaultsHelpFormatter, die_with_parent
 
 HANG_GRACE_S = 5.0  # how long past its limit the referee waits for an answer before calling it a hang
 FAULTS = ("error", "not_a_move", "illegal", "late", "hang", "crash")
-RULE_NUMBERS = {FREESTYLE: 0, STANDARD: EXACT_FIVE, RENJU: RENJU_BIT}
-"""the ``INFO rule`` value that tells an engine each rule"""
 
 
 class EngineProcess:
@@ -180,7 +180,7 @@ def run_match(commands: tuple[list[str], list[str]], width: int, height: int, n_
         timeout_match_ms: each engine's time for the whole game (0: unlimited), counted
             down and sent as ``INFO time_left`` before every move.
         board_each_turn: send every move request as a whole ``BOARD`` block.
-        rule: ``freestyle``, ``standard`` or ``renju`` (``gomoku.game.rules``).
+        rule: a rule's name (``gomoku.game.rules.RULES``).
 
     Raises:
         ValueError: an opening that does not leave Black to move or breaks the rule, or a
@@ -216,7 +216,7 @@ def run_match(commands: tuple[list[str], list[str]], width: int, height: int, n_
             if answer != "OK":
                 return result(None, f"{engine.name} refused {start}: {answer}")
             engine.send(f"INFO timeout_turn {timeout_turn_ms}", f"INFO timeout_match {timeout_match_ms}",
-                        f"INFO time_left {timeout_match_ms or UNLIMITED_MS}", f"INFO rule {RULE_NUMBERS[rule]}")
+                        f"INFO time_left {timeout_match_ms or UNLIMITED_MS}", f"INFO rule {referee.rule.protocol}")
         while not referee.game_over:
             side = referee.current_player - 1
             engine = engines[side]
@@ -270,7 +270,7 @@ def run_match(commands: tuple[list[str], list[str]], width: int, height: int, n_
                 return result(0, "draw: every empty point is forbidden for Black")
             return result(0, "draw: the board is full")
         winner = referee.winner  # the referee's player 1 is the first engine
-        line = "exactly " if exact_players(rule)[winner] else ""
+        line = "exactly " if referee.rule.exact[winner] else ""
         return result(winner, f"{engines[winner - 1].name} has {line}{n_in_row} in a row")
     finally:
         for engine in engines:
@@ -290,8 +290,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--height", type=int, help="board height (default: --size)")
     parser.add_argument("--n-in-row", type=int, default=5, help="stones in a row that win")
     parser.add_argument("--rule", choices=RULES, default=FREESTYLE,
-                        help="freestyle (five or more win), standard (exactly five) or renju (the first "
-                             "engine is Black, with forbidden points); sent to both engines as INFO rule")
+                        help=f"{rules_help()}. Under renju the first engine is Black. Sent to both engines "
+                             "as INFO rule")
     parser.add_argument("--timeout-turn", type=int, default=1000, help="milliseconds per move")
     parser.add_argument("--timeout-match", type=int, default=0,
                         help="milliseconds per engine for the whole game, sent with time_left (0: none)")

@@ -43,7 +43,6 @@ import numpy as np
 
 from gomoku import interrupt
 from gomoku.game.board import Board
-from gomoku.game.rules import BLACK, RENJU
 from gomoku.search.options import check_search_options
 from gomoku.search.threats import ThreatSolver
 from gomoku.search.tree import Leaf, TreeNode, favour, legal_moves
@@ -167,7 +166,7 @@ class MCTS:
             return Leaf(node, path, 1.0, plies=1) if path else Leaf(node, path, None, mine)
         if len(theirs) > 1 and path:
             return Leaf(node, path, -1.0, plies=2)  # one block leaves another cell that completes a line
-        if len(theirs) and board.rule == RENJU and board.current_player == BLACK:
+        if len(theirs) and board.rule.restricted == board.current_player:
             theirs = theirs[[not board.is_forbidden(c) for c in theirs.tolist()]]
             if not len(theirs):
                 # Black may not block on a forbidden point: lost (the root plays any legal move).

@@ -13,7 +13,8 @@ batch of rollouts is a handful of NumPy operations.
 The rule (``Board.rule``) changes which lines count. Under standard a line wins
 only if it is exactly ``n_in_row`` when completed: neither cell just beyond its
 ends already holds its owner's stone then (a stone filled later comes after the
-game's end). Under renju Black's forbidden points make the fill order depend on
+game's end). Under caro it does not win when the opponent's stones are just beyond
+both of its ends then (``Rule.dead_lines`` judges both). Under renju Black's forbidden points make the fill order depend on
 the position, so those rollouts are played move by move: each move is the next
 cell of a random order of the empty cells, Black passing over the cells forbidden
 to it (which stay in the order, for White or for later).
@@ -28,7 +29,7 @@ import numpy as np
 from gomoku.game import rules
 from gomoku.game.board import Board
 from gomoku.game.lines import line_cells, line_ends
-from gomoku.game.rules import BLACK, FREESTYLE, RENJU
+from gomoku.game.rules import BLACK
 
 _NEVER = np.iinfo(np.int32).max
 
@@ -39,7 +40,8 @@ def random_rollout_values(boards: Sequence[Board], rng: np.random.Generator) -> 
     All boards must share one geometry and one rule, and have no winner yet.
     """
     first = boards[0]
-    if first.rule == RENJU:
+    rule = first.rule
+    if rule.restricted:
         return np.array([_renju_rollout(board, rng) for board in boards])
     lines = line_cells(first.width, first.height, first.n_in_row)
     cells = np.frombuffer(b"".join(bytes(b.cells) for b in boards), dtype=np.uint8).reshape(len(boards), -1)
@@ -55,15 +57,17 @@ def random_rollout_values(boards: Sequence[Board], rng: np.random.Generator) -> 
     line_owner = owner[:, lines]  # (B, n_lines, n_in_row)
     one_owner = (line_owner == line_owner[:, :, :1]).all(axis=2)
     done_at = np.where(one_owner, fill_time[:, lines].max(axis=2), _NEVER)
-    if first.rule != FREESTYLE:
-        # Exactly n_in_row: no stone of the line's owner just beyond an end when it is completed
-        # (off the board reads as an empty cell filled never).
+    if rule.ends_matter:
+        # The rule's dead lines, judged by the stones just beyond the ends when the line is
+        # completed (a cell filled later, or off the board, reads as empty): an exact player's
+        # own stone there makes an overline; under caro the opponent's at both ends block it.
         ends = line_ends(first.width, first.height, first.n_in_row)
         pad = np.zeros((len(boards), 1), dtype=owner.dtype)
         end_owner = np.concatenate([owner, pad], axis=1)[:, ends]  # (B, n_lines, 2)
         end_time = np.concatenate([fill_time, np.full((len(boards), 1), _NEVER)], axis=1)[:, ends]
-        extended = (end_owner == line_owner[:, :, :1]) & (end_time <= done_at[:, :, None])
-        done_at = np.where(extended.any(axis=2), _NEVER, done_at)
+        beyond = np.where(end_time <= done_at[:, :, None], end_owner, 0)
+        dead = rule.dead_lines(line_owner[:, :, 0], beyond)
+        done_at = np.where(dead, _NEVER, done_at)
     first_line = done_at.argmin(axis=1)
     batch = np.arange(len(boards))
     winner = np.where(done_at[batch, first_line] < _NEVER, line_owner[batch, first_line, 0], 0)
@@ -71,8 +75,8 @@ def random_rollout_values(boards: Sequence[Board], rng: np.random.Generator) -> 
 
 
 def _renju_rollout(board: Board, rng: np.random.Generator) -> float:
-    """One random playout under renju, move by move with legal moves only; +1 / -1 / 0 for the
-    player to move on ``board``."""
+    """One random playout under renju (the rule with forbidden points), move by move with legal
+    moves only; +1 / -1 / 0 for the player to move on ``board``."""
     game = board.copy()
     mover = game.current_player
     geometry = rules.renju_geometry(game.width, game.height)

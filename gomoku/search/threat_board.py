@@ -16,10 +16,13 @@ of each player it holds. For a player ``a`` (the attacker) and the other player
 
 The rule (``Board.rule``, see ``gomoku.game.rules``) changes these words:
 
-* where a player needs *exactly* ``n`` (both under standard, Black under renju),
-  a window whose cell just beyond either end holds that player's stone can only
-  make an overline: it is *dead* for that player, and none of the above (nor the
-  scores below) counts it. A five cell is then a cell that makes exactly ``n``;
+* a window that can never win for a player (``Rule.dead_lines``) is *dead* for
+  that player, and none of the above (nor the scores below) counts it. Where a
+  player needs *exactly* ``n`` (both under standard, Black under renju), that is
+  a window whose cell just beyond either end holds that player's stone (it can
+  only make an overline): a five cell is then a cell that makes exactly ``n``.
+  Under caro it is a window with the opponent's stones just beyond both ends (the
+  five would be blocked), so a four that can only become such a five is no four;
 * under renju, Black's forbidden points (``rules.forbidden_reason``) are never
   Black's four moves, three moves, answers or candidate moves. A White four
   whose only five cell is forbidden for Black wins, as an open four does: Black
@@ -45,7 +48,7 @@ import numpy as np
 from gomoku.game import rules
 from gomoku.game.board import Board
 from gomoku.game.lines import line_cells, line_ends
-from gomoku.game.rules import BLACK, RENJU
+from gomoku.game.rules import Rule
 
 NEAR = 2  # candidate moves lie within this many cells (king steps) of a stone
 
@@ -62,12 +65,14 @@ def _geometry(width: int, height: int, n: int) -> tuple[np.ndarray, tuple]:
 
 
 @lru_cache(maxsize=None)
-def _touch_geometry(width: int, height: int, n: int, exact: tuple) -> tuple:
+def _touch_geometry(width: int, height: int, n: int, rule: Rule) -> tuple:
     """``touch[player][cell]``: the entries of ``ThreatBoard``'s flat state (rows of ``n_windows``)
     that a stone of ``player`` on ``cell`` adds one to. Row ``player``: the windows through
-    ``cell``. When some player needs exactly ``n`` (``exact``, by player), also what closes
-    windows (row ``2 + p`` for player ``p``): the windows through ``cell`` for the opponent, and
-    if ``player`` needs exactly ``n``, the windows that ``cell`` lies just beyond, for ``player``."""
+    ``cell``. When some player needs exactly ``n`` (``rule.exact``), also what closes windows
+    (row ``2 + p`` for player ``p``): the windows through ``cell`` for the opponent, and if
+    ``player`` needs exactly ``n``, the windows that ``cell`` lies just beyond, for ``player``.
+    When a five between two opponent's stones does not win (caro), the windows that ``cell``
+    lies just beyond, for the opponent (row ``4 + p`` counts the stones flanking ``p``'s windows)."""
     windows, through = _geometry(width, height, n)
     count = len(windows)
     beyond = [[] for _ in range(width * height + 1)]
@@ -79,10 +84,13 @@ def _touch_geometry(width: int, height: int, n: int, exact: tuple) -> tuple:
         per_cell = []
         for cell in range(width * height):
             parts = [player * count + through[cell]]
-            if any(exact):
+            ends = np.asarray(beyond[cell], dtype=np.int64)
+            if any(rule.exact):
                 parts.append((5 - player) * count + through[cell])
-                if exact[player]:
-                    parts.append((2 + player) * count + np.asarray(beyond[cell], dtype=np.int64))
+                if rule.exact[player]:
+                    parts.append((2 + player) * count + ends)
+            if not rule.flanked_wins:
+                parts.append((7 - player) * count + ends)
             per_cell.append(np.concatenate(parts))
         touch.append(tuple(per_cell))
     return tuple(touch)
@@ -108,8 +116,10 @@ class ThreatBoard:
 
     ``against[p]`` counts, per window, what closes it for player ``p``: the
     opponent's stones in it, and where ``p`` needs exactly ``n``, ``p``'s stones
-    just beyond its ends (the window is dead for ``p``). Under renju the cells are
-    also kept as a list with a blocked sentinel, for the forbidden-point test.
+    just beyond its ends (the window is dead for ``p``). Under caro ``flanks[p]``
+    counts the opponent's stones just beyond its two ends: at two it is dead for
+    ``p``. Under renju the cells are also kept as a list with a blocked sentinel,
+    for the forbidden-point test.
 
     Args:
         board: the position to copy (the board itself is not touched); its rule is kept.
@@ -118,32 +128,35 @@ class ThreatBoard:
     def __init__(self, board: Board):
         self.width, self.height, self.n = board.width, board.height, board.n_in_row
         self.size = board.size
-        self.rule = board.rule
-        self.exact = rules.exact_players(board.rule)  # by player: needs exactly n
-        self.renju = board.rule == RENJU
+        self.rule = rule = board.rule
         self.windows, self.through = _geometry(self.width, self.height, self.n)
         self.stones = np.asarray(board.cells, dtype=np.int8)
         count = len(self.windows)
         # Rows: 0 unused, 1 and 2 the players' stones per window, 3 and 4 what closes each
-        # window for players 1 and 2 (only where some player needs exactly n).
-        state = np.zeros((5, count), dtype=np.int16)
+        # window for players 1 and 2 (only where some player needs exactly n), 5 and 6 the
+        # stones flanking each window for players 1 and 2 (only under caro).
+        state = np.zeros((7, count), dtype=np.int16)
         self.counts = state[:3]
         self._flat = state.reshape(-1)
-        self._touch = _touch_geometry(self.width, self.height, self.n, self.exact)
+        self._touch = _touch_geometry(self.width, self.height, self.n, rule)
         for player in (1, 2):
             self.counts[player] = (self.stones[self.windows] == player).sum(axis=1)
-        if any(self.exact):
-            padded = np.append(self.stones, 0)  # off the board is no stone
-            ends = line_ends(self.width, self.height, self.n)
+        beyond = np.append(self.stones, 0)[line_ends(self.width, self.height, self.n)]  # off the board: no stone
+        if any(rule.exact):
             for player in (1, 2):
                 state[2 + player] = self.counts[3 - player]
-                if self.exact[player]:
-                    state[2 + player] += (padded[ends] == player).sum(axis=1).astype(np.int16)
+                if rule.exact[player]:
+                    state[2 + player] += (beyond == player).sum(axis=1).astype(np.int16)
             self.against = (None, state[3], state[4])
         else:
             self.against = (None, state[2], state[1])
+        self.flanks = None
+        if not rule.flanked_wins:
+            for player in (1, 2):
+                state[4 + player] = (beyond == 3 - player).sum(axis=1)
+            self.flanks = (None, state[5], state[6])
         self.padded: Optional[list] = None
-        if self.renju:
+        if rule.restricted:
             self.padded = list(board.cells) + [2]
             self.renju_geometry = rules.renju_geometry(self.width, self.height)
         self.attack, self.defend = _weights(self.n)
@@ -167,10 +180,10 @@ class ThreatBoard:
     # ------------------------------------------------------------ the rule
     def restricted(self, player: int) -> bool:
         """Whether ``player`` has forbidden points (Black under renju)."""
-        return self.renju and player == BLACK
+        return player == self.rule.restricted
 
     def forbidden(self, cell: int) -> bool:
-        """Whether a black stone on the empty ``cell`` is forbidden (only ever under renju)."""
+        """Whether a stone of the restricted player (Black under renju) on the empty ``cell`` is forbidden."""
         return (self.padded is not None and self.padded[cell] == 0
                 and rules.forbidden_reason(self.padded, cell, self.renju_geometry) is not None)
 
@@ -181,7 +194,8 @@ class ThreatBoard:
         return [c for c in cells if not self.forbidden(c)]
 
     def forbidden_mask(self) -> np.ndarray:
-        """A mask over all cells of the empty ones forbidden to Black (all False but under renju)."""
+        """A mask over all cells of the empty ones forbidden to the restricted player (Black under renju;
+        all False under the other rules)."""
         mask = np.zeros(self.size, dtype=bool)
         if self.padded is not None:
             mask[rules.forbidden_points(self.padded[:-1], self.width, self.height)] = True
@@ -190,9 +204,16 @@ class ThreatBoard:
     def key(self) -> bytes:
         return self.stones.tobytes()
 
+    def live(self, player: int) -> np.ndarray:
+        """Which windows are open to ``player``: none of the opponent's stones in them, and not dead."""
+        clear = self.against[player] == 0
+        if self.flanks is not None:
+            clear &= self.flanks[player] < 2
+        return clear
+
     def open_windows(self, player: int, stones: int) -> np.ndarray:
-        """Cells of the windows holding ``stones`` of ``player`` and none of the other."""
-        mask = (self.counts[player] == stones) & (self.against[player] == 0)
+        """Cells of the windows holding ``stones`` of ``player`` and none of the other, not dead."""
+        mask = (self.counts[player] == stones) & self.live(player)
         return self.windows[mask]
 
     def five_cells(self, player: int) -> list[int]:
@@ -244,14 +265,14 @@ class ThreatBoard:
         value = np.where(mine, self.attack[own], 0.0) + np.where(theirs, self.defend[other], 0.0)
         total = np.bincount(self.windows.ravel(), weights=np.repeat(value, self.n), minlength=self.size)
         near = self.near_mask()
-        if self.restricted(player) and (self.stones == BLACK).sum() >= 4:
+        if self.restricted(player) and (self.stones == player).sum() >= 4:
             # a forbidden point needs at least four black stones near it (see rules.forbidden_points)
             near &= ~self.forbidden_mask()
         return np.where(near, total, -np.inf)
 
     def _clear(self, player: int) -> tuple[np.ndarray, np.ndarray]:
         """The windows open to ``player`` (no opponent's stone, not dead), and those open to the opponent."""
-        return self.against[player] == 0, self.against[3 - player] == 0
+        return self.live(player), self.live(3 - player)
 
     def evaluate(self, player: int) -> float:
         """The position's value for ``player`` to move: their windows' worth less the opponent's.

@@ -33,7 +33,7 @@ class TrainConfig:
     n_in_row: int = 5
     """stones in a row that win"""
     rule: str = "freestyle"
-    """'freestyle' (n_in_row or more wins), 'standard' (exactly n_in_row wins) or 'renju' (15x15 is usual: Black wins with exactly five and may not play double threes, double fours or overlines; White wins with five or more); with --init-model, a model trained under another rule is carried over to this one"""
+    """the rule's name, one of gomoku.game.rules.RULES (freestyle: n_in_row or more wins; the others are described by 'python play.py --help' and docs/algorithm.md, section 1; renju is usually played on 15x15); with --init-model, a model trained under another rule is carried over to this one"""
     n_playout: int = SelfPlayRecipe.n_playout
     """MCTS playouts per move, in self-play and for the net in evaluation"""
     c_puct: float = SelfPlayRecipe.c_puct

@@ -10,7 +10,7 @@ import numpy as np
 
 from gomoku.game.board import Board
 from gomoku.game.openings import make_openings
-from gomoku.game.rules import RENJU
+from gomoku.game.rules import rule_of
 from gomoku.search.lockstep import FinishedGame, Lockstep, RunStats, _distinct, run_games
 from gomoku.search.recipe import SelfPlayRecipe
 
@@ -74,9 +74,9 @@ class SelfPlayStream:
         def new_game(i):
             player_seed, opening_seed = game_seeds(seed, i)
             player = recipe.make_player(self.evaluator, player_seed)
-            # Under renju Black (player 1) always opens; in the symmetric rules the games take
-            # turns at opening, so that each player label plays both colours.
-            board = Board(width, height, n_in_row, start_player=1 if rule == RENJU else 1 + i % 2, rule=rule)
+            # Under renju Black (player 1) always opens (the rule's first player); in the symmetric
+            # rules the games take turns at opening, so that each player label plays both colours.
+            board = Board(width, height, n_in_row, start_player=rule_of(rule).first_player or 1 + i % 2, rule=rule)
             rng = np.random.default_rng(opening_seed)
             if opening_book and rng.random() < openings_share:
                 opening = opening_book[int(rng.integers(len(opening_book)))]

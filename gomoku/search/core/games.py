@@ -29,7 +29,7 @@ from gomoku.search.mcts_player import MCTSPlayer
 
 def supported(board, players) -> bool:
     """Whether the compiled core can play this game with these players (see the module docstring)."""
-    if not available or board.game_over:
+    if not available or board.game_over or not board.rule.flanked_wins:  # caro: the Python trees
         return False
     for player in {id(p): p for p in players.values()}.values():
         if type(player) is MCTSPlayer:
