@@ -14,16 +14,10 @@ from gomoku.train.actors import InlineActors
 from gomoku.train.backends import WORKER_NICE, make_actors
 from gomoku.train.tasks import PUBLISHED, SelfPlaySettings, SelfPlayTask, WorkerError, split
 from gomoku.train.workers import COLLECT, ProcessActors, _serve
+from tests.helpers import tiny_model, tiny_self_play
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TINY = SelfPlaySettings((6, 6, 4), 4, SelfPlayRecipe(n_playout=8))
-
-
-def tiny_model():
-    from gomoku.net.policy_value import PolicyValueModel
-    from gomoku.net.spec import NetSpec
-
-    return PolicyValueModel(NetSpec(6, 6, 4), device="cpu")
+TINY = tiny_self_play()
 
 
 def run_script(body: str, timeout: float = 120) -> subprocess.CompletedProcess:
