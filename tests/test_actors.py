@@ -14,16 +14,10 @@ from gomoku.train.actors import InlineActors
 from gomoku.train.backends import WORKER_NICE, make_actors
 from gomoku.train.tasks import PUBLISHED, SelfPlaySettings, SelfPlayTask, WorkerError, split
 from gomoku.train.workers import COLLECT, ProcessActors, _serve
+from tests.helpers import tiny_model, tiny_self_play
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TINY = SelfPlaySettings((6, 6, 4), 4, SelfPlayRecipe(n_playout=8))
-
-
-def tiny_model():
-    from gomoku.net.policy_value import PolicyValueModel
-    from gomoku.net.spec import NetSpec
-
-    return PolicyValueModel(NetSpec(6, 6, 4), device="cpu")
+TINY = tiny_self_play()
 
 
 def run_script(body: str, timeout: float = 120) -> subprocess.CompletedProcess:
@@ -138,6 +132,36 @@ def test_publish_sends_weights_only_when_they_changed():
     assert actors.publish(model) == 1 and actors.publish(model) == 1
     model.weights_changed()
     assert actors.publish(model) == 2
+
+
+class CountingActors(InlineActors):
+    """Inline actors that count the weights ``publish`` sends and can pretend tasks are in flight."""
+
+    def __init__(self):
+        super().__init__()
+        self.sent, self.busy = [], False
+
+    def _send_weights(self, model, version):
+        super()._send_weights(model, version)
+        self.sent.append(version)
+
+    def _in_flight(self):
+        return self.busy
+
+
+def test_the_publish_guard_sends_a_new_model_or_new_weights_and_never_while_tasks_fly():
+    first, second = tiny_model(), tiny_model()
+    actors = CountingActors()
+    assert [actors.publish(first), actors.publish(first), actors.publish(second)] == [1, 1, 2]
+    assert actors.sent == [1, 2]
+    actors.busy = True
+    assert actors.publish(second) == 2  # nothing to send: allowed while tasks fly
+    second.weights_changed()
+    with pytest.raises(RuntimeError, match="in flight"):
+        actors.publish(second)
+    actors.busy = False
+    assert actors.publish(second) == 3 and actors.sent == [1, 2, 3]
+    assert actors._evaluator.model is second
 
 
 def test_a_published_version_is_exported_for_the_workers_once():

@@ -20,7 +20,7 @@ from gomoku.play.ui import SearchTask, open_window  # noqa: E402
 from gomoku.search.heuristic import HeuristicPlayer  # noqa: E402
 from gomoku.search.players import PlayerSpec  # noqa: E402
 from gomoku.search.rollout import pure_mcts_player  # noqa: E402
-from tests.test_ui import click_move, press, settle  # noqa: E402
+from tests.helpers import click_move, press, settle  # noqa: E402
 
 
 @pytest.fixture(scope="module")

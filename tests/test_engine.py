@@ -31,6 +31,7 @@ from gomoku.play.brain import EngineOptions, PbrainEngine
 from gomoku.play.protocol import OPPONENT, OWN, UNLIMITED_MS, Position, ProtocolError, TimeControl
 from gomoku.play.referee import run_match
 from gomoku.search.options import SearchOptions
+from tests.helpers import FakeClock, converse
 
 ROOT = Path(__file__).resolve().parents[1]
 MOVE = re.compile(r"(\d+),(\d+)")
@@ -280,26 +281,6 @@ def test_a_whole_match_between_two_engine_processes():
 
 
 # ------------------------------------------------------------- in-process parts
-def converse(engine: PbrainEngine, out: io.StringIO, *lines: str) -> list[str]:
-    """Feeds lines to an in-process engine and returns what it wrote meanwhile."""
-    before = len(out.getvalue().splitlines())
-    for line in lines:
-        engine.handle(line)
-    return out.getvalue().splitlines()[before:]
-
-
-class FakeClock:
-    """Time that moves on by ``step`` seconds at every reading."""
-
-    def __init__(self, step: float):
-        self.now = 0.0
-        self.step = step
-
-    def __call__(self) -> float:
-        self.now += self.step
-        return self.now
-
-
 @pytest.mark.timeout(120)
 def test_without_a_player_flag_the_engine_plays_the_shipped_model_for_the_board_and_rule():
     # Managers start a brain without arguments, then set the board (START) and the rule (INFO rule).
@@ -533,8 +514,7 @@ def board_lines(board: Board, me: int) -> list[str]:
 
 
 def test_a_lost_position_and_the_kept_tree_after_it_each_get_a_legal_move():
-    from tests.boards import load_board
-    from tests.test_solver import FOUR_AND_THREE
+    from tests.boards import FOUR_AND_THREE, load_board
 
     # White (the engine) loses whatever it plays: the solver proves it, the engine blocks the
     # four at f3 (5,2); after Black's g5 (6,4), an open four, the kept subtree is a proven loss

@@ -5,7 +5,7 @@ import io
 import pytest
 
 from gomoku.play.brain import EngineOptions, PbrainEngine
-from tests.test_engine import FakeClock, converse
+from tests.helpers import FakeClock, converse
 
 
 @pytest.mark.timeout(180)

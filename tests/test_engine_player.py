@@ -197,7 +197,7 @@ def test_pbrain_gomokuzero_plays_as_an_engine_player():
 @pytest.mark.timeout(300)  # starts Paddle: slow on a loaded machine
 def test_the_trainer_evaluates_against_an_engine(tmp_path):
     from gomoku.train.pipeline import TrainPipeline
-    from tests.test_pipeline import tiny_config
+    from tests.helpers import tiny_config
 
     config = tiny_config(width=9, height=9, n_in_row=5, eval_opponent=f"engine:{fake('illegal')}",
                          engine_info="timeout_turn 1000")

@@ -15,7 +15,7 @@ from gomoku.search.threat_board import ThreatBoard
 from gomoku.search.threat_searches import find_vcf
 
 from tests.boards import load_board
-from tests.test_grow import trained
+from tests.helpers import trained
 
 OWN = {"five": 4, "four": 5, "open four": 6, "open three": 7}
 THEIRS = {name: plane + 4 for name, plane in OWN.items()}
@@ -281,8 +281,6 @@ def _boards(rng, count=12, width=9, height=9):
     return [random_board(width, height, 5, int(rng.integers(0, 40)), rng) for _ in range(count)]
 
 
-
-
 @pytest.mark.parametrize("arch", ["sizefree", "reference"])
 def test_a_carried_over_net_plays_exactly_as_before(arch):
     from gomoku.net.grow import carry_inputs
@@ -365,7 +363,7 @@ def test_a_run_trains_version_two_from_scratch_and_from_a_carried_over_model(tmp
     from gomoku.net.modelfile import read_model_file
     from gomoku.train.pipeline import TrainPipeline
 
-    from tests.test_pipeline import tiny_config
+    from tests.helpers import tiny_config
 
     config = tiny_config(arch="sizefree", sizefree_blocks=1, sizefree_filters=8, check_freq=100)
     lines = []
@@ -423,7 +421,7 @@ def test_a_version_two_net_grows_and_the_config_checks_its_version():
     from gomoku.net.policy_value import PolicyValueModel
     from gomoku.net.spec import NetSpec
 
-    from tests.test_pipeline import tiny_config
+    from tests.helpers import tiny_config
 
     rng = np.random.default_rng(4)
     small = trained(NetSpec(9, 9, 5, "sizefree", 1, 8, ((9, 9),), inputs=2), rng)

@@ -17,8 +17,7 @@ from gomoku.net.spec import NetSpec
 from gomoku.train.checkpoint import read_checkpoint
 from gomoku.train.pipeline import TrainPipeline
 
-from tests.test_pipeline import ROOT, TINY, tiny_config
-from tests.test_sizefree import random_planes
+from tests.helpers import ROOT, TINY, random_planes, tiny_config, trained
 
 SMALL = NetSpec(9, 9, 5, "sizefree", 2, 8, ((9, 9),))
 LARGE = replace(SMALL, res_blocks=3, res_filters=12)
@@ -27,17 +26,6 @@ LARGE = replace(SMALL, res_blocks=3, res_filters=12)
 def trained_small(rng):
     """A small net whose every weight, batch-norm statistic included, is away from its initial value."""
     return trained(SMALL, rng)
-
-
-def trained(spec, rng):
-    """A net of ``spec`` whose every weight, batch-norm statistic included, is away from its initial value."""
-    model = PolicyValueModel(spec, device="cpu")
-    weights = {k: (v + rng.normal(0, 0.3, v.shape)).astype(np.float32) for k, v in model.weights().items()}
-    for name in weights:
-        if name.endswith("_variance"):
-            weights[name] = np.abs(weights[name]) + 0.5
-    model.set_weights(weights)
-    return model
 
 
 def grown(small, spec=LARGE):

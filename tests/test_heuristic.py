@@ -359,7 +359,7 @@ def test_training_evaluates_against_the_heuristic_ladder_and_resumes(tmp_path):
     from gomoku.train.tasks import MatchGame
     from gomoku.train.checkpoint import read_checkpoint, write_checkpoint
     from gomoku.train.pipeline import TrainPipeline
-    from tests.test_pipeline import tiny_config
+    from tests.helpers import tiny_config
 
     run = str(tmp_path / "run")
     pipeline = TrainPipeline(tiny_config(eval_opponent="heuristic"), run, log=lambda s: None)

@@ -1,5 +1,3 @@
-import hashlib
-
 import numpy as np
 
 from gomoku.search.recipe import SelfPlayRecipe
@@ -13,23 +11,7 @@ from gomoku.search.rollout import pure_mcts_player, random_rollout_values
 from gomoku.search.tree import TreeNode
 from gomoku.train.selfplay import game_seeds, self_play_games
 from tests.boards import load_board
-
-
-class HashEvaluator:
-    """A deterministic stand-in for the net: priors and value from a hash of the position."""
-
-    def __init__(self):
-        self.batches = []
-
-    def evaluate(self, boards):
-        self.batches.append(len(boards))
-        priors, values = [], []
-        for b in boards:
-            seed = int.from_bytes(hashlib.sha256(bytes(b.cells) + bytes([b.current_player])).digest()[:8], "little")
-            rng = np.random.default_rng(seed)
-            priors.append(rng.dirichlet(np.ones(b.size)))
-            values.append(rng.uniform(-1, 1))
-        return np.array(priors), np.array(values)
+from tests.helpers import HashEvaluator
 
 
 class IllegalWatcher(HashEvaluator):

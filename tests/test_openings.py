@@ -14,7 +14,7 @@ from gomoku.game.openings import (BALANCED, DATA_DIR, OpeningError, book_for_boa
 from gomoku.play import balanced
 from gomoku.play.arena import run_arena
 from gomoku.play.arena_setup import ArenaError, ArenaSettings
-from tests.test_mcts import HashEvaluator
+from tests.helpers import HashEvaluator
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -13,19 +13,7 @@ from gomoku.train.actors import InlineActors, Pending
 from gomoku.train.checkpoint import CheckpointError, read_checkpoint, write_checkpoint
 from gomoku.train.pipeline import TrainPipeline, kl_divergence
 from gomoku.train.replay import ReplayBuffer
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TINY = ["--preset", "6x6x4", "--n-playout", "12", "--games-per-iter", "2", "--batch-size", "32",
-        "--buffer-size", "2000", "--updates-per-iter", "1", "--epochs", "2", "--check-freq", "2",
-        "--eval-games", "2", "--pure-playout-start", "20", "--workers", "1", "--device", "cpu"]
-
-
-def tiny_config(**overrides):
-    base = dict(width=6, height=6, n_in_row=4, n_playout=12, games_per_iter=2, batch_size=32,
-                buffer_size=600, updates_per_iter=1, epochs=2, check_freq=2, eval_games=2,
-                pure_playout_start=20, workers=1, device="cpu")
-    base.update(overrides)
-    return TrainConfig(**base)
+from tests.helpers import ROOT, TINY, tiny_config
 
 
 def train(*args, **kwargs):

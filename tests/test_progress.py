@@ -10,7 +10,7 @@ from gomoku.train.actors import InlineActors
 from gomoku.train.tasks import Progress
 from gomoku.train.workers import ProcessActors
 from gomoku.train.pipeline import TrainPipeline
-from tests.test_pipeline import tiny_config
+from tests.helpers import tiny_config
 
 
 class FakeTerminal(io.StringIO):
@@ -71,12 +71,12 @@ def test_workers_report_games_moves_and_the_running_score():
 
 
 def test_inline_self_play_reports_progress():
-    from tests.test_actors import TINY, tiny_model
+    from tests.helpers import tiny_model, tiny_self_play
 
     seen = []
     actors = InlineActors()
     actors.publish(tiny_model())
-    games, _ = actors.start_self_play(3, TINY, seed=0, progress=seen.append).result()
+    games, _ = actors.start_self_play(3, tiny_self_play(), seed=0, progress=seen.append).result()
     assert seen[-1].games == 3 and seen[-1].moves >= sum(len(g.moves) for g in games)
 
 

@@ -21,8 +21,7 @@ from gomoku.search.rollout import RolloutEvaluator, pure_mcts_player, random_rol
 from gomoku.search.threat_board import ThreatBoard
 from gomoku.search.threat_searches import find_vcf, find_vct
 from gomoku.search.threats import ThreatSolver, replays
-from tests.test_mcts import HashEvaluator
-from tests.test_rules import drawn
+from tests.helpers import HashEvaluator, drawn
 
 OWN_FIVE, OWN_FOUR, OWN_OPEN_FOUR, OWN_OPEN_THREE = range(FIRST_THREAT_PLANE, FIRST_THREAT_PLANE + 4)
 

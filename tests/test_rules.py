@@ -9,31 +9,9 @@ import pytest
 
 from gomoku.game.board import Board, IllegalMoveError
 from gomoku.game.rules import CARO, DOUBLE_FOUR, DOUBLE_THREE, FREESTYLE, OVERLINE, RENJU, RULES, STANDARD
+from tests.helpers import drawn
 
 FIVE = "five"  # expected answer: allowed, and playing it wins for Black
-
-
-def drawn(text: str, rule: str = RENJU, to_move: int = 1, n_in_row: int = 5):
-    """The board drawn in ``text`` under ``rule`` with ``to_move`` next, and the marked cells by letter."""
-    rows = [line.strip() for line in text.strip().splitlines()]
-    height, width = len(rows), len(rows[0])
-    assert all(len(line) == width for line in rows), "ragged drawing"
-    board = Board(width, height, n_in_row, rule=rule)
-    stones = {1: [], 2: []}
-    marks = {}
-    for i, line in enumerate(rows):
-        row = height - 1 - i
-        for col, mark in enumerate(line):
-            move = row * width + col
-            if mark in "XO":
-                player = 1 if mark == "X" else 2
-                board.cells[move] = player
-                stones[player].append(move)
-            elif mark != ".":
-                marks[mark] = move
-    board.history = stones[1] + stones[2]
-    board.current_player = to_move
-    return board, marks
 
 
 # (name, drawing, expected): expected is the reason the cell ``?`` is forbidden for Black,

@@ -12,7 +12,7 @@ from gomoku.search.mcts import MCTS
 from gomoku.search.mcts_player import MCTSPlayer
 from gomoku.train.config import TrainConfig
 from gomoku.train.selfplay import game_seeds, training_arrays, self_play_games
-from tests.test_mcts import HashEvaluator
+from tests.helpers import HashEvaluator
 
 
 class ConstantEvaluator:
@@ -274,7 +274,7 @@ def test_config_rejects_bad_option_values(bad, message):
 ])
 def test_pipeline_iterations_with_the_options(tmp_path, options):
     from gomoku.train.pipeline import TrainPipeline
-    from tests.test_pipeline import tiny_config
+    from tests.helpers import tiny_config
 
     pipeline = TrainPipeline(tiny_config(**{"batch_size": 16, "check_freq": 100, **options}), str(tmp_path))
     records = [pipeline.run_iteration() for _ in range(3)]

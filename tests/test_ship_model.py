@@ -8,7 +8,7 @@ import numpy as np
 
 from gomoku.net.policy_value import PolicyValueModel
 from gomoku.train.pipeline import TrainPipeline, read_checkpoint
-from tests.test_pipeline import ROOT, tiny_config
+from tests.helpers import ROOT, tiny_config
 
 
 def ship(*args):

@@ -9,7 +9,6 @@ import numpy as np
 from gomoku.search.recipe import SelfPlayRecipe
 import pytest
 
-from gomoku.game.board import Board
 from gomoku.net.inference import InferencePredictor
 from gomoku.net.modelfile import ModelFileError, read_model_file
 from gomoku.net.policy_value import PolicyValueModel
@@ -25,21 +24,9 @@ from gomoku.train.checkpoint import read_checkpoint
 from gomoku.train.config import TrainConfig
 from gomoku.train.pipeline import TrainPipeline
 from gomoku.train.replay import ReplayBuffer, SizedReplayBuffer
+from tests.helpers import random_planes
 
 SMALL = NetSpec(9, 9, 5, "sizefree", 1, 8, ((9, 9),))
-
-
-def random_planes(n, width, height, rng):
-    """Planes of real positions: some stones of each side, the player to move's first."""
-    planes = np.zeros((n, 4, height, width), dtype=np.float32)
-    for i in range(n):
-        board = Board(width, height, min(5, width, height))
-        for move in rng.choice(width * height, size=int(rng.integers(0, 8)), replace=False):
-            board.do_move(int(move))
-            if board.game_over:
-                break
-        board.fill_planes(planes[i].reshape(4, -1))
-    return planes
 
 
 @pytest.fixture(scope="module")

@@ -7,18 +7,8 @@ from gomoku.game.board import Board
 from gomoku.search.mcts import MCTS
 from gomoku.search.mcts_player import MCTSPlayer
 from gomoku.search.tree import Leaf
-from tests.boards import load_board
-
-
-class FlatEvaluator:
-    """Uniform priors and value 0 everywhere: the net knows nothing, so whatever is found, the solver found."""
-
-    def __init__(self):
-        self.calls = 0
-
-    def evaluate(self, boards):
-        self.calls += len(boards)
-        return np.full((len(boards), boards[0].size), 1.0 / boards[0].size), np.zeros(len(boards))
+from tests.boards import FOUR_AND_THREE, OPEN_THREE, load_board
+from tests.helpers import FlatEvaluator
 
 
 @pytest.mark.parametrize("width, height, n_in_row", [(9, 9, 5), (6, 6, 4), (7, 5, 3)])
@@ -39,21 +29,6 @@ def test_completing_cells_agree_with_winning_moves_for_both_players(width, heigh
     assert seen > 20
 
 
-# Black (X) to move with an open three on the fifth row: c5 or g5 makes an open four, which White
-# cannot block at both ends.
-OPEN_THREE = """
-    O.......O
-    .........
-    .........
-    .........
-    ...XXX...
-    .........
-    .........
-    .........
-    O........
-"""
-
-
 def test_an_open_four_is_proved_a_win_and_played():
     board = load_board(OPEN_THREE)
     assert board.current_player == 1
@@ -64,21 +39,6 @@ def test_an_open_four_is_proved_a_win_and_played():
     assert root.proven == 1 and root.moves[root.win] == move
     # the reply position was valued without the net: White has two cells to block, so it is lost
     assert root.children[root.win].proven == -1 and not root.children[root.win].expanded
-
-
-# White (O) to move. Black has a four on the third row (blocked at a3: only f3 stops it) and an
-# open three on the g file (g6-g8): after the forced f3, g5 makes an open four.
-FOUR_AND_THREE = """
-    O.......O
-    ......X..
-    ......X..
-    ......X..
-    .........
-    .........
-    OXXXX....
-    .........
-    O.......O
-"""
 
 
 def search_until_proven(board, playouts: int = 200) -> MCTS:

@@ -14,9 +14,8 @@ from gomoku.search.options import SearchOptions, add_search_flags
 from gomoku.search.threat_board import ThreatBoard
 from gomoku.search.threat_searches import find_vcf
 from gomoku.search.threats import ThreatSolver, replays, vcf_plies
-from tests.boards import load_board
-from tests.test_mcts import HashEvaluator
-from tests.test_solver import OPEN_THREE, FlatEvaluator
+from tests.boards import OPEN_THREE, load_board
+from tests.helpers import FlatEvaluator, HashEvaluator
 
 
 class FavouringEvaluator(FlatEvaluator):

@@ -15,6 +15,7 @@ from gomoku.play.match import Match, setup_match  # noqa: E402
 from gomoku.game.gamefile import load_game  # noqa: E402
 from gomoku.search.players import PlayerSpec  # noqa: E402
 from gomoku.play.ui import GameWindow, open_window  # noqa: E402
+from tests.helpers import click, click_move, press, settle  # noqa: E402
 
 BLACK_WINS = ["a1", "b1", "b2", "c1", "c3", "d1", "d4"]
 
@@ -35,32 +36,6 @@ def make_window(tmp_path):
     for window in windows:
         window.quit()
     pygame.quit()
-
-
-def click(window, pos):
-    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=pos, button=1))
-    window.process_events()
-
-
-def click_move(window, label):
-    click(window, window.pixel_of(window.match.board.parse_move(label)))
-
-
-def press(window, key):
-    pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=key, mod=0, unicode=""))
-    window.process_events()
-
-
-def settle(window, timeout=30.0):
-    """Runs the window's AI until it is a human's turn or the game is over."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        window.update()
-        if window.task is None and window.match.ai_to_move is None:
-            return
-        if window.task is not None:
-            window.task.wait(0.05)
-    raise AssertionError("the AI did not finish in time")
 
 
 def test_pixels_and_moves_agree(make_window):

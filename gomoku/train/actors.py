@@ -43,6 +43,7 @@ the slowest actor.
 
 from __future__ import annotations
 
+import weakref
 from abc import ABC, abstractmethod
 from typing import Any, Callable, Optional, Sequence
 
@@ -72,9 +73,39 @@ class Actors(ABC):
     def slots(self) -> int:
         """How many actors share the work."""
 
-    @abstractmethod
+    # What was published last: a weak reference to the model, its ``version`` then, and the
+    # version number the actors play with (counted up by each publish that sends weights).
+    _model_ref: Optional[weakref.ref] = None
+    _model_version: Optional[int] = None
+    _version: int = 0
+
     def publish(self, model) -> int:
-        """Makes ``model``'s current weights the ones later games play with; returns their version."""
+        """Makes ``model``'s current weights the ones later games play with; returns their version.
+
+        The weights go out only when the model or its ``version`` changed since the last
+        publish; otherwise the version stays.
+
+        Raises:
+            RuntimeError: weights would go out while tasks are in flight.
+        """
+        current = self._model_ref() if self._model_ref is not None else None
+        if current is model and self._model_version == model.version:
+            return self._version
+        if self._in_flight():
+            raise RuntimeError("cannot publish while tasks are in flight")
+        self._send_weights(model, self._version + 1)
+        self._model_ref = weakref.ref(model)
+        self._model_version = model.version
+        self._version += 1
+        return self._version
+
+    @abstractmethod
+    def _send_weights(self, model, version: int) -> None:
+        """Hands ``model``'s current weights, numbered ``version``, to the actors (called by ``publish``)."""
+
+    def _in_flight(self) -> bool:
+        """Whether tasks were started and their results not collected yet."""
+        return False
 
     @abstractmethod
     def _start(self, tasks: list, progress: Optional[Callable[[Progress], None]] = None) -> Pending:
@@ -143,27 +174,19 @@ class InlineActors(Actors):
     """One actor: the caller's own process, which plays each task as it is started."""
 
     def __init__(self):
-        self._model = None
-        self._model_version = None
         self._evaluator = None
-        self._version = 0
         self._runner = TaskRunner()
 
     @property
     def slots(self) -> int:
         return 1
 
-    def publish(self, model) -> int:
+    def _send_weights(self, model, version: int) -> None:
         from gomoku.search.evaluator import NetEvaluator
 
-        if model is not self._model:
-            self._model = model
-            self._evaluator = NetEvaluator(model)  # its cache follows model.version
-        elif self._model_version == model.version:
-            return self._version
-        self._model_version = model.version
-        self._version += 1
-        return self._version
+        current = self._model_ref() if self._model_ref is not None else None
+        if model is not current:  # a new evaluator; the current one's cache follows model.version
+            self._evaluator = NetEvaluator(model)
 
     def _start(self, tasks: list, progress: Optional[Callable[[Progress], None]] = None) -> Pending:
         results = [self._runner.run(task, self._evaluator, self._version, report=progress) for task in tasks]

@@ -323,7 +323,7 @@ PRESETS = {
                     threats=True, inputs=2, openings="balanced", openings_share=0.5,
                     eval_openings="balanced",
                     # 128 games in lockstep: the net's batches of 128 run faster per position than
-                    # batches of 32, most of all in bf16 (docs/experiments.md, Self-play and the net's limit).
+                    # batches of 32, most of all in bf16 (docs/results.md, Self-play and the net's limit).
                     parallel_games=128),
 }
 DEFAULT_PRESET = "8x8x5"

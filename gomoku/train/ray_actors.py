@@ -40,7 +40,6 @@ from __future__ import annotations
 import os
 import tempfile
 import time
-import weakref
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
@@ -198,9 +197,6 @@ class RayActors(Actors):
         self._actors: list[_Member] = []  # started, in the pool
         self._coming: list[tuple] = []  # (handle, ref of its `where`): created, not started yet
         self._weights = None  # the object ref of the published files
-        self._model_ref = None
-        self._model_version = None
-        self._version = 0
         self._ticket = 0
         self._busy: list = []  # (member, ref, task) of the batch in flight
         self.lost_games = 0
@@ -305,23 +301,17 @@ class RayActors(Actors):
         return {node["NodeID"] for node in self._ray.nodes() if node["Alive"]}
 
     # ------------------------------------------------------------ the interface
-    def publish(self, model) -> int:
-        current = self._model_ref() if self._model_ref is not None else None
-        if current is model and self._model_version == model.version:
-            return self._version
-        if self._busy:
-            raise RuntimeError("cannot publish while tasks are in flight")
+    def _in_flight(self) -> bool:
+        return bool(self._busy)
+
+    def _send_weights(self, model, version: int) -> None:
         with tempfile.TemporaryDirectory(prefix="gomoku-ray-publish-") as directory:
             model.export_inference(directory)
             files = {}
             for name in os.listdir(directory):
                 with open(os.path.join(directory, name), "rb") as f:
                     files[name] = f.read()
-        self._version += 1
-        self._weights = self._ray.put({"version": self._version, "files": files})
-        self._model_ref = weakref.ref(model)
-        self._model_version = model.version
-        return self._version
+        self._weights = self._ray.put({"version": version, "files": files})
 
     # A batch is split over the actors there are when it starts: the pool is brought up to date
     # first (while a batch is in flight, _start refuses the next one).

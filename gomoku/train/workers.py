@@ -177,9 +177,6 @@ class ProcessActors(Actors):
         self._workers: list[_Worker] = []
         self._pending = 0  # workers busy with a task whose result nobody has read yet
         self._progress: Optional[Callable[[Progress], None]] = None
-        self._model_ref = None
-        self._model_version = None
-        self._version = 0
         self._export_dir: Optional[str] = None
         self._tmp = tempfile.mkdtemp(prefix="gomoku-actors-")
         _live.add(self)
@@ -216,21 +213,15 @@ class ProcessActors(Actors):
     def pids(self) -> list[int]:
         return [w.proc.pid for w in self._workers]
 
-    def publish(self, model) -> int:
-        current = self._model_ref() if self._model_ref is not None else None
-        if current is model and self._model_version == model.version:
-            return self._version
-        if self._pending:
-            raise RuntimeError("cannot publish while tasks are in flight")
+    def _in_flight(self) -> bool:
+        return self._pending > 0
+
+    def _send_weights(self, model, version: int) -> None:
         directory = tempfile.mkdtemp(prefix="weights-", dir=self._tmp)
         model.export_inference(directory)
         if self._export_dir is not None:
             shutil.rmtree(self._export_dir, ignore_errors=True)  # the workers have loaded it
         self._export_dir = directory
-        self._model_ref = weakref.ref(model)
-        self._model_version = model.version
-        self._version += 1
-        return self._version
 
     def _start(self, tasks: list, progress: Optional[Callable[[Progress], None]] = None) -> Pending:
         """Hands one task to each of the first ``len(tasks)`` workers and returns at once.

@@ -1,0 +1,188 @@
+"""Helpers shared by the test modules: stand-in evaluators, tiny configs and nets, drawn boards
+under a rule, an engine's conversation and clock, and the window's clicks and keys.
+
+Test modules import from here (and from ``tests.boards``), never from one another. Positions
+drawn as ASCII live in ``tests.boards``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import time
+
+import numpy as np
+
+from gomoku.game.board import Board
+from gomoku.game.rules import RENJU
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# train.py's flags for a run of a few seconds on a 6x6 board, four in a row.
+TINY = ["--preset", "6x6x4", "--n-playout", "12", "--games-per-iter", "2", "--batch-size", "32",
+        "--buffer-size", "2000", "--updates-per-iter", "1", "--epochs", "2", "--check-freq", "2",
+        "--eval-games", "2", "--pure-playout-start", "20", "--workers", "1", "--device", "cpu"]
+
+
+# ------------------------------------------------------------ evaluators that stand in for the net
+class HashEvaluator:
+    """A deterministic stand-in for the net: priors and value from a hash of the position."""
+
+    def __init__(self):
+        self.batches = []
+
+    def evaluate(self, boards):
+        self.batches.append(len(boards))
+        priors, values = [], []
+        for b in boards:
+            seed = int.from_bytes(hashlib.sha256(bytes(b.cells) + bytes([b.current_player])).digest()[:8], "little")
+            rng = np.random.default_rng(seed)
+            priors.append(rng.dirichlet(np.ones(b.size)))
+            values.append(rng.uniform(-1, 1))
+        return np.array(priors), np.array(values)
+
+
+class FlatEvaluator:
+    """Uniform priors and value 0 everywhere: the net knows nothing, so whatever is found, the solver found."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def evaluate(self, boards):
+        self.calls += len(boards)
+        return np.full((len(boards), boards[0].size), 1.0 / boards[0].size), np.zeros(len(boards))
+
+
+# ------------------------------------------------------------ tiny configs and nets
+def tiny_config(**overrides):
+    """A ``TrainConfig`` for a run of a few seconds on a 6x6 board, four in a row."""
+    from gomoku.train.config import TrainConfig
+
+    base = dict(width=6, height=6, n_in_row=4, n_playout=12, games_per_iter=2, batch_size=32,
+                buffer_size=600, updates_per_iter=1, epochs=2, check_freq=2, eval_games=2,
+                pure_playout_start=20, workers=1, device="cpu")
+    base.update(overrides)
+    return TrainConfig(**base)
+
+
+def tiny_self_play():
+    """Self-play settings for 6x6 games, four in a row, with 8 playouts a move."""
+    from gomoku.search.recipe import SelfPlayRecipe
+    from gomoku.train.tasks import SelfPlaySettings
+
+    return SelfPlaySettings((6, 6, 4), 4, SelfPlayRecipe(n_playout=8))
+
+
+def tiny_model():
+    """An untrained net for 6x6 boards, four in a row."""
+    from gomoku.net.policy_value import PolicyValueModel
+    from gomoku.net.spec import NetSpec
+
+    return PolicyValueModel(NetSpec(6, 6, 4), device="cpu")
+
+
+def trained(spec, rng):
+    """A net of ``spec`` whose every weight, batch-norm statistic included, is away from its initial value."""
+    from gomoku.net.policy_value import PolicyValueModel
+
+    model = PolicyValueModel(spec, device="cpu")
+    weights = {k: (v + rng.normal(0, 0.3, v.shape)).astype(np.float32) for k, v in model.weights().items()}
+    for name in weights:
+        if name.endswith("_variance"):
+            weights[name] = np.abs(weights[name]) + 0.5
+    model.set_weights(weights)
+    return model
+
+
+def random_planes(n, width, height, rng):
+    """Planes of real positions: some stones of each side, the player to move's first."""
+    planes = np.zeros((n, 4, height, width), dtype=np.float32)
+    for i in range(n):
+        board = Board(width, height, min(5, width, height))
+        for move in rng.choice(width * height, size=int(rng.integers(0, 8)), replace=False):
+            board.do_move(int(move))
+            if board.game_over:
+                break
+        board.fill_planes(planes[i].reshape(4, -1))
+    return planes
+
+
+# ------------------------------------------------------------ boards drawn under a rule
+def drawn(text: str, rule: str = RENJU, to_move: int = 1, n_in_row: int = 5):
+    """The board drawn in ``text`` under ``rule`` with ``to_move`` next, and the marked cells by letter.
+
+    ``X`` is Black, ``O`` White, ``.`` empty; any other letter names an empty cell (returned in
+    the marks). The top line is the top row.
+    """
+    rows = [line.strip() for line in text.strip().splitlines()]
+    height, width = len(rows), len(rows[0])
+    assert all(len(line) == width for line in rows), "ragged drawing"
+    board = Board(width, height, n_in_row, rule=rule)
+    stones = {1: [], 2: []}
+    marks = {}
+    for i, line in enumerate(rows):
+        row = height - 1 - i
+        for col, mark in enumerate(line):
+            move = row * width + col
+            if mark in "XO":
+                player = 1 if mark == "X" else 2
+                board.cells[move] = player
+                stones[player].append(move)
+            elif mark != ".":
+                marks[mark] = move
+    board.history = stones[1] + stones[2]
+    board.current_player = to_move
+    return board, marks
+
+
+# ------------------------------------------------------------ the engine in-process
+def converse(engine, out: io.StringIO, *lines: str) -> list[str]:
+    """Feeds lines to an in-process engine (``PbrainEngine``) and returns what it wrote meanwhile."""
+    before = len(out.getvalue().splitlines())
+    for line in lines:
+        engine.handle(line)
+    return out.getvalue().splitlines()[before:]
+
+
+class FakeClock:
+    """Time that moves on by ``step`` seconds at every reading."""
+
+    def __init__(self, step: float):
+        self.now = 0.0
+        self.step = step
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+# ------------------------------------------------------------ the window (SDL's dummy video driver)
+def click(window, pos):
+    import pygame
+
+    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=pos, button=1))
+    window.process_events()
+
+
+def click_move(window, label):
+    click(window, window.pixel_of(window.match.board.parse_move(label)))
+
+
+def press(window, key):
+    import pygame
+
+    pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=key, mod=0, unicode=""))
+    window.process_events()
+
+
+def settle(window, timeout=30.0):
+    """Runs the window's AI until it is a human's turn or the game is over."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        window.update()
+        if window.task is None and window.match.ai_to_move is None:
+            return
+        if window.task is not None:
+            window.task.wait(0.05)
+    raise AssertionError("the AI did not finish in time")
