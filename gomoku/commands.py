@@ -55,7 +55,7 @@ def play() -> int:
 
 
 def arena() -> int:
-    return run("gomoku.play.arena")
+    return run("gomoku.play.arena.run")
 
 
 def bench() -> int:
@@ -63,4 +63,4 @@ def bench() -> int:
 
 
 def engine() -> int:
-    return run("gomoku.play.engine")
+    return run("gomoku.play.engine.cli")

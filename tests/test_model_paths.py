@@ -86,8 +86,8 @@ def test_a_file_that_is_not_a_model_says_what_was_expected(tmp_path):
 
 
 def test_the_engine_start_names_what_it_expected(tmp_path):
-    from gomoku.play.brain import EngineOptions, PbrainEngine
-    from gomoku.play.protocol import ProtocolError
+    from gomoku.play.engine.brain import EngineOptions, PbrainEngine
+    from gomoku.play.engine.protocol import ProtocolError
 
     bad = tmp_path / "not-a-model.npz"
     bad.write_text("hello\n")

@@ -147,7 +147,8 @@ def test_bad_search_options_are_refused(fpu, win_check, solve):
 @pytest.mark.parametrize("argv", [["--fpu", "-1"], ["--fpu", "nan"], ["--fpu", "x"]])
 def test_every_entry_point_refuses_a_bad_fpu_flag(argv, capsys):
     import play
-    from gomoku.play import arena, engine as pbrain
+    from gomoku.play.arena import run as arena
+    from gomoku.play.engine import cli as pbrain
 
     for main in (arena.main, pbrain.main, play.main):
         with pytest.raises(SystemExit):
@@ -175,7 +176,8 @@ def test_search_flags_are_read_alike_everywhere():
 
 def test_play_and_the_engine_search_sharp_unless_told_and_the_arena_as_the_spec(capsys):
     import play
-    from gomoku.play import arena, engine as pbrain
+    from gomoku.play.arena import run as arena
+    from gomoku.play.engine import cli as pbrain
     from gomoku.search.options import SEARCH_PRESETS
 
     sharp = SearchOptions(fpu=0.25, solve=True)

@@ -50,8 +50,8 @@ from typing import Optional
 import numpy as np
 
 from gomoku.game.board import Board, IllegalMoveError
-from gomoku.play.protocol import ProtocolError, UNLIMITED_MS, parse_pair
-from gomoku.play.referee import HANG_GRACE_S, RULE_NUMBERS, EngineProcess, board_block
+from gomoku.play.engine.protocol import ProtocolError, UNLIMITED_MS, parse_pair
+from gomoku.play.engine_check.referee import HANG_GRACE_S, RULE_NUMBERS, EngineProcess, board_block
 from gomoku.search.players import EngineError, engine_argv, engine_name, info_text, parse_engine_info  # noqa: F401
 from gomoku.search.player import SearchResult
 

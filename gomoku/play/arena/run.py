@@ -60,8 +60,8 @@ from gomoku import interrupt
 from gomoku.game.board import Board
 from gomoku.game.openings import OpeningError, load_openings, openings_for_games, paired_openings
 from gomoku.game.rules import FREESTYLE, RULES
-from gomoku.play.arena_report import ArenaResult, format_report, write_games, write_summary
-from gomoku.play.arena_setup import ArenaError, ArenaSettings, parse_player, resolve_geometry, resolve_rule
+from gomoku.play.arena.report import ArenaResult, format_report, write_games, write_summary
+from gomoku.play.arena.settings import ArenaError, ArenaSettings, parse_player, resolve_geometry, resolve_rule
 from gomoku.play.engine_player import EngineError, check_engine, parse_engine_info
 from gomoku.progress import advance_to, progress_bar
 from gomoku.search.options import SearchOptions, add_search_flags

@@ -11,11 +11,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Optional
 
-from gomoku.play.brain import EngineOptions, PbrainEngine
-from gomoku.play.fuzz.check import (ABOUT, ERROR, FAILURES, MOVE, OK, PLAIN_SIDE, WALL_FACTOR, Due, Manager, Rules,
+from gomoku.play.engine.brain import EngineOptions, PbrainEngine
+from gomoku.play.engine_check.fuzz.check import (ABOUT, ERROR, FAILURES, MOVE, OK, PLAIN_SIDE, WALL_FACTOR, Due, Manager, Rules,
                                     short, split_command)
-from gomoku.play.fuzz.scenario import Scenario
-from gomoku.play.fuzz.targets import InProcessTarget, ProcessTarget
+from gomoku.play.engine_check.fuzz.scenario import Scenario
+from gomoku.play.engine_check.fuzz.targets import InProcessTarget, ProcessTarget
 from gomoku.search.heuristic import DEFAULT_LEVEL
 from gomoku.search.options import SEARCH_PRESETS, SearchOptions
 

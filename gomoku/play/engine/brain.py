@@ -16,9 +16,9 @@ from typing import Callable, Iterable, Optional, TextIO
 from gomoku import __version__
 from gomoku.game.board import Board
 from gomoku.game.rules import FREESTYLE, RENJU, RULES, STANDARD, check_rule
-from gomoku.play.brain_moves import MoveMaker
-from gomoku.play.move_search import PlayoutTimer, Watchdog
-from gomoku.play.protocol import (CARO, CONTINUOUS, CONTINUOUS_MARK, EXACT_FIVE, MAX_SIDE, OPPONENT, OWN, RENJU_BIT,
+from gomoku.play.engine.brain_moves import MoveMaker
+from gomoku.play.engine.move_search import PlayoutTimer, Watchdog
+from gomoku.play.engine.protocol import (CARO, CONTINUOUS, CONTINUOUS_MARK, EXACT_FIVE, MAX_SIDE, OPPONENT, OWN, RENJU_BIT,
                                   SIZE_RE, TRIPLE_RE, UNLIMITED_MS, Position, ProtocolError, TimeControl, parse_pair,
                                   shown)
 from gomoku.search.heuristic import HeuristicPlayer

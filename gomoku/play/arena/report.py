@@ -17,7 +17,7 @@ import numpy as np
 from gomoku.game.board import Board
 from gomoku.game.gamefile import COLOUR_NAMES, GameRecord
 from gomoku.game.rules import FREESTYLE
-from gomoku.play.arena_setup import ArenaError, ArenaSettings
+from gomoku.play.arena.settings import ArenaError, ArenaSettings
 from gomoku.search.players import PlayerSpec, spec_text
 from gomoku.train.tasks import MatchGame, Tally, tally_by_colour
 from gomoku.util import atomic_write

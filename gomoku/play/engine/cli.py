@@ -89,8 +89,8 @@ import sys
 import warnings
 from typing import Optional
 
-from gomoku.play.brain import EngineOptions, PbrainEngine
-from gomoku.play.move_search import stamped_lines
+from gomoku.play.engine.brain import EngineOptions, PbrainEngine
+from gomoku.play.engine.move_search import stamped_lines
 from gomoku.search.heuristic import DEFAULT_LEVEL, LEVELS
 from gomoku.search.options import SearchOptions, add_search_flags
 from gomoku.util import DefaultsHelpFormatter
@@ -101,7 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="pbrain-gomokuzero",
         description="A Gomoku engine for Gomocup managers (piskvork, liskvork...): it speaks their "
-                    "protocol on stdin/stdout. 'python -m gomoku.play.referee --help' plays two "
+                    "protocol on stdin/stdout. 'python -m gomoku.play.engine_check.referee --help' plays two "
                     "engines against each other.",
         formatter_class=DefaultsHelpFormatter)
     who = parser.add_mutually_exclusive_group()
