@@ -338,11 +338,11 @@ def test_without_a_player_flag_the_engine_plays_the_shipped_model_for_the_board_
 
 @pytest.mark.timeout(60)
 def test_a_shipped_model_that_cannot_load_leaves_pure_mcts_and_says_why(tmp_path, monkeypatch):
-    import gomoku.play.match
+    from gomoku.net import shipped
 
     broken = tmp_path / "gomoku_15x15_5.npz"
     broken.write_text("not a model\n")
-    monkeypatch.setattr(gomoku.play.match, "nearest_shipped_model", lambda *board: str(broken))
+    monkeypatch.setattr(shipped, "nearest_shipped_model", lambda *board: str(broken))
     out = io.StringIO()
     engine = PbrainEngine(EngineOptions(shipped=True, max_playouts=20, seed=0), out, FakeClock(0.001))
     started = converse(engine, out, "START 9")

@@ -31,8 +31,8 @@ import warnings
 
 from gomoku.game.gamefile import GameFileError
 from gomoku.game.rules import RULES
-from gomoku.net.modelfile import find_model
-from gomoku.play.match import DEFAULT_MODEL, MissingModelError, setup_match
+from gomoku.net.shipped import DEFAULT_MODEL
+from gomoku.play.match import MissingModelError, setup_match
 from gomoku.search.options import SearchOptions, add_search_flags
 from gomoku.search.players import EngineError
 from gomoku.util import board_size_arg, positive_int_arg
@@ -94,11 +94,6 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     name = os.path.basename(sys.argv[0]) or "play.py"  # messages start with the command's name
     try:
-        if args.model is not None:
-            model = find_model(args.model)
-            if model != args.model:
-                print(f"{name}: playing {model}")
-            args.model = model
         match = setup_match(model=args.model, playouts=args.playouts, first=args.first, black=args.black,
                             white=args.white, size=args.size, n_in_row=args.n_in_row, load=args.load,
                             seed=args.seed, device=args.device, search=SearchOptions.from_args(args),

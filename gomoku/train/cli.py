@@ -65,10 +65,10 @@ def check_net_flags(parser: argparse.ArgumentParser, init_model: str, config: Tr
     """A run from a model trains that model's net: net flags that ask for another are an error
     (the model can grow with --grow, and take a later --inputs version, but never silently;
     it cannot go back to an earlier input version)."""
-    from gomoku.net.modelfile import read_model_file
+    from gomoku.net.modelfile import read_model_spec
     from gomoku.net.spec import NET_SETTINGS, spec_field
 
-    spec, _ = read_model_file(init_model)
+    spec = read_model_spec(init_model)
     if "inputs" in overrides and config.inputs < spec.inputs:
         parser.error(f"--inputs {config.inputs}: {init_model} takes input version {spec.inputs}, "
                      f"and a net cannot go back to an earlier one")
