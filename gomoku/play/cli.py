@@ -31,6 +31,7 @@ import warnings
 
 from gomoku.game.gamefile import GameFileError
 from gomoku.game.rules import RULES
+from gomoku.net.flags import add_device_flags
 from gomoku.net.shipped import DEFAULT_MODEL
 from gomoku.play.match import MissingModelError, setup_match
 from gomoku.search.options import SearchOptions, add_search_flags
@@ -80,11 +81,7 @@ def parse_args(argv=None) -> argparse.Namespace:
                              "for the rule, pure MCTS where none is (default: the model's rule, a loaded "
                              "game's, else freestyle)")
     parser.add_argument("--save-dir", default="games", metavar="DIR", help="where saved games go (default: games/)")
-    parser.add_argument("--device", choices=("cpu", "gpu", "auto"), default="auto",
-                        help="where the model runs (default: the GPU if Paddle has one)")
-    parser.add_argument("--precision", choices=("auto", "fp32", "bf16"), default="auto",
-                        help="the model's inference arithmetic (default: auto, bf16 on a CPU that does "
-                             "it natively, else fp32)")
+    add_device_flags(parser, "the models")
     parser.add_argument("--seed", type=int, help="seed for the AI players' randomness")
     add_search_flags(parser, "the AlphaZero player's search", default="sharp")
     return parser.parse_args(argv)

@@ -10,6 +10,7 @@ import time
 from dataclasses import fields
 
 from gomoku.game.features import INPUT_VERSIONS
+from gomoku.net.flags import DEVICES, PRECISIONS
 from gomoku.train.config import DEFAULT_PRESET, PRESETS, TrainConfig, field_docs, preset
 from gomoku.search.recipe import ROOT_SEARCHES
 from gomoku.util import DefaultsHelpFormatter, switch_arg
@@ -42,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     for field in fields(TrainConfig):
         kind = {"int": int, "float": float, "str": str, "bool": switch_arg}[
             field.type if isinstance(field.type, str) else field.type.__name__]
-        extra = {"device": {"choices": ["cpu", "gpu", "auto"]}, "precision": {"choices": ["auto", "fp32", "bf16"]},
+        extra = {"device": {"choices": list(DEVICES)}, "precision": {"choices": list(PRECISIONS)},
                  "root_search": {"choices": list(ROOT_SEARCHES)},
                  "inputs": {"choices": list(INPUT_VERSIONS)}}.get(field.name, {})
         if kind is switch_arg:

@@ -18,7 +18,7 @@ from gomoku.game.rules import check_rule
 from gomoku.search.gumbel import check_gumbel
 from gomoku.search.heuristic import check_level
 from gomoku.search.playout_cap import check_playout_cap
-from gomoku.net.device import PRECISIONS
+from gomoku.net.flags import DEVICES, PRECISIONS
 from gomoku.net.spec import NetSpec, trunk_settings
 from gomoku.search.recipe import SelfPlayRecipe, check_root_search
 from gomoku.util import board_size_arg, usable_cpus
@@ -167,7 +167,7 @@ class TrainConfig:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
         if self.batch_size > self.buffer_size:
             raise ValueError(f"batch_size {self.batch_size} is larger than buffer_size {self.buffer_size}")
-        if self.device not in ("cpu", "gpu", "auto"):
+        if self.device not in DEVICES:
             raise ValueError(f"device must be cpu, gpu or auto, got {self.device!r}")
         if self.precision not in PRECISIONS:
             raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {self.precision!r}")

@@ -60,6 +60,7 @@ from gomoku import interrupt
 from gomoku.game.board import Board
 from gomoku.game.openings import OpeningError, load_openings, openings_for_games, paired_openings
 from gomoku.game.rules import FREESTYLE, RULES
+from gomoku.net.flags import PRECISIONS, add_device_flags
 from gomoku.play.arena.report import ArenaResult, format_report, write_games, write_summary
 from gomoku.play.arena.settings import ArenaError, ArenaSettings, parse_player, resolve_geometry, resolve_rule
 from gomoku.play.engine_player import EngineError, check_engine, parse_engine_info
@@ -173,12 +174,8 @@ def parse_args(argv=None) -> argparse.Namespace:
                         help="freestyle, standard (exactly five) or renju (default: the models' rule, else freestyle)")
     parser.add_argument("--c-puct", type=float, default=5.0, help="exploration constant (default: 5)")
     add_search_flags(parser, "the az players' searches")
-    parser.add_argument("--device", choices=("cpu", "gpu", "auto"), default="auto",
-                        help="where models run (default: the GPU if Paddle has one)")
-    parser.add_argument("--precision", choices=("auto", "fp32", "bf16"), default="auto",
-                        help="the models' inference arithmetic (default: auto, bf16 on a CPU that does it "
-                             "natively, else fp32)")
-    parser.add_argument("--precision-b", choices=("auto", "fp32", "bf16"),
+    add_device_flags(parser, "the models")
+    parser.add_argument("--precision-b", choices=PRECISIONS,
                         help="B's inference arithmetic where it differs from --precision, e.g. to play a "
                              "model in bf16 against itself in fp32")
     parser.add_argument("--engine-info", default="", metavar="'KEY VALUE;...'",

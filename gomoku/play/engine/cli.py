@@ -89,6 +89,7 @@ import sys
 import warnings
 from typing import Optional
 
+from gomoku.net.flags import add_device_flags
 from gomoku.play.engine.brain import EngineOptions, PbrainEngine
 from gomoku.play.engine.move_search import stamped_lines
 from gomoku.search.heuristic import DEFAULT_LEVEL, LEVELS
@@ -118,12 +119,8 @@ def build_parser() -> argparse.ArgumentParser:
                           f"{', '.join(map(str, LEVELS))} ({DEFAULT_LEVEL} without one)")
     parser.add_argument("--n-in-row", type=int, default=5,
                         help="stones in a row that win, for --pure, --heuristic and the shipped models")
-    parser.add_argument("--device", choices=["cpu", "gpu", "auto"], default="auto",
-                        help="where the model runs")
+    add_device_flags(parser)
     parser.add_argument("--threads", type=int, default=1, help="CPU threads for the model")
-    parser.add_argument("--precision", choices=("auto", "fp32", "bf16"), default="auto",
-                        help="the model's inference arithmetic: auto is bf16 on a CPU that does it natively "
-                             "(AVX-512 BF16 or AMX), else fp32")
     parser.add_argument("--c-puct", type=float, default=5.0, help="PUCT exploration constant")
     add_search_flags(parser, "the search", default="sharp")
     parser.add_argument("--max-playouts", type=int,

@@ -63,6 +63,7 @@ import tempfile
 from pathlib import Path
 from typing import Callable, Optional
 
+from gomoku.net.flags import add_device_flags
 from gomoku.play.engine_check.soak_report import format_table, read_records
 from gomoku.play.engine_check.soak_run import PAIRINGS, Engines, SoakError, SoakRun, draw_settings, run_soak, went_wrong
 from gomoku.util import DefaultsHelpFormatter, board_size_arg, positive_int_arg
@@ -132,7 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--uncapped-share", type=_share_arg, default=0.2, metavar="F",
                         help="share of games whose model engines have no playout cap (they search to the deadline)")
     parser.add_argument("--heuristic", type=int, default=4, metavar="LEVEL", help="the heuristic engine's level")
-    parser.add_argument("--device", choices=["cpu", "gpu", "auto"], help="the model engine's --device")
+    add_device_flags(parser, device=None, precision=False, device_help="the model engine's --device")
     parser.add_argument("--margin-ms", type=int, metavar="MS", help="the model engine's --margin-ms")
     parser.add_argument("--workers", type=positive_int_arg, default=1, metavar="K", help="games played at once")
     parser.add_argument("--stderr-dir", metavar="DIR",
