@@ -14,7 +14,7 @@ from gomoku.play.arena.run import main as arena_main, run_arena
 from gomoku.play.arena.settings import ArenaError, ArenaSettings
 from gomoku.play.engine_player import (EngineConnection, EngineError, EnginePlayer, engine_argv, info_text,
                                        parse_engine_info)
-from gomoku.search.players import PlayerSpec, close_engines, make_player, spec_text
+from gomoku.search.players import PlayerSpec, close_players, make_player, spec_text
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -59,7 +59,7 @@ def play_one_game(command: str, info=(), size: int = 9):
             board.play(move)
         return board, players, board.winner
     finally:
-        close_engines(models)
+        close_players(models)
 
 
 def test_an_engine_plays_a_whole_game_through_the_protocol(tmp_path, monkeypatch):
@@ -156,7 +156,7 @@ def test_closed_engines_are_gone():
     assert isinstance(player, EnginePlayer)
     process = player.connection.process.proc
     assert process.poll() is None
-    close_engines(models)
+    close_players(models)
     assert process.poll() is not None
 
 

@@ -35,6 +35,7 @@ from gomoku.net.flags import add_device_flags
 from gomoku.net.shipped import DEFAULT_MODEL
 from gomoku.play.match import MissingModelError, setup_match
 from gomoku.search.options import SearchOptions, add_search_flags
+from gomoku.search.player_kinds import player_forms
 from gomoku.search.players import EngineError
 from gomoku.util import board_size_arg, positive_int_arg
 
@@ -59,9 +60,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--first", choices=("human", "ai"),
                         help="who plays Black, the side that moves first (default: human)")
     parser.add_argument("--black", metavar="PLAYER",
-                        help="Black's player: human, az[:MODEL[:N]], pure[:N], policy[:MODEL], "
-                             "heuristic[:LEVEL] (levels 0 to 4, 4 by default), engine:COMMAND (a Gomocup "
-                             "engine's command line)")
+                        help=f"Black's player: {player_forms()}")
     parser.add_argument("--white", metavar="PLAYER", help="White's player (same forms as --black)")
     parser.add_argument("--engine-info", default="", metavar="'KEY VALUE;...'",
                         help="INFO lines for an engine player, e.g. \"timeout_turn 1000;max_node 100000\" "

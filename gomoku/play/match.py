@@ -25,9 +25,10 @@ from gomoku.game.gamefile import COLOUR_NAMES, GameRecord, load_game
 from gomoku.game.rules import FREESTYLE
 from gomoku.net import shipped
 from gomoku.net.modelfile import ModelFileError, find_model, read_model_spec
+from gomoku.play import engine_player  # noqa: F401  (registers the engine:COMMAND players)
 from gomoku.search.options import SearchOptions
-from gomoku.play.engine_player import parse_engine_info
-from gomoku.search.players import PLAYER_KINDS, PlayerSpec, make_player, spec_text
+from gomoku.search.player_kinds import player_kinds
+from gomoku.search.players import PlayerSpec, make_player, offered_players, parse_engine_info, spec_text
 
 STONE_MARKS = {1: "X", 2: "O"}
 
@@ -43,7 +44,8 @@ class Match:
         board: the position to play on (it may already hold moves).
         specs: the player spec for each side, ``{1: ..., 2: ...}``.
         choices: the specs a seat may cycle through, one per kind (see ``cycle_seat``);
-            by default the seats' own specs plus ``human``, ``pure`` and ``heuristic``.
+            by default the seats' own specs plus what each kind offers without a model
+            (``players.offered_players``).
         seed: seeds the AI players (each side gets its own stream).
         device: where models run ('cpu', 'gpu' or 'auto').
         c_puct: exploration constant of the searches.
@@ -67,7 +69,8 @@ class Match:
         self.players: dict[int, object] = {}
         for player in (1, 2):
             self.set_seat(player, specs[player])
-        self.choices = _merge_choices(list(specs.values()) + list(choices or [PlayerSpec.parse("pure"), PlayerSpec.parse("heuristic")]))
+        offered = choices or offered_players(None, 400, SearchOptions())
+        self.choices = _merge_choices(list(specs.values()) + list(offered))
 
     # -- seats
     def set_seat(self, player: int, spec: PlayerSpec) -> None:
@@ -195,11 +198,11 @@ class Match:
 
 
 def _merge_choices(specs: list[PlayerSpec]) -> list[PlayerSpec]:
-    """One spec per kind, in the order of PLAYER_KINDS; the first spec given for a kind wins."""
-    by_kind = {"human": PlayerSpec("human")}
+    """One spec per kind, in the registry's order; the first spec given for a kind wins."""
+    by_kind = {}
     for spec in specs:
         by_kind.setdefault(spec.kind, spec)
-    return [by_kind[k] for k in PLAYER_KINDS if k in by_kind]
+    return [by_kind[kind.name] for kind in player_kinds() if kind.name in by_kind]
 
 
 # ------------------------------------------------------------------ setup
@@ -287,13 +290,13 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
     specs = {p: PlayerSpec.parse(text, default_model=model_path, default_playouts=playouts).with_search(search)
              .with_engine_info(info) for p, text in seats.items()}
     for p, spec in specs.items():
-        if spec.kind in ("az", "policy"):
+        if spec.entry.model:
             if record is not None and model is not None and seats[p] == record.players.get(p):
                 specs[p] = dataclasses.replace(spec, model=model)
             else:
                 specs[p] = dataclasses.replace(spec, model=shipped.project_file(spec.model))
 
-    model_files = [s.model for s in specs.values() if s.kind in ("az", "policy")]
+    model_files = [s.model for s in specs.values() if s.entry.model]
     for path in model_files:
         if not os.path.isfile(path) and path == shipped.DEFAULT_MODEL and model is None:
             if not shipped.IN_CHECKOUT:
@@ -338,11 +341,9 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
 
     board = record.replay() if record is not None else Board(*geometry, rule=game_rule)
     # The window offers the model players as choices whenever a fitting model is at hand.
-    choices = [PlayerSpec("human"), PlayerSpec("pure", playouts=playouts), PlayerSpec.parse("heuristic")]
     offered = model_files[0] if model_files else model_path
-    if model_files or (os.path.isfile(offered) and _fits(spec_of, offered, geometry, game_rule)):
-        choices[1:1] = [PlayerSpec("az", offered, playouts, search=search)]
-        choices.insert(-1, PlayerSpec("policy", offered))
+    fitting = model_files or (os.path.isfile(offered) and _fits(spec_of, offered, geometry, game_rule))
+    choices = offered_players(offered if fitting else None, playouts, search)
     match = Match(board, specs, choices, seed=seed, device=device, precision=precision)
     match.notes = notes
     return match

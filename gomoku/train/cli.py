@@ -112,7 +112,7 @@ def main(argv=None) -> int:
             pipeline = TrainPipeline(config, run_dir, log=log, init_model=args.init_model, grow=args.grow)
         if args.iterations is not None and args.iterations < 1:
             parser.error("--iterations must be at least 1")
-        check_eval_engine(pipeline.config)
+        check_eval_opponent(pipeline.config)
         pipeline.run(args.iterations)
     except (CheckpointError, ModelFileError, RunBusyError, WorkerError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -120,15 +120,13 @@ def main(argv=None) -> int:
     return 0
 
 
-def check_eval_engine(config) -> None:
-    """Starts an ``engine:COMMAND`` evaluation opponent once, so that a bad command fails now,
-    not at the first evaluation (the play layer drives engines: a late import)."""
-    if config.eval_opponent.startswith("engine:"):
-        from gomoku.play.engine_player import check_engine
-        from gomoku.search.players import engine_spec
+def check_eval_opponent(config) -> None:
+    """Tries the evaluation opponent once where its kind can (an ``engine:COMMAND`` starts), so
+    that a bad one fails now, not at the first evaluation."""
+    from gomoku.search.players import check_player
 
-        spec = engine_spec(config.eval_opponent, config.engine_info)
-        for width, height in config.board_sizes():
-            check_engine(spec.command, spec.engine_info, width, height, config.rule)
+    spec = config.eval_player()
+    for width, height in config.board_sizes():
+        check_player(spec, width, height, config.rule)
 
 

@@ -63,10 +63,11 @@ from gomoku.game.rules import FREESTYLE, RULES
 from gomoku.net.flags import PRECISIONS, add_device_flags
 from gomoku.play.arena.report import ArenaResult, format_report, write_games, write_summary
 from gomoku.play.arena.settings import ArenaError, ArenaSettings, parse_player, resolve_geometry, resolve_rule
-from gomoku.play.engine_player import EngineError, check_engine, parse_engine_info
+from gomoku.play.engine_player import EngineError, parse_engine_info
 from gomoku.progress import advance_to, progress_bar
 from gomoku.search.options import SearchOptions, add_search_flags
-from gomoku.search.players import spec_text
+from gomoku.search.player_kinds import player_forms
+from gomoku.search.players import check_player, spec_text
 from gomoku.train.backends import make_actors
 from gomoku.util import board_size_arg, positive_int_arg, usable_cpus
 
@@ -105,10 +106,10 @@ def run_arena(settings: ArenaSettings, log: Optional[Callable[[str], None]] = No
         Board(*geometry, rule=rule)
     except ValueError as exc:
         raise ArenaError(str(exc)) from None
-    for spec in {spec.command: spec for spec in (spec_a, spec_b) if spec.kind == "engine"}.values():
-        try:  # a bad command or info fails here, in one line, before any game
-            check_engine(spec.command, spec.engine_info, geometry[0], geometry[1], rule)
-        except EngineError as exc:
+    for spec in {spec_text(spec): spec for spec in (spec_a, spec_b)}.values():
+        try:  # a bad engine command or info fails here, in one line, before any game
+            check_player(spec, geometry[0], geometry[1], rule)
+        except ValueError as exc:
             raise ArenaError(str(exc)) from None
     rng = np.random.default_rng(settings.seed)
     try:
@@ -147,11 +148,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="gomoku-arena",
         description="Play two players against each other and measure the difference in strength.",
-        epilog="Player specs: az:MODEL[:PLAYOUTS] (AlphaZero, 400 playouts by default), "
-               "pure[:PLAYOUTS] (pure MCTS), policy:MODEL (the policy net alone, no search), "
-               "heuristic[:LEVEL] (threat scoring with forced-win searches; levels 0 to 4, 4 by default; "
-               "the yardstick on big boards), engine:COMMAND (a Gomocup engine's command line, e.g. "
-               "\"engine:/opt/rapfi/pbrain-rapfi\"; its INFO lines from --engine-info).")
+        epilog=f"Player specs: {player_forms(ai_only=True)}. The heuristic is the yardstick on big boards.")
     parser.add_argument("--a", required=True, metavar="PLAYER", help="player A, whose score is reported")
     parser.add_argument("--b", required=True, metavar="PLAYER", help="player B, the opponent")
     parser.add_argument("--games", type=positive_int_arg, default=40, metavar="N",

@@ -11,6 +11,7 @@ from typing import Optional, Sequence
 from gomoku.game.board import Board
 from gomoku.game.rules import FREESTYLE, RULES
 from gomoku.search.options import SearchOptions
+from gomoku.search.player_kinds import player_forms
 from gomoku.search.players import PlayerSpec
 
 
@@ -29,12 +30,10 @@ def parse_player(text: str) -> PlayerSpec:
         spec = PlayerSpec.parse(text)
     except ValueError as exc:
         raise ArenaError(str(exc)) from None
-    if spec.kind == "human":
-        raise ArenaError("the arena plays AI players only: use az:PATH[:N], pure[:N], policy:PATH, "
-                         "heuristic[:LEVEL] or engine:COMMAND")
-    if spec.kind in ("az", "policy") and not spec.model:
-        raise ArenaError(f"the {spec.kind} player needs a model file: {spec.kind}:PATH"
-                         + ("[:PLAYOUTS]" if spec.kind == "az" else ""))
+    if not spec.entry.ai:
+        raise ArenaError(f"the arena plays AI players only: {player_forms(ai_only=True)}")
+    if spec.entry.model and not spec.model:
+        raise ArenaError(f"the {spec.kind} player needs a model file: {spec.entry.form}")
     return spec
 
 
@@ -54,7 +53,7 @@ def resolve_geometry(specs: Sequence[PlayerSpec], size: Optional[tuple[int, int]
 
     found = {}  # model path -> NetSpec
     for spec in specs:
-        if spec.kind in ("az", "policy") and spec.model not in found:
+        if spec.entry.model and spec.model not in found:
             found[spec.model] = read_model_spec(spec.model)
     fixed = {path: s for path, s in found.items() if not s.size_free}
     free = {path: s for path, s in found.items() if s.size_free}
@@ -91,7 +90,7 @@ def resolve_rule(specs: Sequence[PlayerSpec], rule: Optional[str] = None) -> str
 
     if rule is not None and rule not in RULES:
         raise ArenaError(f"unknown rule {rule!r}: the rules are {', '.join(RULES)}")
-    nets = {spec.model: read_model_spec(spec.model) for spec in specs if spec.kind in ("az", "policy")}
+    nets = {spec.model: read_model_spec(spec.model) for spec in specs if spec.entry.model}
     trained = {net.rule for net in nets.values()}
     if rule is None:
         if len(trained) > 1:

@@ -94,6 +94,7 @@ from gomoku.play.engine.brain import EngineOptions, PbrainEngine
 from gomoku.play.engine.move_search import stamped_lines
 from gomoku.search.heuristic import DEFAULT_LEVEL, LEVELS
 from gomoku.search.options import SearchOptions, add_search_flags
+from gomoku.search.players import PlayerSpec
 from gomoku.util import DefaultsHelpFormatter
 
 
@@ -117,6 +118,9 @@ def build_parser() -> argparse.ArgumentParser:
     who.add_argument("--heuristic", type=int, nargs="?", const=DEFAULT_LEVEL, choices=LEVELS, metavar="LEVEL",
                      help=f"play the threat-aware heuristic, on any board; LEVEL is "
                           f"{', '.join(map(str, LEVELS))} ({DEFAULT_LEVEL} without one)")
+    who.add_argument("--player", metavar="SPEC",
+                     help="the player as play.py and the arena write it: az:MODEL[:N], pure[:N], heuristic[:LEVEL] "
+                          "(N: at most N playouts a move); --model, --pure and --heuristic are short for these")
     parser.add_argument("--n-in-row", type=int, default=5,
                         help="stones in a row that win, for --pure, --heuristic and the shipped models")
     add_device_flags(parser)
@@ -141,12 +145,50 @@ def engine_options(argv: Optional[list[str]] = None) -> EngineOptions:
         value = getattr(args, name)
         if value is not None and value < 1:
             build_parser().error(f"--{name.replace('_', '-')} must be at least 1")
-    # Managers start a brain without arguments: it then plays the shipped models.
-    shipped = args.shipped or (args.model is None and not args.pure and args.heuristic is None)
-    return EngineOptions(model=args.model, shipped=shipped, heuristic=args.heuristic, n_in_row=args.n_in_row,
+    spec = player_spec(args)
+    if spec is None:  # managers start a brain without arguments: it then plays the shipped models
+        who = {"shipped": True}
+    elif spec.kind not in ENGINE_PLAYERS:
+        build_parser().error(f"the engine plays {', '.join(ENGINE_PLAYERS)}, not {spec}")
+    else:
+        who = ENGINE_PLAYERS[spec.kind](spec)
+    max_playouts = args.max_playouts if args.max_playouts is not None or spec is None else spec.playouts
+    return EngineOptions(**who, n_in_row=args.n_in_row,
                          device=args.device, threads=args.threads, precision=args.precision, c_puct=args.c_puct,
-                         max_playouts=args.max_playouts, turn_ms=args.turn_ms, margin_ms=args.margin_ms,
+                         max_playouts=max_playouts, turn_ms=args.turn_ms, margin_ms=args.margin_ms,
                          seed=args.seed, messages=not args.quiet, search=SearchOptions.from_args(args))
+
+
+ENGINE_PLAYERS = {
+    "az": lambda spec: {"model": spec.model},
+    "pure": lambda spec: {},
+    "heuristic": lambda spec: {"heuristic": spec.level},
+}
+"""The player kinds (``search.player_kinds``) the engine plays, and the engine options of each one's spec."""
+
+
+def player_spec(args: argparse.Namespace) -> Optional[PlayerSpec]:
+    """The player the flags name as a registry spec (``--model X`` is ``az:X``, ``--pure`` is
+    ``pure``, ``--heuristic L`` is ``heuristic:L``); None for the shipped models. A spec without
+    playouts leaves them to the clock (``playouts`` None).
+
+    Exits with a usage error on a spec the registry cannot read.
+    """
+    if args.player is not None:
+        try:
+            spec = PlayerSpec.parse(args.player, default_playouts=None)
+        except ValueError as exc:
+            build_parser().error(f"--player: {exc}")
+        if spec.entry.model and not spec.model:
+            build_parser().error(f"--player: the {spec.kind} player needs a model file: {spec.entry.form}")
+        return spec
+    if args.model is not None:
+        return PlayerSpec("az", args.model)
+    if args.pure:
+        return PlayerSpec("pure")
+    if args.heuristic is not None:
+        return PlayerSpec("heuristic", level=args.heuristic)
+    return None
 
 
 def main(argv: Optional[list[str]] = None) -> int:
