@@ -7,6 +7,7 @@ time over stdin/stdout (the protocol: https://plastovicka.github.io/protocl2en.h
     pbrain-gomokuzero --model best_model.npz         # AlphaZero; the model decides the board size
     pbrain-gomokuzero --pure --n-in-row 5            # pure MCTS (random rollouts) on any board
     pbrain-gomokuzero --heuristic 3                  # the threat-aware heuristic, on any board
+    pbrain-gomokuzero --player heuristic:3           # the same, as a player spec of the registry
     python -m gomoku.play.engine --heuristic 3       # the same without the installed command
 
 Notation. The protocol writes a cell ``x,y``, both counted from 0, ``x`` the
