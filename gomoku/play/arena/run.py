@@ -101,6 +101,8 @@ def run_arena(settings: ArenaSettings, log: Optional[Callable[[str], None]] = No
         spec_a = replace(spec_a, precision=settings.precision)
         spec_b = replace(spec_b, precision=settings.precision_b)
     geometry = resolve_geometry([spec_a, spec_b], settings.size, settings.n_in_row)
+    if spec_a.entry.model or spec_b.entry.model:
+        import gomoku.net.backend  # noqa: F401  (without Paddle: one line here, not an error from every worker)
     rule = resolve_rule([spec_a, spec_b], settings.rule)
     try:
         Board(*geometry, rule=rule)
