@@ -23,6 +23,11 @@ import signal
 import sys
 from typing import Optional
 
+PLAYER_KIND_MODULES = ("gomoku.play.engine_player",)
+"""The modules of upper layers that register player kinds (``search.player_kinds``). Every command
+imports them, so that a lower layer's flags and settings may name those kinds too (the trainer's
+``--eval-opponent engine:COMMAND``) without importing upwards."""
+
 
 def run(module: str, function: str = "main", argv: Optional[list[str]] = None) -> int:
     """Runs ``module.function(argv)`` (``function()`` when ``argv`` is None) as a command; returns its exit code."""
@@ -32,6 +37,8 @@ def run(module: str, function: str = "main", argv: Optional[list[str]] = None) -
     try:
         mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
         try:
+            for kinds in PLAYER_KIND_MODULES:
+                importlib.import_module(kinds)
             main = getattr(importlib.import_module(module), function)
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
@@ -55,7 +62,7 @@ def play() -> int:
 
 
 def arena() -> int:
-    return run("gomoku.play.arena")
+    return run("gomoku.play.arena.run")
 
 
 def bench() -> int:
@@ -63,4 +70,4 @@ def bench() -> int:
 
 
 def engine() -> int:
-    return run("gomoku.play.engine")
+    return run("gomoku.play.engine.cli")

@@ -187,8 +187,8 @@ def plot(games, anchor: str, prior: float, path: str, title: str = "Elo ladder")
 # ------------------------------------------------------------------ placing
 def place(args, games, specs) -> list:
     """Plays the newcomer ``args.place`` against the nearest rated player until it is placed."""
-    from gomoku.play.arena import run_arena
-    from gomoku.play.arena_setup import ArenaSettings
+    from gomoku.play.arena.run import run_arena
+    from gomoku.play.arena.settings import ArenaSettings
 
     newcomer = player_label(args.place)
     played = 0

@@ -26,7 +26,8 @@ warnings.filterwarnings("ignore", module="paddle")
 
 import pygame  # noqa: E402
 
-from gomoku.play.match import DEFAULT_MODEL, setup_match  # noqa: E402
+from gomoku.net.shipped import DEFAULT_MODEL  # noqa: E402
+from gomoku.play.match import setup_match  # noqa: E402
 from gomoku.play.ui import open_window  # noqa: E402
 from gomoku.search.options import SEARCH_PRESETS  # noqa: E402
 

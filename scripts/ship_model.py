@@ -30,7 +30,7 @@ import warnings
 warnings.filterwarnings("ignore")
 
 from gomoku.train.config import TrainConfig  # noqa: E402
-from gomoku.net.modelfile import BEST_MODEL, CURRENT_MODEL, read_model_file, save_model_file  # noqa: E402
+from gomoku.net.modelfile import BEST_MODEL, CURRENT_MODEL, read_model_spec, save_model_file  # noqa: E402
 from gomoku.train.checkpoint import CHECKPOINT, CheckpointError, read_checkpoint  # noqa: E402
 from gomoku.train.plot import MetricsError, read_metrics, save_plot  # noqa: E402
 from gomoku.util import atomic_write  # noqa: E402
@@ -108,7 +108,7 @@ def check_copy(path: str, iteration: int, state: dict, metrics) -> None:
         raise ValueError(f"--iteration {iteration}: the run's checkpoint holds iterations 1 to {state['iteration']}")
     if not any(r.get("iteration") == iteration for r in metrics.iterations):
         raise ValueError(f"--iteration {iteration}: the run's metrics have no such iteration")
-    spec, _ = read_model_file(path)
+    spec = read_model_spec(path)
     expected = run_net(state, iteration)
     if spec != expected:
         raise ValueError(f"{path} is not a model of this run: it holds {spec}, the run's net at iteration "
@@ -142,7 +142,7 @@ def ship(args) -> int:
             atomic_write(model_out, lambda f: shutil.copyfileobj(src, f))
 
     games_at = {r["iteration"]: r["games"] for r in metrics.iterations if "games" in r}
-    spec, _ = read_model_file(model_out)
+    spec = read_model_spec(model_out)
 
     import paddle
 

@@ -31,8 +31,8 @@ import warnings
 warnings.filterwarnings("ignore")
 
 from gomoku import interrupt  # noqa: E402
-from gomoku.play.arena import run_arena  # noqa: E402
-from gomoku.play.arena_setup import ArenaSettings, parse_player  # noqa: E402
+from gomoku.play.arena.run import run_arena  # noqa: E402
+from gomoku.play.arena.settings import ArenaSettings, parse_player  # noqa: E402
 from gomoku.search.heuristic import LEVELS, check_level  # noqa: E402
 from gomoku.search.options import SearchOptions, add_search_flags  # noqa: E402
 from gomoku.util import atomic_write, board_size_arg, positive_int_arg, usable_cpus  # noqa: E402

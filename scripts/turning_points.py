@@ -35,8 +35,8 @@ import numpy as np  # noqa: E402
 
 from gomoku.game.board import Board  # noqa: E402
 from gomoku.game.gamefile import GameFileError, GameRecord, load_game  # noqa: E402
-from gomoku.play.arena_report import read_games as read_arena_games  # noqa: E402
-from gomoku.play.arena_setup import ArenaError  # noqa: E402
+from gomoku.play.arena.report import read_games as read_arena_games  # noqa: E402
+from gomoku.play.arena.settings import ArenaError  # noqa: E402
 from gomoku.search.threat_board import ThreatBoard  # noqa: E402
 from gomoku.search.threat_searches import find_vcf, find_vct  # noqa: E402
 from gomoku.util import positive_int_arg  # noqa: E402

@@ -3,7 +3,6 @@ self-play, the arena and the engine under ``INFO rule 8``."""
 
 import io
 import pickle
-import re
 
 import numpy as np
 import pytest
@@ -230,8 +229,8 @@ def test_the_compiled_core_leaves_caro_to_the_python_trees():
 
 
 def test_self_play_and_the_arena_play_caro_by_its_rule():
-    from gomoku.play.arena import run_arena
-    from gomoku.play.arena_setup import ArenaSettings
+    from gomoku.play.arena.run import run_arena
+    from gomoku.play.arena.settings import ArenaSettings
     from gomoku.search.rollout import RolloutEvaluator
     from gomoku.search.recipe import SelfPlayRecipe
     from gomoku.train.selfplay import SelfPlayStream
@@ -250,7 +249,7 @@ def test_self_play_and_the_arena_play_caro_by_its_rule():
 
 
 def test_the_engine_plays_caro_under_info_rule_8():
-    from gomoku.play.brain import EngineOptions, PbrainEngine
+    from gomoku.play.engine.brain import EngineOptions, PbrainEngine
 
     # The engine's stones (1) at 1..4 on rows 4 and 2; on row 4 between two of the opponent's (2):
     # 5,4 makes a blocked five, no win; 0,2 or 5,2 wins.

@@ -24,8 +24,9 @@ def _without_paddle(script: str, *args: str, stdin: str = "") -> subprocess.Comp
 
 
 def _command(name: str) -> str:
-    """A script that runs ``gomoku.commands.name`` as the installed command does."""
-    return f"import sys\nfrom gomoku.commands import {name}\nsys.exit({name}())\n"
+    """A script that runs ``gomoku.commands.name`` as the installed command does (pip's scripts
+    guard the call, so that a worker process that imports the script starts no second command)."""
+    return f"import sys\nfrom gomoku.commands import {name}\nif __name__ == '__main__':\n    sys.exit({name}())\n"
 
 
 @pytest.mark.timeout(300)
@@ -39,7 +40,7 @@ def test_without_paddle_every_command_says_how_to_install_it_in_one_line(tmp_pat
         assert "PaddlePaddle is not installed: pip install" in proc.stderr
     arena = tmp_path / "gomoku-arena"
     arena.write_text(_command("arena"))
-    proc = _without_paddle(str(arena), "--a", "pure:5", "--b", "pure:5", "--games", "2")
+    proc = _without_paddle(str(arena), "--a", "az:models/gomoku_6x6_4.npz:5", "--b", "pure:5", "--games", "2")
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
     assert proc.stderr.startswith("gomoku-arena: PaddlePaddle is not installed")
 

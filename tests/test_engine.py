@@ -27,9 +27,9 @@ from pathlib import Path
 import pytest
 
 from gomoku.game.board import Board
-from gomoku.play.brain import EngineOptions, PbrainEngine
-from gomoku.play.protocol import OPPONENT, OWN, UNLIMITED_MS, Position, ProtocolError, TimeControl
-from gomoku.play.referee import run_match
+from gomoku.play.engine.brain import EngineOptions, PbrainEngine
+from gomoku.play.engine.protocol import OPPONENT, OWN, UNLIMITED_MS, Position, ProtocolError, TimeControl
+from gomoku.play.engine_check.referee import run_match
 from gomoku.search.options import SearchOptions
 from tests.helpers import FakeClock, converse
 
@@ -284,7 +284,7 @@ def test_a_whole_match_between_two_engine_processes():
 @pytest.mark.timeout(120)
 def test_without_a_player_flag_the_engine_plays_the_shipped_model_for_the_board_and_rule():
     # Managers start a brain without arguments, then set the board (START) and the rule (INFO rule).
-    from gomoku.play.engine import engine_options
+    from gomoku.play.engine.cli import engine_options
 
     assert engine_options([]).shipped and engine_options(["--shipped"]).shipped
     for flags in (["--pure"], ["--heuristic", "2"], ["--model", "some.npz"]):
@@ -319,11 +319,11 @@ def test_without_a_player_flag_the_engine_plays_the_shipped_model_for_the_board_
 
 @pytest.mark.timeout(60)
 def test_a_shipped_model_that_cannot_load_leaves_pure_mcts_and_says_why(tmp_path, monkeypatch):
-    import gomoku.play.match
+    from gomoku.net import shipped
 
     broken = tmp_path / "gomoku_15x15_5.npz"
     broken.write_text("not a model\n")
-    monkeypatch.setattr(gomoku.play.match, "nearest_shipped_model", lambda *board: str(broken))
+    monkeypatch.setattr(shipped, "nearest_shipped_model", lambda *board: str(broken))
     out = io.StringIO()
     engine = PbrainEngine(EngineOptions(shipped=True, max_playouts=20, seed=0), out, FakeClock(0.001))
     started = converse(engine, out, "START 9")
@@ -492,7 +492,7 @@ def test_unsupported_rules_and_field_three_are_reported():
 
 
 def test_search_options_reach_the_engines_tree_and_bad_ones_are_refused(capsys):
-    from gomoku.play.engine import main
+    from gomoku.play.engine.cli import main
 
     options = EngineOptions(n_in_row=4, seed=0, search=SearchOptions(fpu=0.25, solve=True))
     engine = PbrainEngine(options, io.StringIO(), FakeClock(0.001))

@@ -1,5 +1,5 @@
 """The engine's answers in time when a step of the search is slow: the stop rule, the adaptive margin,
-the watchdog and the stamped input lines of ``gomoku.play.move_search``.
+the watchdog and the stamped input lines of ``gomoku.play.engine.move_search``.
 
 The engines here run in-process on the real clock with slow evaluators (a playout ten times its
 usual length, one stuck for seconds). Their turns are 2 s with a 500 ms margin, so that an answer
@@ -19,9 +19,9 @@ import numpy as np
 import pytest
 
 from gomoku.game.board import Board
-from gomoku.play.brain import EngineOptions, PbrainEngine
-from gomoku.play.move_search import PlayoutTimer, Watchdog, best_so_far, quick_move, stamped_lines
-from gomoku.play.protocol import TimeControl
+from gomoku.play.engine.brain import EngineOptions, PbrainEngine
+from gomoku.play.engine.move_search import PlayoutTimer, Watchdog, best_so_far, quick_move, stamped_lines
+from gomoku.play.engine.protocol import TimeControl
 from gomoku.search.mcts import MCTS
 
 TURN_MS, MARGIN_MS = 2000, 500

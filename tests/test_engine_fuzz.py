@@ -1,4 +1,4 @@
-"""The protocol fuzz (``gomoku.play.fuzz``): the engine answers seeded random sequences as the protocol says.
+"""The protocol fuzz (``gomoku.play.engine_check.fuzz``): the engine answers seeded random sequences as the protocol says.
 
 A few hundred sequences run against the engine in this process (pure MCTS and
 the heuristic), a few dozen against a real ``python -m gomoku.play.engine`` process,
@@ -20,10 +20,10 @@ import textwrap
 
 import pytest
 
-from gomoku.play.brain import PbrainEngine
-from gomoku.play.fuzz.check import Manager, Rules
-from gomoku.play.fuzz.runner import Fuzz, FuzzConfig
-from gomoku.play.fuzz.scenario import LONG_DIGITS, Scenario
+from gomoku.play.engine.brain import PbrainEngine
+from gomoku.play.engine_check.fuzz.check import Manager, Rules
+from gomoku.play.engine_check.fuzz.runner import Fuzz, FuzzConfig
+from gomoku.play.engine_check.fuzz.scenario import LONG_DIGITS, Scenario
 
 SEED = 20240601
 SMALL = dict(max_playouts=4, max_side=12)
@@ -226,7 +226,7 @@ def test_an_illegal_move_is_shrunk_to_a_short_repro():
 
 BROKEN_PROCESS = textwrap.dedent("""
     import os, sys, time
-    from gomoku.play.brain import EngineOptions, PbrainEngine
+    from gomoku.play.engine.brain import EngineOptions, PbrainEngine
     engine = PbrainEngine(EngineOptions(max_playouts=4, seed=0), sys.stdout)
     for line in sys.stdin:
         word = line.strip().upper()

@@ -4,7 +4,7 @@ import io
 
 import pytest
 
-from gomoku.play.brain import EngineOptions, PbrainEngine
+from gomoku.play.engine.brain import EngineOptions, PbrainEngine
 from tests.helpers import FakeClock, converse
 
 

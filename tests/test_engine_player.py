@@ -10,11 +10,11 @@ import pytest
 
 from gomoku.game.board import Board
 from gomoku.play import engine_player
-from gomoku.play.arena import main as arena_main, run_arena
-from gomoku.play.arena_setup import ArenaError, ArenaSettings
+from gomoku.play.arena.run import main as arena_main, run_arena
+from gomoku.play.arena.settings import ArenaError, ArenaSettings
 from gomoku.play.engine_player import (EngineConnection, EngineError, EnginePlayer, engine_argv, info_text,
                                        parse_engine_info)
-from gomoku.search.players import PlayerSpec, close_engines, make_player, spec_text
+from gomoku.search.players import PlayerSpec, close_players, make_player, spec_text
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -59,7 +59,7 @@ def play_one_game(command: str, info=(), size: int = 9):
             board.play(move)
         return board, players, board.winner
     finally:
-        close_engines(models)
+        close_players(models)
 
 
 def test_an_engine_plays_a_whole_game_through_the_protocol(tmp_path, monkeypatch):
@@ -156,7 +156,7 @@ def test_closed_engines_are_gone():
     assert isinstance(player, EnginePlayer)
     process = player.connection.process.proc
     assert process.poll() is None
-    close_engines(models)
+    close_players(models)
     assert process.poll() is not None
 
 
@@ -167,7 +167,7 @@ def test_the_arena_plays_an_engine_and_logs_faults(tmp_path):
     assert result.total.wins == 2  # the engine forfeits each game at its first move
     assert result.faults() == {"A": {}, "B": {"illegal": 2}}
     out = tmp_path / "games.jsonl"
-    from gomoku.play.arena_report import format_report, write_games
+    from gomoku.play.arena.report import format_report, write_games
     assert "faults of B: 2 illegal" in format_report(result)
     write_games(str(out), result)
     game = json.loads(out.read_text().splitlines()[0])

@@ -7,7 +7,8 @@ import sys
 import pytest
 
 from gomoku.game.board import Board, IllegalMoveError
-from gomoku.play.match import Match, MissingModelError, setup_match, shipped_model_for
+from gomoku.net.shipped import shipped_model_for
+from gomoku.play.match import Match, MissingModelError, setup_match
 from gomoku.game.gamefile import GameRecord, save_game
 from gomoku.search.options import SearchOptions
 from gomoku.search.players import PlayerSpec
@@ -72,9 +73,9 @@ def test_swap_cycle_and_status():
 
 # ------------------------------------------------------------------ setup
 def test_setup_without_the_default_model_says_how_to_train_one(tmp_path, monkeypatch):
-    import gomoku.play.match as match_module
+    from gomoku.net import shipped
 
-    monkeypatch.setattr(match_module, "DEFAULT_MODEL", str(tmp_path / "models" / "gomoku_8x8_5.npz"))
+    monkeypatch.setattr(shipped, "DEFAULT_MODEL", str(tmp_path / "models" / "gomoku_8x8_5.npz"))
     with pytest.raises(MissingModelError, match=r"python train.py.*python play.py --model runs/<name>"):
         setup_match()
 

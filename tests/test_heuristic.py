@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from gomoku.game.board import Board
-from gomoku.play.arena import run_arena
-from gomoku.play.arena_setup import ArenaSettings, parse_player
+from gomoku.play.arena.run import run_arena
+from gomoku.play.arena.settings import ArenaSettings, parse_player
 from gomoku.search.heuristic import LEVELS, HeuristicPlayer, choose_move
 from gomoku.search.players import PlayerSpec, make_player, spec_text
 from gomoku.search.threat_board import ThreatBoard
@@ -343,7 +343,7 @@ def test_arena_plays_the_heuristic_on_a_small_board():
 
 
 def test_engine_plays_the_heuristic():
-    from gomoku.play.brain import EngineOptions, PbrainEngine
+    from gomoku.play.engine.brain import EngineOptions, PbrainEngine
 
     out = io.StringIO()
     engine = PbrainEngine(EngineOptions(heuristic=2, n_in_row=5, seed=0), out)

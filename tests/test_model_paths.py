@@ -8,8 +8,9 @@ import sys
 import pytest
 
 from gomoku.game.gamefile import GameRecord, save_game
-from gomoku.net.modelfile import ModelFileError, find_model, read_model_file
-from gomoku.play.match import DEFAULT_MODEL, PROJECT_ROOT, setup_match
+from gomoku.net.modelfile import ModelFileError, find_model, read_model_file, read_model_spec
+from gomoku.net.shipped import DEFAULT_MODEL, PROJECT_ROOT
+from gomoku.play.match import setup_match
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -50,6 +51,34 @@ def test_a_run_directory_gives_its_best_model_else_its_current_one(tmp_path, mod
     assert find_model(model_6x6) == model_6x6
 
 
+def test_a_spec_reads_alone_and_play_reads_the_model_once(tmp_path, model_6x6, monkeypatch):
+    from gomoku.net import modelfile, policy_value
+    from gomoku.play import match
+
+    spec, weights = read_model_file(model_6x6)
+    assert read_model_spec(model_6x6) == spec and weights
+    for bad in (tmp_path, tmp_path / "none.npz"):
+        with pytest.raises(ModelFileError):
+            read_model_spec(str(bad))
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "best_model.npz").write_bytes(open(model_6x6, "rb").read())
+    calls = []
+
+    def counted(name, function):
+        def call(*args, **kwargs):
+            calls.append(name)
+            return function(*args, **kwargs)
+        return call
+
+    monkeypatch.setattr(match, "find_model", counted("find", modelfile.find_model))
+    monkeypatch.setattr(match, "read_model_spec", counted("spec", modelfile.read_model_spec))
+    monkeypatch.setattr(policy_value, "read_model_file", counted("whole", modelfile.read_model_file))
+    game = setup_match(model=str(run), white="policy", device="cpu", precision="fp32")
+    assert game.notes == [f"playing {run / 'best_model.npz'}"]
+    assert sorted(calls) == ["find", "spec", "whole"]  # the weights are read by the one player that plays them
+
+
 def test_play_py_plays_a_run_directory_and_says_which_model(tmp_path, model_6x6):
     run = tmp_path / "run"
     run.mkdir()
@@ -86,8 +115,8 @@ def test_a_file_that_is_not_a_model_says_what_was_expected(tmp_path):
 
 
 def test_the_engine_start_names_what_it_expected(tmp_path):
-    from gomoku.play.brain import EngineOptions, PbrainEngine
-    from gomoku.play.protocol import ProtocolError
+    from gomoku.play.engine.brain import EngineOptions, PbrainEngine
+    from gomoku.play.engine.protocol import ProtocolError
 
     bad = tmp_path / "not-a-model.npz"
     bad.write_text("hello\n")

@@ -11,9 +11,9 @@ import pytest
 from gomoku.game.board import Board
 from gomoku.game.openings import (BALANCED, DATA_DIR, OpeningError, book_for_board, format_openings,
                                   load_openings, openings_for_games, openings_path, read_openings)
-from gomoku.play import balanced
-from gomoku.play.arena import run_arena
-from gomoku.play.arena_setup import ArenaError, ArenaSettings
+from gomoku.play.arena import balanced
+from gomoku.play.arena.run import run_arena
+from gomoku.play.arena.settings import ArenaError, ArenaSettings
 from tests.helpers import HashEvaluator
 
 pytestmark = pytest.mark.timeout(120)
@@ -57,7 +57,7 @@ def test_a_bad_openings_file_is_refused_with_its_line(tmp_path, text, message):
 def test_a_missing_file_and_an_unshipped_board_are_refused(tmp_path):
     with pytest.raises(OpeningError, match="cannot read the openings file"):
         read_openings(str(tmp_path / "none.txt"), 9, 9, 5)
-    with pytest.raises(OpeningError, match="no balanced openings ship for 7x7.*gomoku.play.balanced"):
+    with pytest.raises(OpeningError, match="no balanced openings ship for 7x7.*gomoku.play.arena.balanced"):
         openings_path(BALANCED, 7, 7, 5)
     assert book_for_board(BALANCED, 7, 7, 5) == []
 

@@ -110,7 +110,7 @@ def test_the_built_package_holds_the_shipped_models_and_plays_them_from_anywhere
     # The installed copy (no pyproject.toml above it) finds them from an empty directory.
     empty = tmp_path / "empty"
     empty.mkdir()
-    code = ("from gomoku.play.match import DEFAULT_MODEL, IN_CHECKOUT, shipped_model_for\n"
+    code = ("from gomoku.net.shipped import DEFAULT_MODEL, IN_CHECKOUT, shipped_model_for\n"
             "print(IN_CHECKOUT, DEFAULT_MODEL, shipped_model_for(15, 15, 5, 'renju'), sep='\\n')\n")
     proc = subprocess.run([sys.executable, "-c", code], cwd=empty, capture_output=True, text=True, timeout=60,
                           env=dict(os.environ, PYTHONPATH=str(built)))

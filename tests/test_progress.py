@@ -2,8 +2,8 @@
 
 import io
 
-from gomoku.play.arena import run_arena
-from gomoku.play.arena_setup import ArenaSettings
+from gomoku.play.arena.run import run_arena
+from gomoku.play.arena.settings import ArenaSettings
 from gomoku.progress import advance_to, is_terminal, progress_bar, timed_phase
 from gomoku.search.players import PlayerSpec
 from gomoku.train.actors import InlineActors

@@ -12,8 +12,8 @@ import pytest
 from gomoku.game.board import Board
 from gomoku.net.modelfile import ModelFileError, read_model_file, save_model_file
 from gomoku.net.spec import NetSpec
-from gomoku.play.arena import run_arena
-from gomoku.play.arena_setup import ArenaError, ArenaSettings, resolve_rule
+from gomoku.play.arena.run import run_arena
+from gomoku.play.arena.settings import ArenaError, ArenaSettings, resolve_rule
 from gomoku.search.players import PlayerSpec
 from gomoku.train.config import TrainConfig
 

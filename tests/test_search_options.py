@@ -147,7 +147,8 @@ def test_bad_search_options_are_refused(fpu, win_check, solve):
 @pytest.mark.parametrize("argv", [["--fpu", "-1"], ["--fpu", "nan"], ["--fpu", "x"]])
 def test_every_entry_point_refuses_a_bad_fpu_flag(argv, capsys):
     import play
-    from gomoku.play import arena, engine as pbrain
+    from gomoku.play.arena import run as arena
+    from gomoku.play.engine import cli as pbrain
 
     for main in (arena.main, pbrain.main, play.main):
         with pytest.raises(SystemExit):
@@ -175,7 +176,8 @@ def test_search_flags_are_read_alike_everywhere():
 
 def test_play_and_the_engine_search_sharp_unless_told_and_the_arena_as_the_spec(capsys):
     import play
-    from gomoku.play import arena, engine as pbrain
+    from gomoku.play.arena import run as arena
+    from gomoku.play.engine import cli as pbrain
     from gomoku.search.options import SEARCH_PRESETS
 
     sharp = SearchOptions(fpu=0.25, solve=True)
@@ -196,3 +198,30 @@ def test_play_and_the_engine_search_sharp_unless_told_and_the_arena_as_the_spec(
         with pytest.raises(SystemExit):
             play.parse_args(argv)
     assert "is not on or off" in capsys.readouterr().err
+
+
+def test_every_command_offers_the_same_device_and_precision_flags(capsys):
+    from gomoku.net.flags import DEVICES, PRECISIONS
+    from gomoku.play import cli as play_cli
+    from gomoku.play.arena import run as arena
+    from gomoku.play.engine import cli as pbrain
+    from gomoku.play.engine_check import soak
+    from gomoku.play.engine_check.fuzz import cli as fuzz
+    from gomoku.train import cli as train_cli
+
+    pair = ["--a", "pure:1", "--b", "pure:1"]
+    readers = {"play": play_cli.parse_args, "arena": lambda argv: arena.parse_args(pair + argv),
+               "engine": pbrain.build_parser().parse_args, "train": train_cli.build_parser().parse_args,
+               "soak": lambda argv: soak.build_parser().parse_args(["--model", "m.npz"] + argv),
+               "fuzz": fuzz.build_parser().parse_args}
+    with_precision = {"play", "arena", "engine", "train"}
+    for name, read in readers.items():
+        for device in DEVICES:
+            assert read(["--device", device]).device == device, name
+        if name in with_precision:
+            for precision in PRECISIONS:
+                assert read(["--precision", precision]).precision == precision, name
+        for bad in (["--device", "tpu"], ["--precision", "fp16"]):
+            with pytest.raises(SystemExit):
+                read(bad)
+    assert "invalid choice: 'tpu'" in capsys.readouterr().err

@@ -13,10 +13,10 @@ from gomoku.net.inference import InferencePredictor
 from gomoku.net.modelfile import ModelFileError, read_model_file
 from gomoku.net.policy_value import PolicyValueModel
 from gomoku.net.spec import NetSpec
-from gomoku.play.arena import run_arena
-from gomoku.play.arena_setup import ArenaError, ArenaSettings, resolve_geometry
+from gomoku.play.arena.run import run_arena
+from gomoku.play.arena.settings import ArenaError, ArenaSettings, resolve_geometry
 from gomoku.play.match import setup_match
-from gomoku.play.brain import EngineOptions, PbrainEngine
+from gomoku.play.engine.brain import EngineOptions, PbrainEngine
 from gomoku.search.players import PlayerSpec
 from gomoku.train.actors import InlineActors
 from gomoku.train.tasks import SelfPlaySettings

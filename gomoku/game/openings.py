@@ -5,7 +5,7 @@ play from many positions instead of one game repeated; self-play can start from
 them too (``--opening-stones``), so that the net learns the central fights
 people and the arena start from. Openings are drawn at random here, or read
 from an openings file (``read_openings``), such as the balanced openings that
-``gomoku.play.balanced`` generates: random central stones leave most freestyle
+``gomoku.play.arena.balanced`` generates: random central stones leave most freestyle
 positions won for Black, and only openings from which either side can win tell
 two players apart by their White games.
 """
@@ -115,7 +115,7 @@ def openings_path(name: str, width: int, height: int, n_in_row: int) -> str:
                          if f.startswith("balanced_")) if os.path.isdir(DATA_DIR) else []
         raise OpeningError(f"no balanced openings ship for {width}x{height} with {n_in_row} in a row "
                            f"(there are: {', '.join(shipped) or 'none'}); make some with "
-                           f"python -m gomoku.play.balanced --size {width}x{height} --n-in-row {n_in_row} --out FILE")
+                           f"python -m gomoku.play.arena.balanced --size {width}x{height} --n-in-row {n_in_row} --out FILE")
     return path
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import functools
 
 from gomoku.net.backend import paddle
+from gomoku.net.flags import DEVICES, PRECISIONS
 
-PRECISIONS = ("auto", "fp32", "bf16")
 # CPU flags (Linux /proc/cpuinfo) of native bfloat16 arithmetic: AVX-512 BF16 (Cooper Lake, Zen 4
 # and later) or AMX (Sapphire Rapids and later). Without them oneDNN emulates bf16, slower than fp32.
 BF16_FLAGS = ("avx512_bf16", "amx_bf16")
@@ -25,7 +25,7 @@ def resolve_device(device: str) -> str:
     Raises:
         ValueError: an unknown device, or 'gpu' where Paddle sees none.
     """
-    if device not in ("cpu", "gpu", "auto"):
+    if device not in DEVICES:
         raise ValueError(f"device must be cpu, gpu or auto, got {device!r}")
     has_gpu = paddle.device.is_compiled_with_cuda() and paddle.device.cuda.device_count() > 0
     if device == "gpu" and not has_gpu:

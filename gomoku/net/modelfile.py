@@ -46,6 +46,20 @@ def read_model_file(path: str) -> tuple[NetSpec, dict[str, np.ndarray]]:
         ModelFileError: no such file, or a file that is not a model (the message says
             what was expected; a training checkpoint gets a pointer to its run directory).
     """
+    return _read(path, weights=True)
+
+
+def read_model_spec(path: str) -> NetSpec:
+    """Reads a model file's spec alone: the archive's small ``__meta__`` member, not the weights.
+
+    Raises:
+        ModelFileError: as ``read_model_file``.
+    """
+    return _read(path, weights=False)[0]
+
+
+def _read(path: str, weights: bool) -> tuple[NetSpec, dict[str, np.ndarray]]:
+    """The spec of the model file at ``path`` and, with ``weights``, its arrays (else ``{}``)."""
     if os.path.isdir(path):
         raise ModelFileError(f"{path} is a directory; {EXPECTED}")
     if not os.path.isfile(path):
@@ -61,11 +75,12 @@ def read_model_file(path: str) -> tuple[NetSpec, dict[str, np.ndarray]]:
                 raise ModelFileError(damaged)
         raise ModelFileError(f"{path} is not a model file: {EXPECTED}")
     try:
+        # An .npz reads its members when they are asked for: without weights only __meta__ is read.
         with np.load(path, allow_pickle=False) as data:
             if "__meta__" not in data.files:
                 raise ModelFileError(f"{path} is a .npz archive but not a Gomoku Zero model file: {EXPECTED}")
             meta = json.loads(str(data["__meta__"]))
-            weights = {k: data[k] for k in data.files if k != "__meta__"}
+            arrays = {k: data[k] for k in data.files if k != "__meta__"} if weights else {}
     except ModelFileError:
         raise
     except Exception:  # an archive whose members do not read back: corrupted
@@ -75,7 +90,7 @@ def read_model_file(path: str) -> tuple[NetSpec, dict[str, np.ndarray]]:
         raise ModelFileError(f"{path} has format {found!r}, expected {MODEL_FORMAT!r}")
     fields = {k: meta[k] for k in NetSpec.__dataclass_fields__ if k in meta}
     try:
-        return NetSpec(**fields), weights
+        return NetSpec(**fields), arrays
     except ValueError as exc:  # an input version or a rule this code does not know
         raise ModelFileError(f"{path}: {exc}") from None
 
@@ -98,6 +113,7 @@ def find_model(path: str) -> str:
         raise ModelFileError(f"{path} is a training checkpoint, not a model: "
                              f"play the run with --model {os.path.dirname(path) or '.'}")
     return path
+
 
 def save_model_file(path: str, spec: NetSpec, weights: dict[str, np.ndarray]) -> None:
     """Writes a model file atomically: ``weights`` under their names and the spec in ``__meta__``."""

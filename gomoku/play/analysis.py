@@ -180,7 +180,7 @@ def advisor(match):
         if not match.is_human(side):
             return match.build_player(match.specs[side])
     for spec in match.choices:
-        if spec.kind != "human":
+        if spec.entry.ai:
             return match.build_player(spec)
     return None
 

@@ -31,9 +31,11 @@ import warnings
 
 from gomoku.game.gamefile import GameFileError
 from gomoku.game.rules import RULES, rules_help
-from gomoku.net.modelfile import find_model
-from gomoku.play.match import DEFAULT_MODEL, MissingModelError, setup_match
+from gomoku.net.flags import add_device_flags
+from gomoku.net.shipped import DEFAULT_MODEL
+from gomoku.play.match import MissingModelError, setup_match
 from gomoku.search.options import SearchOptions, add_search_flags
+from gomoku.search.player_kinds import player_forms
 from gomoku.search.players import EngineError
 from gomoku.util import board_size_arg, positive_int_arg
 
@@ -58,9 +60,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--first", choices=("human", "ai"),
                         help="who plays Black, the side that moves first (default: human)")
     parser.add_argument("--black", metavar="PLAYER",
-                        help="Black's player: human, az[:MODEL[:N]], pure[:N], policy[:MODEL], "
-                             "heuristic[:LEVEL] (levels 0 to 4, 4 by default), engine:COMMAND (a Gomocup "
-                             "engine's command line)")
+                        help=f"Black's player: {player_forms()}")
     parser.add_argument("--white", metavar="PLAYER", help="White's player (same forms as --black)")
     parser.add_argument("--engine-info", default="", metavar="'KEY VALUE;...'",
                         help="INFO lines for an engine player, e.g. \"timeout_turn 1000;max_node 100000\" "
@@ -78,11 +78,7 @@ def parse_args(argv=None) -> argparse.Namespace:
                              "the shipped model for the rule, pure MCTS where none is (default: the model's rule, "
                              "a loaded game's, else freestyle)")
     parser.add_argument("--save-dir", default="games", metavar="DIR", help="where saved games go (default: games/)")
-    parser.add_argument("--device", choices=("cpu", "gpu", "auto"), default="auto",
-                        help="where the model runs (default: the GPU if Paddle has one)")
-    parser.add_argument("--precision", choices=("auto", "fp32", "bf16"), default="auto",
-                        help="the model's inference arithmetic (default: auto, bf16 on a CPU that does "
-                             "it natively, else fp32)")
+    add_device_flags(parser, "the models")
     parser.add_argument("--seed", type=int, help="seed for the AI players' randomness")
     add_search_flags(parser, "the AlphaZero player's search", default="sharp")
     return parser.parse_args(argv)
@@ -92,11 +88,6 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     name = os.path.basename(sys.argv[0]) or "play.py"  # messages start with the command's name
     try:
-        if args.model is not None:
-            model = find_model(args.model)
-            if model != args.model:
-                print(f"{name}: playing {model}")
-            args.model = model
         match = setup_match(model=args.model, playouts=args.playouts, first=args.first, black=args.black,
                             white=args.white, size=args.size, n_in_row=args.n_in_row, load=args.load,
                             seed=args.seed, device=args.device, search=SearchOptions.from_args(args),

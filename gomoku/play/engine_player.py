@@ -1,8 +1,11 @@
 """Any Gomocup engine as a player: ``engine:COMMAND``, driven through the protocol.
 
+This module registers the player kind ``engine`` (``ENGINE``, see ``search.player_kinds``):
 ``PlayerSpec.parse("engine:pbrain-rapfi")`` describes an engine by its command line;
 ``make_player`` builds an ``EnginePlayer`` for one game, and the games of one match
 share one ``EngineConnection`` (one engine process) per command line, board and rule.
+A program that lets its users name engines imports this module (``gomoku.commands`` does
+for every command).
 The connection speaks to the process with the referee's ``EngineProcess``:
 
 * ``START`` (``RECTSTART`` on a board that is not square), then ``INFO timeout_turn``,
@@ -51,10 +54,12 @@ import numpy as np
 
 from gomoku.game.board import Board, IllegalMoveError
 from gomoku.game.rules import rule_of
-from gomoku.play.protocol import ProtocolError, UNLIMITED_MS, parse_pair
-from gomoku.play.referee import HANG_GRACE_S, EngineProcess, board_block
-from gomoku.search.players import EngineError, engine_argv, engine_name, info_text, parse_engine_info  # noqa: F401
+from gomoku.play.engine.protocol import ProtocolError, UNLIMITED_MS, parse_pair
+from gomoku.play.engine_check.referee import HANG_GRACE_S, EngineProcess, board_block
 from gomoku.search.player import SearchResult
+from gomoku.search.player_kinds import Build, PlayerKind, register
+from gomoku.search.players import (EngineError, PlayerSpec, engine_argv, engine_name, info_text,  # noqa: F401
+                                   parse_engine_info)
 
 DEFAULT_TURN_MS = 5000  # timeout_turn when --engine-info names none
 START_TIMEOUT_S = 120.0  # an engine may load a model or a network at START
@@ -63,6 +68,8 @@ RETRIES = 2  # restarts after a hang or a crash before the match stops; ERROR an
 QUIET_S = 0.3  # after an ERROR answer, the engine is done once it says nothing for this long
 DRAIN_S = 5.0  # ... or after this long in all
 ENGINE_FAULTS = ("illegal", "error", "late", "hang", "crash")
+ENGINES = ("engines",)
+"""the key of a match's player cache (``Build.cache``) under which its engine connections are kept"""
 _OPEN: "weakref.WeakSet[EngineConnection]" = weakref.WeakSet()
 
 
@@ -347,6 +354,33 @@ def close_engines(engines: dict) -> None:
     for connection in engines.values():
         connection.close()
     engines.clear()
+
+
+def _parse(rest: Optional[str], whole: str, default_model, default_playouts) -> PlayerSpec:
+    command = (rest or "").strip()
+    engine_argv(command)  # raises for an empty command or unbalanced quotes
+    return PlayerSpec("engine", command=command)
+
+
+def _build(spec: PlayerSpec, build: Build) -> "EnginePlayer":
+    engines = {} if build.cache is None else build.cache.setdefault(ENGINES, {})
+    return EnginePlayer(connection_for(spec.command, spec.engine_info, build.board, engines), str(spec))
+
+
+def _check(spec: PlayerSpec, width: int, height: int, rule: str) -> None:
+    check_engine(spec.command, spec.engine_info, width, height, rule)
+
+
+def _close(cache: dict) -> None:
+    if cache.get(ENGINES):
+        close_engines(cache[ENGINES])
+
+
+ENGINE = register(PlayerKind(
+    "engine", "engine:COMMAND", "a Gomocup engine's command line, e.g. \"engine:/opt/rapfi/pbrain-rapfi\"; "
+    "its INFO lines from --engine-info", _parse, lambda spec: f"engine:{spec.command}",
+    lambda spec: engine_name(spec.command, spec.engine_info), _build, info=True, check=_check, close=_close),
+    __name__)
 
 
 @atexit.register

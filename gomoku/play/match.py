@@ -23,22 +23,13 @@ from typing import Optional
 from gomoku.game.board import Board, IllegalMoveError
 from gomoku.game.gamefile import COLOUR_NAMES, GameRecord, load_game
 from gomoku.game.rules import FREESTYLE
+from gomoku.net import shipped
+from gomoku.net.modelfile import ModelFileError, find_model, read_model_spec
+from gomoku.play import engine_player  # noqa: F401  (registers the engine:COMMAND players)
 from gomoku.search.options import SearchOptions
-from gomoku.play.engine_player import parse_engine_info
-from gomoku.search.players import PLAYER_KINDS, PlayerSpec, make_player, spec_text
+from gomoku.search.player_kinds import player_kinds
+from gomoku.search.players import PlayerSpec, make_player, offered_players, parse_engine_info, spec_text
 
-PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-"""The folder that holds the package: in a checkout (run from it, or installed editable) the
-repository root."""
-IN_CHECKOUT = os.path.isfile(os.path.join(PROJECT_ROOT, "pyproject.toml"))
-"""False for an installed copy of the package."""
-MODELS_DIR = os.path.join(PROJECT_ROOT if IN_CHECKOUT else os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                          "models")
-"""The shipped models, wherever the user stands: ``models/`` of a checkout, ``gomoku/models`` of an
-installed copy (in the checkout ``gomoku/models`` is a link to ``models/``, so that building the
-package copies them in as package data)."""
-SHIPPED_MODEL = os.path.join("models", "gomoku_8x8_5.npz")
-DEFAULT_MODEL = os.path.join(MODELS_DIR, os.path.basename(SHIPPED_MODEL))
 STONE_MARKS = {1: "X", 2: "O"}
 
 
@@ -53,7 +44,8 @@ class Match:
         board: the position to play on (it may already hold moves).
         specs: the player spec for each side, ``{1: ..., 2: ...}``.
         choices: the specs a seat may cycle through, one per kind (see ``cycle_seat``);
-            by default the seats' own specs plus ``human``, ``pure`` and ``heuristic``.
+            by default the seats' own specs plus what each kind offers without a model
+            (``players.offered_players``).
         seed: seeds the AI players (each side gets its own stream).
         device: where models run ('cpu', 'gpu' or 'auto').
         c_puct: exploration constant of the searches.
@@ -77,7 +69,8 @@ class Match:
         self.players: dict[int, object] = {}
         for player in (1, 2):
             self.set_seat(player, specs[player])
-        self.choices = _merge_choices(list(specs.values()) + list(choices or [PlayerSpec.parse("pure"), PlayerSpec.parse("heuristic")]))
+        offered = choices or offered_players(None, 400, SearchOptions())
+        self.choices = _merge_choices(list(specs.values()) + list(offered))
 
     # -- seats
     def set_seat(self, player: int, spec: PlayerSpec) -> None:
@@ -205,11 +198,11 @@ class Match:
 
 
 def _merge_choices(specs: list[PlayerSpec]) -> list[PlayerSpec]:
-    """One spec per kind, in the order of PLAYER_KINDS; the first spec given for a kind wins."""
-    by_kind = {"human": PlayerSpec("human")}
+    """One spec per kind, in the registry's order; the first spec given for a kind wins."""
+    by_kind = {}
     for spec in specs:
         by_kind.setdefault(spec.kind, spec)
-    return [by_kind[k] for k in PLAYER_KINDS if k in by_kind]
+    return [by_kind[kind.name] for kind in player_kinds() if kind.name in by_kind]
 
 
 # ------------------------------------------------------------------ setup
@@ -236,7 +229,8 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
 
     Args:
         model: model file for the AlphaZero and policy players, or a run directory
-            (its best model, else its current one; see ``modelfile.find_model``).
+            (its best model, else its current one; see ``modelfile.find_model``: a note in
+            ``Match.notes`` names the file then).
             With ``load`` it replaces the model of the saved game's AI seats.
         playouts: search playouts for the AI players.
         first: 'human' or 'ai': who plays Black, the side that opens.
@@ -262,23 +256,25 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
         raise ValueError(f"--playouts must be at least 1, got {playouts}")
     if first not in (None, "human", "ai"):
         raise ValueError(f"--first must be 'human' or 'ai', got {first!r}")
-    from gomoku.net.modelfile import find_model
-
     record = load_game(load) if load else None
-    if model is not None:
-        model = find_model(model)
-    board_flags = size is not None or n_in_row is not None
     notes = []
+    if model is not None:
+        found = find_model(model)
+        if found != model:
+            notes.append(f"playing {found}")
+        model = found
+    spec_of = _spec_reader()  # each model file's spec is read once, its weights only by the player that plays it
+    board_flags = size is not None or n_in_row is not None
     if model is None and board_flags and record is None:
         # The board (and rule) the flags ask for: a shipped model made for it plays, else pure MCTS.
-        model = shipped_model_for(*(size or (8, 8)), n_in_row or min(5, *(size or (8, 8))), rule or FREESTYLE)
-    elif model is None and record is None and rule is not None and not _fits(DEFAULT_MODEL, (8, 8, 5), rule):
+        model = shipped.shipped_model_for(*(size or (8, 8)), n_in_row or min(5, *(size or (8, 8))), rule or FREESTYLE)
+    elif model is None and record is None and rule is not None and not _fits(spec_of, shipped.DEFAULT_MODEL, (8, 8, 5), rule):
         # --rule alone: the shipped model trained for that rule, on its board; pure MCTS where none is.
-        model = shipped_model_for_rule(rule)
+        model = shipped.shipped_model_for_rule(rule)
         if model is None:
             board_flags = True
             notes.append(f"no shipped model plays {rule}: the AI is pure MCTS (--model names one)")
-    model_path = model or DEFAULT_MODEL
+    model_path = model or shipped.DEFAULT_MODEL
 
     opponent = "pure" if board_flags and model is None else "az"
     seats = {1: "human", 2: opponent}
@@ -294,22 +290,22 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
     specs = {p: PlayerSpec.parse(text, default_model=model_path, default_playouts=playouts).with_search(search)
              .with_engine_info(info) for p, text in seats.items()}
     for p, spec in specs.items():
-        if spec.kind in ("az", "policy"):
+        if spec.entry.model:
             if record is not None and model is not None and seats[p] == record.players.get(p):
                 specs[p] = dataclasses.replace(spec, model=model)
             else:
-                specs[p] = dataclasses.replace(spec, model=_project_file(spec.model))
+                specs[p] = dataclasses.replace(spec, model=shipped.project_file(spec.model))
 
-    model_files = [s.model for s in specs.values() if s.kind in ("az", "policy")]
+    model_files = [s.model for s in specs.values() if s.entry.model]
     for path in model_files:
-        if not os.path.isfile(path) and path == DEFAULT_MODEL and model is None:
-            if not IN_CHECKOUT:
+        if not os.path.isfile(path) and path == shipped.DEFAULT_MODEL and model is None:
+            if not shipped.IN_CHECKOUT:
                 raise MissingModelError(
-                    f"no model at {DEFAULT_MODEL}: this copy of the package was installed without its "
+                    f"no model at {shipped.DEFAULT_MODEL}: this copy of the package was installed without its "
                     f"models. Name a model file or run directory with --model PATH "
                     f"(or play pure MCTS without a model: --size 8x8 --n-in-row 5)")
             raise MissingModelError(
-                f"no trained model at {DEFAULT_MODEL} yet. Train one with `python train.py`, "
+                f"no trained model at {shipped.DEFAULT_MODEL} yet. Train one with `python train.py`, "
                 f"then play it with `python play.py --model runs/<name>` "
                 f"(or play pure MCTS without a model: `python play.py --size 8x8 --n-in-row 5`)")
 
@@ -325,7 +321,7 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
         # a size-free one sets n_in_row, and --size picks the board (default: its largest trained size).
         # The same model sets the rule unless --rule names one.
         source = model_files[0] if model_files else model
-        net = _model_spec(source)
+        net = spec_of(source)
         try:
             geometry = net.board_for(size, n_in_row)
         except ValueError as exc:
@@ -338,105 +334,37 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
     # A board too small for n_in_row, an unknown rule or renju without five in a row: the ValueError says so.
     Board(*geometry, rule=game_rule)
     for path in dict.fromkeys(model_files):
-        problem = _model_spec(path).rule_mismatch(game_rule)
+        problem = spec_of(path).rule_mismatch(game_rule)
         if problem:
             hint = f" (--rule {rule}: play a model trained for {rule}, or a player without one)" if rule else ""
             raise ValueError(f"{path}: {problem}{hint}")
 
     board = record.replay() if record is not None else Board(*geometry, rule=game_rule)
     # The window offers the model players as choices whenever a fitting model is at hand.
-    choices = [PlayerSpec("human"), PlayerSpec("pure", playouts=playouts), PlayerSpec.parse("heuristic")]
     offered = model_files[0] if model_files else model_path
-    if model_files or (os.path.isfile(offered) and _fits(offered, geometry, game_rule)):
-        choices[1:1] = [PlayerSpec("az", offered, playouts, search=search)]
-        choices.insert(-1, PlayerSpec("policy", offered))
+    fitting = model_files or (os.path.isfile(offered) and _fits(spec_of, offered, geometry, game_rule))
+    choices = offered_players(offered if fitting else None, playouts, search)
     match = Match(board, specs, choices, seed=seed, device=device, precision=precision)
     match.notes = notes
     return match
 
 
-def shipped_model_for(width: int, height: int, n_in_row: int, rule: str = FREESTYLE) -> Optional[str]:
-    """The shipped model (``MODELS_DIR``) trained for this board and rule, or None.
+def _spec_reader():
+    """A reader of model specs that reads each file's spec once (``read_model_spec``)."""
+    specs: dict = {}
 
-    A fixed-size model must be for this very board; a size-free one must have trained on it.
-    Files are tried in name order.
-    """
-    for path, net in _shipped_models():
-        if net.n_in_row == n_in_row and net.rule == rule and (width, height) in _trained_boards(net):
-            return path
-    return None
+    def spec_of(path: str):
+        if path not in specs:
+            specs[path] = read_model_spec(path)
+        return specs[path]
 
-
-def shipped_model_for_rule(rule: str, n_in_row: int = 5) -> Optional[str]:
-    """The shipped model trained for ``rule`` (five in a row), the one for the largest board
-    first, or None: what ``play.py --rule RULE`` plays without ``--size``."""
-    fits = [(path, net) for path, net in _shipped_models() if net.rule == rule and net.n_in_row == n_in_row]
-    return min(fits, key=lambda item: (-max(w * h for w, h in _trained_boards(item[1])), item[0]))[0] if fits else None
+    return spec_of
 
 
-def nearest_shipped_model(width: int, height: int, n_in_row: int, rule: str = FREESTYLE) -> Optional[str]:
-    """The shipped model that plays this board and rule best, for an engine that must play
-    whatever game a manager sets up; None where no shipped model wins with ``n_in_row``.
-
-    In order: one trained for this board and rule (``shipped_model_for``); one trained on this
-    board for another rule (freestyle first: the nearest to standard); a size-free one, the rule's
-    first, then freestyle's, the one trained on the largest board first (it plays any board).
-    """
-    def preference(item):
-        path, net = item
-        boards = _trained_boards(net)
-        return ((width, height) not in boards, net.rule != rule, net.rule != FREESTYLE,
-                -max(w * h for w, h in boards), path)
-
-    fits = [(path, net) for path, net in _shipped_models() if net.n_in_row == n_in_row
-            and ((width, height) in _trained_boards(net) or net.size_free)]
-    return min(fits, key=preference)[0] if fits else None
-
-
-def _shipped_models():
-    """(path, NetSpec) of each readable model in ``MODELS_DIR``, in name order."""
-    from gomoku.net.modelfile import ModelFileError
-
-    folder = MODELS_DIR
-    if not os.path.isdir(folder):
-        return
-    for name in sorted(os.listdir(folder)):
-        if name.endswith(".npz"):
-            path = os.path.join(folder, name)
-            try:
-                yield path, _model_spec(path)
-            except ModelFileError:
-                continue
-
-
-def _trained_boards(net) -> tuple:
-    return net.trained_sizes if net.size_free else ((net.width, net.height),)
-
-
-def _project_file(path: Optional[str]) -> Optional[str]:
-    """``path``, or the same relative path under the project root when only that exists
-    (a saved game names ``models/...`` as it was seen from the root), or the shipped model of
-    that name for ``models/NAME`` in an installed copy."""
-    if path is None or os.path.isabs(path) or os.path.exists(path):
-        return path
-    candidates = [os.path.join(PROJECT_ROOT, path)]
-    if os.path.dirname(os.path.normpath(path)) == "models":
-        candidates.append(os.path.join(MODELS_DIR, os.path.basename(path)))
-    return next((c for c in candidates if os.path.exists(c)), path)
-
-
-def _model_spec(path: str):
-    from gomoku.net.modelfile import read_model_file
-
-    return read_model_file(path)[0]
-
-
-def _fits(path: str, geometry: tuple[int, int, int], rule: str = FREESTYLE) -> bool:
+def _fits(spec_of, path: str, geometry: tuple[int, int, int], rule: str = FREESTYLE) -> bool:
     """Whether the model at ``path`` plays this board and was trained for ``rule``."""
-    from gomoku.net.modelfile import ModelFileError
-
     try:
-        net = _model_spec(path)
+        net = spec_of(path)
     except ModelFileError:
         return False
     return net.board_mismatch(*geometry) is None and net.rule_mismatch(rule) is None

@@ -1,25 +1,30 @@
-"""Players for the window, the arena and the engine: AlphaZero, pure MCTS, the policy net alone,
-the threat-aware heuristic.
+"""The players of this layer and their specs: AlphaZero, pure MCTS, the policy net alone, the
+threat-aware heuristic, a human; the window, the terminal, the arena, the trainer's evaluation and
+the engine read players through them.
 
 Every player follows the protocol of ``mcts_player.MCTSPlayer`` (``get_action`` for a
 sequential move; ``next_leaf`` / ``receive`` / ``choose`` / ``notify_move`` /
 ``reset`` for the lockstep runner) and has an ``evaluator`` and a ``name``.
 
-A player is described by a short string, used by flags and menus:
+A player is described by a short string, used by flags and menus, that ``PlayerSpec.parse``
+reads through the kind's entry in the registry (``player_kinds``); this module registers:
 
 * ``az`` or ``az:PATH`` or ``az:PATH:PLAYOUTS``: a model with MCTS;
 * ``pure`` or ``pure:PLAYOUTS``: pure MCTS with random rollouts;
 * ``policy`` or ``policy:PATH``: the policy network's most probable move, no search;
 * ``heuristic`` or ``heuristic:LEVEL``: threat scoring and forced-win searches
   (``heuristic.HeuristicPlayer``), levels 0 to 4 (4 by default);
-* ``engine:COMMAND``: a Gomocup engine started with the command line ``COMMAND`` (everything
-  after the first ``:``), driven through the protocol (``gomoku.play.engine_player``); its
-  ``INFO`` lines come from ``--engine-info``;
 * ``human``: moves come from the user (``make_player`` returns None).
+
+The play layer registers ``engine:COMMAND`` (``gomoku.play.engine_player``): a Gomocup engine
+started with the command line ``COMMAND``, its ``INFO`` lines from ``--engine-info``. The
+strings an engine's spec holds are read here (``engine_argv``, ``parse_engine_info``), so that a
+lower layer can check its settings. A new kind is one ``register`` call with its entry.
 """
 
 from __future__ import annotations
 
+import importlib
 import re
 import shlex
 from dataclasses import dataclass, replace
@@ -32,6 +37,7 @@ from gomoku.search.heuristic import DEFAULT_LEVEL, HeuristicPlayer, check_level
 from gomoku.search.mcts_player import MCTSPlayer
 from gomoku.search.options import SearchOptions
 from gomoku.search.player import SearchResult
+from gomoku.search.player_kinds import Build, PlayerKind, player_kind, player_kinds, register
 from gomoku.search.rollout import RolloutEvaluator
 from gomoku.search.tree import Leaf
 
@@ -79,15 +85,6 @@ def parse_engine_info(text: Optional[str]) -> tuple[tuple[str, str], ...]:
     return tuple(pairs)
 
 
-def engine_spec(text: str, info: str = "") -> "PlayerSpec":
-    """The spec of ``engine:COMMAND`` with the ``--engine-info`` text ``info``.
-
-    Raises:
-        EngineError: an empty command, unbalanced quotes or unreadable info.
-    """
-    return PlayerSpec.parse(text).with_engine_info(parse_engine_info(info))
-
-
 def info_text(info: tuple[tuple[str, str], ...]) -> str:
     """``info`` written back as ``--engine-info`` reads it."""
     return ";".join(f"{key} {value}" for key, value in info)
@@ -106,11 +103,6 @@ def engine_name(command: str, info: tuple = ()) -> str:
         program = argv[1].rsplit("/", 1)[-1]  # the script
     shown_info = [f"{k} {v}" for k, v in info if k != "rule"]
     return f"engine {program}" + (f" ({', '.join(shown_info)})" if shown_info else "")
-
-
-PLAYER_KINDS = ("human", "az", "pure", "policy", "heuristic", "engine")
-ENGINES = ("engines",)
-"""the key of ``make_player``'s cache under which the engine connections are kept"""
 
 
 class PolicyPlayer:
@@ -163,13 +155,13 @@ class PolicyPlayer:
 
 @dataclass
 class PlayerSpec:
-    """A parsed player description."""
+    """A parsed player description; its ``kind`` names its entry in the registry (``player_kinds``)."""
 
     kind: str
     model: Optional[str] = None
     playouts: Optional[int] = None
     level: Optional[int] = None  # the heuristic's strength
-    # Search options of an 'az' player; not part of the text form, set by flags.
+    # Search options of a searching player; not part of the text form, set by flags.
     search: SearchOptions = SearchOptions()
     # The inference precision of a model player ('fp32', 'bf16', 'auto'); None: the caller's.
     # Not part of the text form either: set by flags, e.g. to play one net in two precisions.
@@ -181,64 +173,97 @@ class PlayerSpec:
     @classmethod
     def parse(cls, text: str, default_model: Optional[str] = None,
               default_playouts: int = 400) -> "PlayerSpec":
-        """Reads ``kind[:model][:playouts]`` (``pure:N`` takes only playouts, ``heuristic:L`` a level).
+        """Reads ``kind[:...]``, what follows the kind as its entry reads it (``az:PATH:N``, ``pure:N``...).
 
         Raises:
-            ValueError: an unknown kind, a playout count that is not a positive
-                integer, or an unknown heuristic level.
+            ValueError: an unknown kind, or options the kind does not read (the message says why).
         """
-        parts = str(text).strip().split(":")
-        kind = parts[0].lower()
-        if kind == "engine":
-            command = str(text).strip()[len("engine:"):].strip()
-            engine_argv(command)  # raises for an empty command or unbalanced quotes
-            return cls(kind, command=command)
-        if kind not in PLAYER_KINDS:
-            raise ValueError(f"unknown player {text!r}: use one of {', '.join(PLAYER_KINDS)}")
-        rest = parts[1:]
-        if kind == "pure":
-            if len(rest) > 1:
-                raise ValueError(f"pure MCTS takes only a playout count: pure:N, got {text!r}")
-            return cls(kind, None, _playouts(rest[0], text) if rest else default_playouts)
-        if kind == "heuristic":
-            if len(rest) > 1:
-                raise ValueError(f"the heuristic takes only a level: heuristic:LEVEL, got {text!r}")
-            return cls(kind, level=_level(rest[0], text) if rest else DEFAULT_LEVEL)
-        if kind == "human":
-            if rest:
-                raise ValueError(f"'human' takes no options, got {text!r}")
-            return cls(kind)
-        model = rest[0] if rest and rest[0] else default_model
-        playouts = None
-        if kind == "az":
-            playouts = _playouts(rest[1], text) if len(rest) > 1 else default_playouts
-        if len(rest) > (2 if kind == "az" else 1):
-            raise ValueError(f"too many ':' parts in {text!r}")
-        return cls(kind, model, playouts)
+        whole = str(text).strip()
+        name, colon, rest = whole.partition(":")
+        try:
+            kind = player_kind(name.lower())
+        except ValueError:
+            raise ValueError(f"unknown player {text!r}: use one of {', '.join(k.name for k in player_kinds())}") from None
+        return kind.parse(rest if colon else None, whole, default_model, default_playouts)
+
+    @property
+    def entry(self) -> PlayerKind:
+        """The registry's entry of this spec's kind."""
+        return player_kind(self.kind)
 
     def with_engine_info(self, info: tuple) -> "PlayerSpec":
-        """This spec with ``info`` (``engine_player.parse_engine_info``) if it is an engine."""
-        return replace(self, engine_info=tuple(info)) if self.kind == "engine" else self
+        """This spec with ``info`` (``parse_engine_info``) if its kind takes INFO lines."""
+        return replace(self, engine_info=tuple(info)) if self.entry.info else self
 
     def with_search(self, search: SearchOptions) -> "PlayerSpec":
-        """This spec with ``search`` if it is an az player; the others have no PUCT search."""
-        return replace(self, search=search) if self.kind == "az" else self
+        """This spec with ``search`` if its kind searches with them; the others have no PUCT search."""
+        return replace(self, search=search) if self.entry.search else self
 
     def __str__(self) -> str:
-        if self.kind == "pure":
-            return f"pure MCTS {self.playouts}"
-        if self.kind == "az":
-            options = self.search.words() + ([self.precision] if self.precision else [])
-            return f"AlphaZero {self.playouts}" + (f" ({', '.join(options)})" if options else "")
-        if self.kind == "policy":
-            return "policy net" + (f" ({self.precision})" if self.precision else "")
-        if self.kind == "heuristic":
-            return f"heuristic {self.level}"
-        if self.kind == "engine":
-            return engine_name(self.command, self.engine_info)
-        return "human"
+        return self.entry.describe(self)
+
+    def __reduce__(self):
+        # Unpickled in another process, the spec first imports the module that registered its kind.
+        known = {k.name: k.module for k in player_kinds()}
+        return _restore_spec, (known.get(self.kind, ""), dict(self.__dict__))
 
 
+def _restore_spec(module: str, fields: dict) -> PlayerSpec:
+    if module:
+        importlib.import_module(module)
+    return PlayerSpec(**fields)
+
+
+def make_player(spec: PlayerSpec, board: Board, c_puct: float = 5.0, seed: Optional[int] = None,
+                device: str = "auto", models: Optional[dict] = None, precision: str = "fp32"):
+    """Builds the player a spec describes for ``board`` (None for a human).
+
+    Args:
+        spec: what to build.
+        board: the game's board; a model must be made for its size.
+        c_puct: exploration constant of the searches.
+        seed: seeds the player's randomness.
+        device: where a model runs.
+        precision: the arithmetic of a model's inference ('fp32', 'bf16' or 'auto').
+        models: what the players of one match share (loaded models, engine processes), by key;
+            ``close_players`` ends what it holds.
+
+    Raises:
+        gomoku.net.ModelFileError: the model is missing or made for another board.
+    """
+    return spec.entry.build(spec, Build(board, c_puct, seed, device, precision, models))
+
+
+def spec_text(spec: PlayerSpec) -> str:
+    """The spec written back in the form ``PlayerSpec.parse`` reads (``az:PATH:400``)."""
+    return spec.entry.text(spec)
+
+
+def check_player(spec: PlayerSpec, width: int, height: int, rule: str) -> None:
+    """Tries the player once where its kind can (an engine starts), so that a bad one fails now.
+
+    Raises:
+        ValueError: the player cannot play (an ``EngineError`` for an engine).
+    """
+    if spec.entry.check is not None:
+        spec.entry.check(spec, width, height, rule)
+
+
+def close_players(models: Optional[dict]) -> None:
+    """Ends what ``make_player`` left in the cache ``models`` (engine processes)."""
+    for kind in player_kinds():
+        if kind.close is not None and models:
+            kind.close(models)
+
+
+def offered_players(model: Optional[str], playouts: int, search: SearchOptions) -> list[PlayerSpec]:
+    """The specs the window offers a seat, one per kind that offers one, in the registry's order;
+    ``model`` is a model file that fits the board, or None."""
+    offers = (kind.offer(model, playouts, search) for kind in player_kinds() if kind.offer is not None)
+    return [spec for spec in offers if spec is not None]
+
+
+# ------------------------------------------------------------ the kinds of this layer
 def _level(text: str, whole: str) -> int:
     try:
         value = int(text)
@@ -258,74 +283,85 @@ def _playouts(text: str, whole: str) -> int:
     return value
 
 
-def make_player(spec: PlayerSpec, board: Board, c_puct: float = 5.0, seed: Optional[int] = None,
-                device: str = "auto", models: Optional[dict] = None, precision: str = "fp32"):
-    """Builds the player a spec describes for ``board`` (None for a human).
+def _parse_human(rest, whole, default_model, default_playouts) -> PlayerSpec:
+    if rest is not None:
+        raise ValueError(f"'human' takes no options, got {whole!r}")
+    return PlayerSpec("human")
 
-    Args:
-        spec: what to build.
-        board: the game's board; a model must be made for its size.
-        c_puct: exploration constant of the searches.
-        seed: seeds the player's randomness.
-        device: where a model runs.
-        precision: the arithmetic of a model's inference ('fp32', 'bf16' or 'auto').
-        models: a cache of loaded models by path, shared between players.
 
-    Raises:
-        gomoku.net.ModelFileError: the model is missing or made for another board.
-    """
-    if spec.kind == "human":
-        return None
-    if spec.kind == "engine":
-        # The play layer drives engines; the games of a match share one process per command.
-        from gomoku.play.engine_player import EnginePlayer, connection_for
+def _parse_pure(rest, whole, default_model, default_playouts) -> PlayerSpec:
+    if rest is not None and ":" in rest:
+        raise ValueError(f"pure MCTS takes only a playout count: pure:N, got {whole!r}")
+    return PlayerSpec("pure", None, _playouts(rest, whole) if rest is not None else default_playouts)
 
-        engines = {} if models is None else models.setdefault(ENGINES, {})
-        return EnginePlayer(connection_for(spec.command, spec.engine_info, board, engines), str(spec))
-    if spec.kind == "heuristic":
-        return HeuristicPlayer(spec.level, seed=seed, name=str(spec))
-    if spec.kind == "pure":
-        return MCTSPlayer(RolloutEvaluator(seed), c_puct=c_puct, n_playout=spec.playouts,
-                          seed=seed, name=str(spec))
+
+def _parse_heuristic(rest, whole, default_model, default_playouts) -> PlayerSpec:
+    if rest is not None and ":" in rest:
+        raise ValueError(f"the heuristic takes only a level: heuristic:LEVEL, got {whole!r}")
+    return PlayerSpec("heuristic", level=_level(rest, whole) if rest is not None else DEFAULT_LEVEL)
+
+
+def _parse_model_player(kind: str, most: int):
+    def parse(rest, whole, default_model, default_playouts) -> PlayerSpec:
+        parts = [] if rest is None else rest.split(":")
+        if len(parts) > most:
+            raise ValueError(f"too many ':' parts in {whole!r}")
+        model = parts[0] if parts and parts[0] else default_model
+        playouts = None
+        if most > 1:
+            playouts = _playouts(parts[1], whole) if len(parts) > 1 else default_playouts
+        return PlayerSpec(kind, model, playouts)
+    return parse
+
+
+def _describe_az(spec: PlayerSpec) -> str:
+    options = spec.search.words() + ([spec.precision] if spec.precision else [])
+    return f"AlphaZero {spec.playouts}" + (f" ({', '.join(options)})" if options else "")
+
+
+def _evaluator(spec: PlayerSpec, build: Build):
+    """The net evaluator of the spec's model, loaded once per file and precision into the cache."""
     from gomoku.net.policy_value import PolicyValueModel
     from gomoku.net.spec import NetSpec
     from gomoku.search.evaluator import NetEvaluator
 
     if spec.model is None:
         raise ValueError(f"the {spec.kind} player needs a model file")
-    models = {} if models is None else models
+    models = {} if build.cache is None else build.cache
     # One evaluator per file and precision: two seats with the same file share it.
     key = spec.model if spec.precision is None else f"{spec.model} ({spec.precision})"
     if key not in models:
+        board = build.board
         expect = NetSpec(board.width, board.height, board.n_in_row)
-        models[key] = NetEvaluator(PolicyValueModel.load(spec.model, device=device, expect=expect,
-                                                         precision=spec.precision or precision))
-    evaluator = models[key]
-    if spec.kind == "policy":
-        return PolicyPlayer(evaluator, name=str(spec))
-    return MCTSPlayer(evaluator, c_puct=c_puct, n_playout=spec.playouts, seed=seed, name=str(spec),
-                      **spec.search.kwargs())
+        models[key] = NetEvaluator(PolicyValueModel.load(spec.model, device=build.device, expect=expect,
+                                                         precision=spec.precision or build.precision))
+    return models[key]
 
 
-def spec_text(spec: PlayerSpec) -> str:
-    """The spec written back in the form ``PlayerSpec.parse`` reads (``az:PATH:400``)."""
-    if spec.kind == "human":
-        return "human"
-    if spec.kind == "pure":
-        return f"pure:{spec.playouts}"
-    if spec.kind == "policy":
-        return f"policy:{spec.model}"
-    if spec.kind == "heuristic":
-        return f"heuristic:{spec.level}"
-    if spec.kind == "engine":
-        return f"engine:{spec.command}"
-    return f"az:{spec.model}:{spec.playouts}"
-
-
-def close_engines(models: Optional[dict]) -> None:
-    """Ends the engine processes ``make_player`` started into the cache ``models``."""
-    engines = (models or {}).get(ENGINES)
-    if engines:
-        from gomoku.play.engine_player import close_engines as close
-
-        close(engines)
+register(PlayerKind(
+    "human", "human", "moves come from the user", _parse_human, lambda spec: "human", lambda spec: "human",
+    lambda spec, build: None, ai=False, offer=lambda model, playouts, search: PlayerSpec("human")), __name__)
+register(PlayerKind(
+    "az", "az[:MODEL[:N]]", "AlphaZero: the model's net with N playouts of MCTS, 400 by default",
+    _parse_model_player("az", 2), lambda spec: f"az:{spec.model}:{spec.playouts}", _describe_az,
+    lambda spec, build: MCTSPlayer(_evaluator(spec, build), c_puct=build.c_puct, n_playout=spec.playouts,
+                                   seed=build.seed, name=str(spec), **spec.search.kwargs()),
+    model=True, search=True,
+    offer=lambda model, playouts, search: PlayerSpec("az", model, playouts, search=search) if model else None),
+    __name__)
+register(PlayerKind(
+    "pure", "pure[:N]", "pure MCTS with random rollouts", _parse_pure,
+    lambda spec: f"pure:{spec.playouts}", lambda spec: f"pure MCTS {spec.playouts}",
+    lambda spec, build: MCTSPlayer(RolloutEvaluator(build.seed), c_puct=build.c_puct, n_playout=spec.playouts,
+                                   seed=build.seed, name=str(spec)),
+    offer=lambda model, playouts, search: PlayerSpec("pure", playouts=playouts)), __name__)
+register(PlayerKind(
+    "policy", "policy[:MODEL]", "the policy net's favourite move, no search", _parse_model_player("policy", 1),
+    lambda spec: f"policy:{spec.model}", lambda spec: "policy net" + (f" ({spec.precision})" if spec.precision else ""),
+    lambda spec, build: PolicyPlayer(_evaluator(spec, build), name=str(spec)), model=True,
+    offer=lambda model, playouts, search: PlayerSpec("policy", model) if model else None), __name__)
+register(PlayerKind(
+    "heuristic", "heuristic[:LEVEL]", "threat scoring with forced-win searches, levels 0 to 4, 4 by default",
+    _parse_heuristic, lambda spec: f"heuristic:{spec.level}", lambda spec: f"heuristic {spec.level}",
+    lambda spec, build: HeuristicPlayer(spec.level, seed=build.seed, name=str(spec)),
+    offer=lambda model, playouts, search: PlayerSpec("heuristic", level=DEFAULT_LEVEL)), __name__)

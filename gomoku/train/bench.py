@@ -52,6 +52,7 @@ from typing import Optional
 import numpy as np
 
 from gomoku.game.features import input_channels
+from gomoku.net.flags import add_device_flags
 from gomoku.progress import timed_phase
 
 from gomoku.util import DefaultsHelpFormatter, switch_arg, usable_cpus
@@ -330,8 +331,7 @@ def main(argv=None) -> int:
     parser.add_argument("--parallel", type=int, default=32, help="self-play games in lockstep per process")
     parser.add_argument("--pure-playouts", type=int, default=1000, help="pure MCTS playouts per move")
     parser.add_argument("--seconds", type=float, default=20.0, help="time for each measurement")
-    parser.add_argument("--device", choices=["cpu", "gpu", "auto"], default="auto",
-                        help="auto uses the GPU when Paddle sees one")
+    add_device_flags(parser, "the net", precision=False)
     parser.add_argument("--actors", choices=["local", "ray"], default="local",
                         help="worker processes on this machine, or Ray actors on a local Ray cluster")
     parser.add_argument("--sizefree-sizes", default="9,15",

@@ -10,6 +10,7 @@ import time
 from dataclasses import fields
 
 from gomoku.game.features import INPUT_VERSIONS
+from gomoku.net.flags import DEVICES, PRECISIONS
 from gomoku.train.config import DEFAULT_PRESET, PRESETS, TrainConfig, field_docs, preset
 from gomoku.search.recipe import ROOT_SEARCHES
 from gomoku.util import DefaultsHelpFormatter, switch_arg
@@ -42,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     for field in fields(TrainConfig):
         kind = {"int": int, "float": float, "str": str, "bool": switch_arg}[
             field.type if isinstance(field.type, str) else field.type.__name__]
-        extra = {"device": {"choices": ["cpu", "gpu", "auto"]}, "precision": {"choices": ["auto", "fp32", "bf16"]},
+        extra = {"device": {"choices": list(DEVICES)}, "precision": {"choices": list(PRECISIONS)},
                  "root_search": {"choices": list(ROOT_SEARCHES)},
                  "inputs": {"choices": list(INPUT_VERSIONS)}}.get(field.name, {})
         if kind is switch_arg:
@@ -65,10 +66,10 @@ def check_net_flags(parser: argparse.ArgumentParser, init_model: str, config: Tr
     """A run from a model trains that model's net: net flags that ask for another are an error
     (the model can grow with --grow, and take a later --inputs version, but never silently;
     it cannot go back to an earlier input version)."""
-    from gomoku.net.modelfile import read_model_file
+    from gomoku.net.modelfile import read_model_spec
     from gomoku.net.spec import NET_SETTINGS, spec_field
 
-    spec, _ = read_model_file(init_model)
+    spec = read_model_spec(init_model)
     if "inputs" in overrides and config.inputs < spec.inputs:
         parser.error(f"--inputs {config.inputs}: {init_model} takes input version {spec.inputs}, "
                      f"and a net cannot go back to an earlier one")
@@ -111,7 +112,7 @@ def main(argv=None) -> int:
             pipeline = TrainPipeline(config, run_dir, log=log, init_model=args.init_model, grow=args.grow)
         if args.iterations is not None and args.iterations < 1:
             parser.error("--iterations must be at least 1")
-        check_eval_engine(pipeline.config)
+        check_eval_opponent(pipeline.config)
         pipeline.run(args.iterations)
     except (CheckpointError, ModelFileError, RunBusyError, WorkerError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -119,15 +120,13 @@ def main(argv=None) -> int:
     return 0
 
 
-def check_eval_engine(config) -> None:
-    """Starts an ``engine:COMMAND`` evaluation opponent once, so that a bad command fails now,
-    not at the first evaluation (the play layer drives engines: a late import)."""
-    if config.eval_opponent.startswith("engine:"):
-        from gomoku.play.engine_player import check_engine
-        from gomoku.search.players import engine_spec
+def check_eval_opponent(config) -> None:
+    """Tries the evaluation opponent once where its kind can (an ``engine:COMMAND`` starts), so
+    that a bad one fails now, not at the first evaluation."""
+    from gomoku.search.players import check_player
 
-        spec = engine_spec(config.eval_opponent, config.engine_info)
-        for width, height in config.board_sizes():
-            check_engine(spec.command, spec.engine_info, width, height, config.rule)
+    spec = config.eval_player()
+    for width, height in config.board_sizes():
+        check_player(spec, width, height, config.rule)
 
 

@@ -18,7 +18,7 @@ from gomoku.game.rules import check_rule
 from gomoku.search.gumbel import check_gumbel
 from gomoku.search.heuristic import check_level
 from gomoku.search.playout_cap import check_playout_cap
-from gomoku.net.device import PRECISIONS
+from gomoku.net.flags import DEVICES, PRECISIONS
 from gomoku.net.spec import NetSpec, trunk_settings
 from gomoku.search.recipe import SelfPlayRecipe, check_root_search
 from gomoku.util import board_size_arg, usable_cpus
@@ -71,7 +71,7 @@ class TrainConfig:
     pure_playout_max: int = 5000
     """pure MCTS playouts stop growing here"""
     eval_opponent: str = "pure"
-    """who the net plays in evaluations: 'pure' (pure MCTS, its playouts rising by pure_playout_step), 'heuristic' (the threat-aware heuristic, its level rising by one) or 'engine:COMMAND' (a Gomocup engine's command line; no ladder)"""
+    """who the net plays in evaluations: 'pure' (pure MCTS, its playouts rising by pure_playout_step), 'heuristic' (the threat-aware heuristic, its level rising by one), or any other player spec the arena reads, played as written with no ladder, e.g. 'engine:COMMAND' (a Gomocup engine's command line), 'heuristic:3', 'az:MODEL:N'"""
     engine_info: str = ""
     """INFO lines for an engine:COMMAND evaluation opponent, "KEY VALUE;KEY VALUE" (e.g. "timeout_turn 1000;max_node 10000")"""
     heuristic_level_start: int = 0
@@ -148,6 +148,26 @@ class TrainConfig:
     seed: int = 0
     """seed for self-play, sampling and the net's initial weights"""
 
+    def eval_player(self):
+        """``eval_opponent`` read as a player spec, with ``engine_info``; on a ladder ('pure',
+        'heuristic') the pipeline sets its playouts or level.
+
+        Raises:
+            ValueError: a spec the player registry cannot read, a human, or a model player without
+                a model file (the message says which).
+        """
+        from gomoku.search.players import PlayerSpec, parse_engine_info
+
+        try:
+            spec = PlayerSpec.parse(self.eval_opponent)
+        except ValueError as exc:
+            raise ValueError(f"eval_opponent must be 'pure', 'heuristic' or a player spec such as "
+                             f"'engine:COMMAND': {exc}") from None
+        if not spec.entry.ai or (spec.entry.model and not spec.model):
+            raise ValueError(f"eval_opponent must be an AI player, a model player with its model file: "
+                             f"got {self.eval_opponent!r}")
+        return spec.with_engine_info(parse_engine_info(self.engine_info))
+
     def validate(self) -> "TrainConfig":
         """Raises ValueError with a clear message for settings that cannot work."""
         if self.width < self.n_in_row or self.height < self.n_in_row:
@@ -167,7 +187,7 @@ class TrainConfig:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
         if self.batch_size > self.buffer_size:
             raise ValueError(f"batch_size {self.batch_size} is larger than buffer_size {self.buffer_size}")
-        if self.device not in ("cpu", "gpu", "auto"):
+        if self.device not in DEVICES:
             raise ValueError(f"device must be cpu, gpu or auto, got {self.device!r}")
         if self.precision not in PRECISIONS:
             raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {self.precision!r}")
@@ -211,15 +231,7 @@ class TrainConfig:
             raise ValueError(f"size_schedule must be 'mixed' or 'curriculum', got {self.size_schedule!r}")
         if self.stage_iters < 1:
             raise ValueError(f"stage_iters must be at least 1, got {self.stage_iters}")
-        if self.eval_opponent not in ("pure", "heuristic") and not self.eval_opponent.startswith("engine:"):
-            raise ValueError(f"eval_opponent must be 'pure', 'heuristic' or 'engine:COMMAND', "
-                             f"got {self.eval_opponent!r}")
-        if self.eval_opponent.startswith("engine:") or self.engine_info:
-            from gomoku.search.players import engine_argv, parse_engine_info
-
-            if self.eval_opponent.startswith("engine:"):
-                engine_argv(self.eval_opponent[len("engine:"):])  # an empty command or bad quotes
-            parse_engine_info(self.engine_info)
+        self.eval_player()
         check_level(self.heuristic_level_start, "heuristic_level_start")
         check_input_version(self.inputs)
         check_rule(self.rule, self.n_in_row)

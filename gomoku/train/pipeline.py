@@ -45,7 +45,7 @@ from gomoku.net.policy_value import PolicyValueModel
 from gomoku.net.spec import NET_SETTINGS, NetSpec, trunk_of
 from gomoku.search.heuristic import LEVELS
 from gomoku.search.options import SearchOptions
-from gomoku.search.players import PlayerSpec, engine_spec, spec_text
+from gomoku.search.players import PlayerSpec, spec_text
 from gomoku.train.actors import Actors, InlineActors
 from gomoku.train.backends import WORKER_NICE, make_actors
 from gomoku.train.checkpoint import (CHECKPOINT, discard_unstarted_run, lock_run_dir, read_checkpoint,
@@ -408,12 +408,14 @@ class TrainPipeline:
 
     # ------------------------------------------------------------- evaluate
     def eval_opponent(self) -> PlayerSpec:
-        """The opponent of the next evaluation: pure MCTS or the heuristic at its rung of the ladder, or an engine."""
+        """The opponent of the next evaluation: pure MCTS or the heuristic at its rung of the ladder,
+        else the player ``eval_opponent`` names, as written."""
+        spec = self.config.eval_player()
         if self.config.eval_opponent == "heuristic":
-            return PlayerSpec("heuristic", level=self.heuristic_level)
-        if self.config.eval_opponent.startswith("engine:"):
-            return engine_spec(self.config.eval_opponent, self.config.engine_info)
-        return PlayerSpec("pure", playouts=self.pure_playouts)
+            return replace(spec, level=self.heuristic_level)
+        if self.config.eval_opponent == "pure":
+            return replace(spec, playouts=self.pure_playouts)
+        return spec
 
     def _climb_ladder(self) -> None:
         """A stronger evaluation opponent, if there is one; the best win ratio starts again."""
@@ -422,7 +424,7 @@ class TrainPipeline:
             if self.heuristic_level < max(LEVELS):
                 self.heuristic_level = min(level for level in LEVELS if level > self.heuristic_level)
                 self.best_win_ratio = 0.0
-        elif cfg.eval_opponent == "pure" and self.pure_playouts < cfg.pure_playout_max:  # engines: no ladder
+        elif cfg.eval_opponent == "pure" and self.pure_playouts < cfg.pure_playout_max:  # the others: no ladder
             self.pure_playouts = min(cfg.pure_playout_max, self.pure_playouts + cfg.pure_playout_step)
             self.best_win_ratio = 0.0
 
@@ -467,12 +469,12 @@ class TrainPipeline:
             record["openings"] = cfg.eval_openings
         elif cfg.eval_opening_stones:
             record["opening_stones"] = cfg.eval_opening_stones
-        if opponent.kind == "pure":
+        if cfg.eval_opponent == "pure":
             record["pure_playouts"] = opponent.playouts
-        elif opponent.kind == "engine":
-            record.update(engine_info=cfg.engine_info, engine_faults=[g.faults for g in games if g.faults])
-        else:
+        elif cfg.eval_opponent == "heuristic":
             record["heuristic_level"] = opponent.level
+        if opponent.entry.info:
+            record.update(engine_info=cfg.engine_info, engine_faults=[g.faults for g in games if g.faults])
         # White's results on their own: with Black-favoured openings they are what tells models apart.
         return {**record, "wins": total.wins, "draws": total.draws, "losses": total.losses, "win_ratio": win_ratio,
                 "as_white": [as_white.wins, as_white.draws, as_white.losses],

@@ -103,13 +103,13 @@ def read_metrics(path: str) -> Metrics:
 
 def _run_board(run_dir: str) -> str:
     """The board of the run in ``run_dir``, from the header of one of its model files ('' if none)."""
-    from gomoku.net.modelfile import RUN_MODELS, ModelFileError, read_model_file
+    from gomoku.net.modelfile import RUN_MODELS, ModelFileError, read_model_spec
 
     for name in RUN_MODELS:
         path = os.path.join(run_dir, name)
         if os.path.isfile(path):
             try:
-                spec, _ = read_model_file(path)
+                spec = read_model_spec(path)
             except ModelFileError:
                 continue
             return f"{spec.width}x{spec.height}, {spec.n_in_row} in a row"

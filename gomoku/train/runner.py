@@ -11,7 +11,7 @@ from typing import Callable, Optional
 
 from gomoku.game.board import Board
 from gomoku.search.lockstep import RunStats, run_games
-from gomoku.search.players import PlayerSpec, close_engines, make_player
+from gomoku.search.players import PlayerSpec, close_players, make_player
 from gomoku.search.rollout import RolloutEvaluator
 from gomoku.train.selfplay import SelfPlayStream
 from gomoku.train.tasks import (PUBLISHED, CallTask, MatchGame, MatchTask, Progress, SelfPlaySettings, SelfPlayTask,
@@ -40,8 +40,8 @@ def play_match(task: MatchTask, published=None,
             raise WorkerError("a match asks for the published weights, but none were published")
         player = make_player(spec, board, c_puct=task.c_puct, seed=seed, device=task.device, models=models,
                              precision=task.precision)
-        if spec.kind == "pure":
-            player.evaluator = rollouts
+        if isinstance(getattr(player, "evaluator", None), RolloutEvaluator):
+            player.evaluator = rollouts  # every rollout player's leaves in one call a step
         return player
 
     def new_game(i: int):
@@ -62,7 +62,7 @@ def play_match(task: MatchTask, published=None,
         records, stats = run_games(len(task.openings), new_game, min(task.parallel, len(task.openings)),
                                    on_step=on_step if report is not None else None)
     finally:
-        close_engines(models)  # the engine processes of the share's games
+        close_players(models)  # the engine processes of the share's games
     games = [MatchGame(task.first_game + r.index, list(task.openings[r.index]), r.moves,
                        a_colour(task.first_game + r.index), r.winner, r.faults, r.fault_notes) for r in records]
     return games, stats

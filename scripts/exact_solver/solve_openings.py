@@ -31,8 +31,8 @@ import tempfile
 
 from gomoku.game.board import Board, IllegalMoveError
 from gomoku.game.gamefile import COLOUR_NAMES, GameFileError, GameRecord
-from gomoku.play.arena_report import read_games as read_arena_games
-from gomoku.play.arena_setup import ArenaError
+from gomoku.play.arena.report import read_games as read_arena_games
+from gomoku.play.arena.settings import ArenaError
 from gomoku.util import board_size_arg, positive_int_arg
 
 SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "solver.c")

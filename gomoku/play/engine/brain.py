@@ -16,10 +16,11 @@ from typing import Callable, Iterable, Optional, TextIO
 from gomoku import __version__
 from gomoku.game.board import Board
 from gomoku.game.rules import CONTINUOUS_BIT, FREESTYLE, RULES, rule_from_protocol
-from gomoku.play.brain_moves import MoveMaker
-from gomoku.play.move_search import PlayoutTimer, Watchdog
-from gomoku.play.protocol import (CONTINUOUS_MARK, MAX_SIDE, OPPONENT, OWN, SIZE_RE, TRIPLE_RE, UNLIMITED_MS, Position,
-                                  ProtocolError, TimeControl, parse_pair, shown)
+from gomoku.net import shipped
+from gomoku.play.engine.brain_moves import MoveMaker
+from gomoku.play.engine.move_search import PlayoutTimer, Watchdog
+from gomoku.play.engine.protocol import (CONTINUOUS_MARK, MAX_SIDE, OPPONENT, OWN, SIZE_RE, TRIPLE_RE, UNLIMITED_MS,
+                                         Position, ProtocolError, TimeControl, parse_pair, shown)
 from gomoku.search.heuristic import HeuristicPlayer
 from gomoku.search.mcts import MCTS
 from gomoku.search.options import SearchOptions
@@ -37,7 +38,7 @@ class EngineOptions:
     """model file for AlphaZero; None plays the shipped models (``shipped``), pure MCTS or the heuristic"""
     shipped: bool = False
     """without ``model``: play each game with the shipped model nearest to its board and rule
-    (``match.nearest_shipped_model``, chosen again when ``INFO rule`` changes the rule), pure
+    (``net.shipped.nearest_shipped_model``, chosen again when ``INFO rule`` changes the rule), pure
     MCTS where ``models/`` has none for the board's five (or ``n_in_row``)"""
     heuristic: Optional[int] = None
     """the heuristic player's level (no model, no search tree); None searches with MCTS"""
@@ -242,9 +243,8 @@ class PbrainEngine(MoveMaker):
         manager may send ``INFO rule`` after ``START``, and a model looked for or loaded then would
         eat into the first move's time (the manager's clock runs from the command it sends next).
         A model that fails to load here is reported when it is chosen."""
-        from gomoku.play.match import nearest_shipped_model
-
-        self._shipped_paths = {rule: nearest_shipped_model(width, height, self.n_in_row, rule) for rule in RULES}
+        self._shipped_paths = {rule: shipped.nearest_shipped_model(width, height, self.n_in_row, rule)
+                               for rule in RULES}
         for path in dict.fromkeys(self._shipped_paths.values()):
             if path is not None and path not in self._models:
                 try:

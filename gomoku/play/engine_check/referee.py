@@ -1,9 +1,9 @@
 """A referee for Gomocup engines: plays two engine processes against each other, as a manager does.
 
-``python -m gomoku.play.referee "ENGINE 1" "ENGINE 2"`` starts both engines,
+``python -m gomoku.play.engine_check.referee "ENGINE 1" "ENGINE 2"`` starts both engines,
 plays one game through the protocol that ``engine`` speaks, checks every answer
 with ``board.Board`` and prints the transcript. ``run_match`` is the same game
-as a function, for the soak (``gomoku.play.soak``) and the tests.
+as a function, for the soak (``gomoku.play.engine_check.soak``) and the tests.
 
 The referee talks the way managers do:
 
@@ -44,7 +44,7 @@ from typing import Optional, Sequence
 
 from gomoku.game.board import DRAW, Board, IllegalMoveError
 from gomoku.game.rules import FREESTYLE, RULES, check_rule, rules_help
-from gomoku.play.protocol import OPPONENT, OWN, UNLIMITED_MS, ProtocolError, parse_pair
+from gomoku.play.engine.protocol import OPPONENT, OWN, UNLIMITED_MS, ProtocolError, parse_pair
 from gomoku.util import DefaultsHelpFormatter, die_with_parent
 
 HANG_GRACE_S = 5.0  # how long past its limit the referee waits for an answer before calling it a hang
@@ -279,7 +279,7 @@ def run_match(commands: tuple[list[str], list[str]], width: int, height: int, n_
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m gomoku.play.referee",
+        prog="python -m gomoku.play.engine_check.referee",
         description="Play one game between two engine commands through the Gomocup protocol "
                     "and print the transcript.",
         formatter_class=DefaultsHelpFormatter)

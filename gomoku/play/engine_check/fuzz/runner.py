@@ -11,11 +11,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Optional
 
-from gomoku.play.brain import EngineOptions, PbrainEngine
-from gomoku.play.fuzz.check import (ABOUT, ERROR, FAILURES, MOVE, OK, PLAIN_SIDE, WALL_FACTOR, Due, Manager, Rules,
-                                    short, split_command)
-from gomoku.play.fuzz.scenario import Scenario
-from gomoku.play.fuzz.targets import InProcessTarget, ProcessTarget
+from gomoku.play.engine.brain import EngineOptions, PbrainEngine
+from gomoku.play.engine_check.fuzz.check import (ABOUT, ERROR, FAILURES, MOVE, OK, PLAIN_SIDE, WALL_FACTOR, Due,
+                                                 Manager, Rules, short, split_command)
+from gomoku.play.engine_check.fuzz.scenario import Scenario
+from gomoku.play.engine_check.fuzz.targets import InProcessTarget, ProcessTarget
 from gomoku.search.heuristic import DEFAULT_LEVEL
 from gomoku.search.options import SEARCH_PRESETS, SearchOptions
 
@@ -70,9 +70,9 @@ class FuzzConfig:
     def rules(self) -> Rules:
         if self.engine != "model":
             return Rules(self.n_in_row)
-        from gomoku.net.modelfile import read_model_file
+        from gomoku.net.modelfile import read_model_spec
 
-        spec, _ = read_model_file(self.model)
+        spec = read_model_spec(self.model)
         return Rules(spec.n_in_row, None if spec.size_free else (spec.width, spec.height))
 
     def options(self, seed: int) -> EngineOptions:

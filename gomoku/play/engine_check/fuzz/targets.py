@@ -12,9 +12,9 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Iterator, Optional, TextIO
 
-from gomoku.play.brain import PbrainEngine
-from gomoku.play.fuzz.check import Due, short
-from gomoku.play.referee import EngineProcess
+from gomoku.play.engine.brain import PbrainEngine
+from gomoku.play.engine_check.fuzz.check import Due, short
+from gomoku.play.engine_check.referee import EngineProcess
 
 
 # ------------------------------------------------------------------ engines

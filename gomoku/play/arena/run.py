@@ -60,12 +60,14 @@ from gomoku import interrupt
 from gomoku.game.board import Board
 from gomoku.game.openings import OpeningError, load_openings, openings_for_games, paired_openings
 from gomoku.game.rules import FREESTYLE, RULES, rules_help
-from gomoku.play.arena_report import ArenaResult, format_report, write_games, write_summary
-from gomoku.play.arena_setup import ArenaError, ArenaSettings, parse_player, resolve_geometry, resolve_rule
-from gomoku.play.engine_player import EngineError, check_engine, parse_engine_info
+from gomoku.net.flags import PRECISIONS, add_device_flags
+from gomoku.play.arena.report import ArenaResult, format_report, write_games, write_summary
+from gomoku.play.arena.settings import ArenaError, ArenaSettings, parse_player, resolve_geometry, resolve_rule
+from gomoku.play.engine_player import EngineError, parse_engine_info
 from gomoku.progress import advance_to, progress_bar
 from gomoku.search.options import SearchOptions, add_search_flags
-from gomoku.search.players import spec_text
+from gomoku.search.player_kinds import player_forms
+from gomoku.search.players import check_player, spec_text
 from gomoku.train.backends import make_actors
 from gomoku.util import board_size_arg, positive_int_arg, usable_cpus
 
@@ -99,15 +101,17 @@ def run_arena(settings: ArenaSettings, log: Optional[Callable[[str], None]] = No
         spec_a = replace(spec_a, precision=settings.precision)
         spec_b = replace(spec_b, precision=settings.precision_b)
     geometry = resolve_geometry([spec_a, spec_b], settings.size, settings.n_in_row)
+    if spec_a.entry.model or spec_b.entry.model:
+        import gomoku.net.backend  # noqa: F401  (without Paddle: one line here, not an error from every worker)
     rule = resolve_rule([spec_a, spec_b], settings.rule)
     try:
         Board(*geometry, rule=rule)
     except ValueError as exc:
         raise ArenaError(str(exc)) from None
-    for spec in {spec.command: spec for spec in (spec_a, spec_b) if spec.kind == "engine"}.values():
-        try:  # a bad command or info fails here, in one line, before any game
-            check_engine(spec.command, spec.engine_info, geometry[0], geometry[1], rule)
-        except EngineError as exc:
+    for spec in {spec_text(spec): spec for spec in (spec_a, spec_b)}.values():
+        try:  # a bad engine command or info fails here, in one line, before any game
+            check_player(spec, geometry[0], geometry[1], rule)
+        except ValueError as exc:
             raise ArenaError(str(exc)) from None
     rng = np.random.default_rng(settings.seed)
     try:
@@ -146,11 +150,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="gomoku-arena",
         description="Play two players against each other and measure the difference in strength.",
-        epilog="Player specs: az:MODEL[:PLAYOUTS] (AlphaZero, 400 playouts by default), "
-               "pure[:PLAYOUTS] (pure MCTS), policy:MODEL (the policy net alone, no search), "
-               "heuristic[:LEVEL] (threat scoring with forced-win searches; levels 0 to 4, 4 by default; "
-               "the yardstick on big boards), engine:COMMAND (a Gomocup engine's command line, e.g. "
-               "\"engine:/opt/rapfi/pbrain-rapfi\"; its INFO lines from --engine-info).")
+        epilog=f"Player specs: {player_forms(ai_only=True)}. The heuristic is the yardstick on big boards.")
     parser.add_argument("--a", required=True, metavar="PLAYER", help="player A, whose score is reported")
     parser.add_argument("--b", required=True, metavar="PLAYER", help="player B, the opponent")
     parser.add_argument("--games", type=positive_int_arg, default=40, metavar="N",
@@ -173,12 +173,8 @@ def parse_args(argv=None) -> argparse.Namespace:
                         help=f"{rules_help()} (default: the models' rule, else freestyle)")
     parser.add_argument("--c-puct", type=float, default=5.0, help="exploration constant (default: 5)")
     add_search_flags(parser, "the az players' searches")
-    parser.add_argument("--device", choices=("cpu", "gpu", "auto"), default="auto",
-                        help="where models run (default: the GPU if Paddle has one)")
-    parser.add_argument("--precision", choices=("auto", "fp32", "bf16"), default="auto",
-                        help="the models' inference arithmetic (default: auto, bf16 on a CPU that does it "
-                             "natively, else fp32)")
-    parser.add_argument("--precision-b", choices=("auto", "fp32", "bf16"),
+    add_device_flags(parser, "the models")
+    parser.add_argument("--precision-b", choices=PRECISIONS,
                         help="B's inference arithmetic where it differs from --precision, e.g. to play a "
                              "model in bf16 against itself in fp32")
     parser.add_argument("--engine-info", default="", metavar="'KEY VALUE;...'",

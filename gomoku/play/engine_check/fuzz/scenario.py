@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 from typing import Iterator, Optional
 
-from gomoku.play.fuzz.check import DIRECTIONS, PLAIN_SIDE, Manager, Rules
-from gomoku.play.protocol import OPPONENT
+from gomoku.play.engine_check.fuzz.check import DIRECTIONS, PLAIN_SIDE, Manager, Rules
+from gomoku.play.engine.protocol import OPPONENT
 
 
 # ------------------------------------------------------------- the sequences

@@ -15,8 +15,8 @@ import traceback
 import numpy as np
 
 from gomoku.game.board import DRAW, Board
-from gomoku.play.move_search import best_so_far, quick_move, timed_search
-from gomoku.play.protocol import OPPONENT, OWN, ProtocolError
+from gomoku.play.engine.move_search import best_so_far, quick_move, timed_search
+from gomoku.play.engine.protocol import OPPONENT, OWN, ProtocolError
 from gomoku.search.heuristic import HeuristicPlayer
 
 

@@ -17,7 +17,7 @@ import numpy as np
 from gomoku.game.board import Board
 from gomoku.game.gamefile import COLOUR_NAMES, GameRecord
 from gomoku.game.rules import FREESTYLE
-from gomoku.play.arena_setup import ArenaError, ArenaSettings
+from gomoku.play.arena.settings import ArenaError, ArenaSettings
 from gomoku.search.players import PlayerSpec, spec_text
 from gomoku.train.tasks import MatchGame, Tally, tally_by_colour
 from gomoku.util import atomic_write
@@ -179,7 +179,7 @@ class ArenaResult:
                          "B": COLOUR_NAMES[3 - game.a_colour].lower()},
                 winner="draw" if game.winner == 0 else ("A" if game.a_points == 1.0 else "B"),
             )
-            if self.settings.engine_info and "engine" in (self.spec_a.kind, self.spec_b.kind):
+            if self.settings.engine_info and (self.spec_a.engine_info or self.spec_b.engine_info):
                 line["engine_info"] = self.settings.engine_info  # the engines' settings: part of who played
             if game.faults:
                 line["faults"] = {("A" if c == game.a_colour else "B"): counts for c, counts in game.faults.items()}

@@ -35,7 +35,7 @@ from typing import Callable, Iterator, Optional, TextIO
 import numpy as np
 
 from gomoku.game.board import Board
-from gomoku.play.protocol import MIN_PLAYOUTS
+from gomoku.play.engine.protocol import MIN_PLAYOUTS
 from gomoku.search.heuristic import HeuristicPlayer
 from gomoku.search.mcts import MCTS, search
 

@@ -11,6 +11,7 @@ from typing import Optional, Sequence
 from gomoku.game.board import Board
 from gomoku.game.rules import FREESTYLE, RULES
 from gomoku.search.options import SearchOptions
+from gomoku.search.player_kinds import player_forms
 from gomoku.search.players import PlayerSpec
 
 
@@ -29,12 +30,10 @@ def parse_player(text: str) -> PlayerSpec:
         spec = PlayerSpec.parse(text)
     except ValueError as exc:
         raise ArenaError(str(exc)) from None
-    if spec.kind == "human":
-        raise ArenaError("the arena plays AI players only: use az:PATH[:N], pure[:N], policy:PATH, "
-                         "heuristic[:LEVEL] or engine:COMMAND")
-    if spec.kind in ("az", "policy") and not spec.model:
-        raise ArenaError(f"the {spec.kind} player needs a model file: {spec.kind}:PATH"
-                         + ("[:PLAYOUTS]" if spec.kind == "az" else ""))
+    if not spec.entry.ai:
+        raise ArenaError(f"the arena plays AI players only: {player_forms(ai_only=True)}")
+    if spec.entry.model and not spec.model:
+        raise ArenaError(f"the {spec.kind} player needs a model file: {spec.entry.form}")
     return spec
 
 
@@ -50,12 +49,12 @@ def resolve_geometry(specs: Sequence[PlayerSpec], size: Optional[tuple[int, int]
             models, a board that cannot hold ``n_in_row``.
         gomoku.net.ModelFileError: a model file is missing or unreadable.
     """
-    from gomoku.net.modelfile import read_model_file
+    from gomoku.net.modelfile import read_model_spec
 
     found = {}  # model path -> NetSpec
     for spec in specs:
-        if spec.kind in ("az", "policy") and spec.model not in found:
-            found[spec.model] = read_model_file(spec.model)[0]
+        if spec.entry.model and spec.model not in found:
+            found[spec.model] = read_model_spec(spec.model)
     fixed = {path: s for path, s in found.items() if not s.size_free}
     free = {path: s for path, s in found.items() if s.size_free}
     boards = {(s.width, s.height, s.n_in_row) for s in fixed.values()}
@@ -87,11 +86,11 @@ def resolve_rule(specs: Sequence[PlayerSpec], rule: Optional[str] = None) -> str
             trained for another rule than ``rule`` (the message names both).
         gomoku.net.ModelFileError: a model file is missing or unreadable.
     """
-    from gomoku.net.modelfile import read_model_file
+    from gomoku.net.modelfile import read_model_spec
 
     if rule is not None and rule not in RULES:
         raise ArenaError(f"unknown rule {rule!r}: the rules are {', '.join(RULES)}")
-    nets = {spec.model: read_model_file(spec.model)[0] for spec in specs if spec.kind in ("az", "policy")}
+    nets = {spec.model: read_model_spec(spec.model) for spec in specs if spec.entry.model}
     trained = {net.rule for net in nets.values()}
     if rule is None:
         if len(trained) > 1:

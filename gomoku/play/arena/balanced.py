@@ -15,7 +15,7 @@ from balanced openings lets White's games tell players apart. An opening is kept
    heuristic's five best-scored moves), then played out at level 4 by both sides; Black's
    score in them lies between ``--low`` and ``1 - --low``.
 
-    python -m gomoku.play.balanced --size 15x15 --count 200 --out openings.txt
+    python -m gomoku.play.arena.balanced --size 15x15 --count 200 --out openings.txt
 
 writes an openings file (``gomoku.game.openings.read_openings`` reads it) with Black's
 score of each opening as a comment. Candidates are drawn and tested in order from the
@@ -163,7 +163,7 @@ def generate(width: int, height: int, n_in_row: int, count: int, stones: tuple[i
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m gomoku.play.balanced", formatter_class=DefaultsHelpFormatter,
+    parser = argparse.ArgumentParser(prog="python -m gomoku.play.arena.balanced", formatter_class=DefaultsHelpFormatter,
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--size", type=board_size_arg, default=(15, 15), metavar="WxH", help="board size")
     parser.add_argument("--n-in-row", type=positive_int_arg, default=5, metavar="N", help="stones in a row that win")
@@ -193,7 +193,7 @@ def main(argv: Optional[list[str]] = None) -> int:
                            args.seed, args.workers, progress)
     print(file=sys.stderr)
     header = [f"{len(kept)} balanced openings for {width}x{height}, {args.n_in_row} in a row (freestyle),",
-              f"written by: python -m gomoku.play.balanced --size {width}x{height} --n-in-row {args.n_in_row} "
+              f"written by: python -m gomoku.play.arena.balanced --size {width}x{height} --n-in-row {args.n_in_row} "
               f"--count {args.count} --stones {lo} {hi} --games {args.games} --low {args.low} --seed {args.seed}",
               f"of {sum(tally.values())} candidates: " + ", ".join(f"{v} {k}" for k, v in tally.items()),
               "each: its moves in order, Black first; after it, Black's score in level 4's balance games"]

@@ -1,4 +1,4 @@
-"""The fuzz's command line: ``python -m gomoku.play.fuzz``."""
+"""The fuzz's command line: ``python -m gomoku.play.engine_check.fuzz``."""
 
 from __future__ import annotations
 
@@ -6,9 +6,10 @@ import argparse
 import sys
 from typing import Optional
 
-from gomoku.play.fuzz.check import PLAIN_SIDE
-from gomoku.play.fuzz.runner import Fuzz, FuzzConfig, Report
-from gomoku.play.fuzz.scenario import HOSTILE
+from gomoku.net.flags import add_device_flags
+from gomoku.play.engine_check.fuzz.check import PLAIN_SIDE
+from gomoku.play.engine_check.fuzz.runner import Fuzz, FuzzConfig, Report
+from gomoku.play.engine_check.fuzz.scenario import HOSTILE
 from gomoku.search.heuristic import DEFAULT_LEVEL, LEVELS
 from gomoku.search.options import SearchOptions, add_search_flags
 from gomoku.util import DefaultsHelpFormatter
@@ -17,7 +18,7 @@ from gomoku.util import DefaultsHelpFormatter
 # ------------------------------------------------------------ command line
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m gomoku.play.fuzz",
+        prog="python -m gomoku.play.engine_check.fuzz",
         description="Send seeded random command sequences, valid and hostile, to the Gomocup engine and check "
                     "every answer against the protocol. Exit status 1 if anything failed.",
         formatter_class=DefaultsHelpFormatter)
@@ -30,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--n-in-row", type=int, default=5, help="stones in a row that win (pure and heuristic)")
     parser.add_argument("--max-playouts", type=int, default=8, help="playouts per move")
     add_search_flags(parser, "the engine's search", default="sharp")
-    parser.add_argument("--device", choices=["cpu", "gpu", "auto"], default="cpu", help="where the model runs")
+    add_device_flags(parser, device="cpu", precision=False)
     parser.add_argument("--process", action="store_true",
                         help="talk to a python -m gomoku.play.engine process instead of an engine in this process")
     parser.add_argument("--hang-s", type=float,

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
-from gomoku.play.protocol import OPPONENT, OWN
+from gomoku.play.engine.protocol import OPPONENT, OWN
 
 
 FAILURES = ("crash", "count", "illegal", "wrong", "hang", "end")

@@ -7,6 +7,7 @@ time over stdin/stdout (the protocol: https://plastovicka.github.io/protocl2en.h
     pbrain-gomokuzero --model best_model.npz         # AlphaZero; the model decides the board size
     pbrain-gomokuzero --pure --n-in-row 5            # pure MCTS (random rollouts) on any board
     pbrain-gomokuzero --heuristic 3                  # the threat-aware heuristic, on any board
+    pbrain-gomokuzero --player heuristic:3           # the same, as a player spec of the registry
     python -m gomoku.play.engine --heuristic 3       # the same without the installed command
 
 Notation. The protocol writes a cell ``x,y``, both counted from 0, ``x`` the
@@ -91,10 +92,12 @@ import sys
 import warnings
 from typing import Optional
 
-from gomoku.play.brain import EngineOptions, PbrainEngine
-from gomoku.play.move_search import stamped_lines
+from gomoku.net.flags import add_device_flags
+from gomoku.play.engine.brain import EngineOptions, PbrainEngine
+from gomoku.play.engine.move_search import stamped_lines
 from gomoku.search.heuristic import DEFAULT_LEVEL, LEVELS
 from gomoku.search.options import SearchOptions, add_search_flags
+from gomoku.search.players import PlayerSpec
 from gomoku.util import DefaultsHelpFormatter
 
 
@@ -103,7 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="pbrain-gomokuzero",
         description="A Gomoku engine for Gomocup managers (piskvork, liskvork...): it speaks their "
-                    "protocol on stdin/stdout. 'python -m gomoku.play.referee --help' plays two "
+                    "protocol on stdin/stdout. 'python -m gomoku.play.engine_check.referee --help' plays two "
                     "engines against each other.",
         formatter_class=DefaultsHelpFormatter)
     who = parser.add_mutually_exclusive_group()
@@ -118,14 +121,13 @@ def build_parser() -> argparse.ArgumentParser:
     who.add_argument("--heuristic", type=int, nargs="?", const=DEFAULT_LEVEL, choices=LEVELS, metavar="LEVEL",
                      help=f"play the threat-aware heuristic, on any board; LEVEL is "
                           f"{', '.join(map(str, LEVELS))} ({DEFAULT_LEVEL} without one)")
+    who.add_argument("--player", metavar="SPEC",
+                     help="the player as play.py and the arena write it: az:MODEL[:N], pure[:N], heuristic[:LEVEL] "
+                          "(N: at most N playouts a move); --model, --pure and --heuristic are short for these")
     parser.add_argument("--n-in-row", type=int, default=5,
                         help="stones in a row that win, for --pure, --heuristic and the shipped models")
-    parser.add_argument("--device", choices=["cpu", "gpu", "auto"], default="auto",
-                        help="where the model runs")
+    add_device_flags(parser)
     parser.add_argument("--threads", type=int, default=1, help="CPU threads for the model")
-    parser.add_argument("--precision", choices=("auto", "fp32", "bf16"), default="auto",
-                        help="the model's inference arithmetic: auto is bf16 on a CPU that does it natively "
-                             "(AVX-512 BF16 or AMX), else fp32")
     parser.add_argument("--c-puct", type=float, default=5.0, help="PUCT exploration constant")
     add_search_flags(parser, "the search", default="sharp")
     parser.add_argument("--max-playouts", type=int,
@@ -146,12 +148,50 @@ def engine_options(argv: Optional[list[str]] = None) -> EngineOptions:
         value = getattr(args, name)
         if value is not None and value < 1:
             build_parser().error(f"--{name.replace('_', '-')} must be at least 1")
-    # Managers start a brain without arguments: it then plays the shipped models.
-    shipped = args.shipped or (args.model is None and not args.pure and args.heuristic is None)
-    return EngineOptions(model=args.model, shipped=shipped, heuristic=args.heuristic, n_in_row=args.n_in_row,
+    spec = player_spec(args)
+    if spec is None:  # managers start a brain without arguments: it then plays the shipped models
+        who = {"shipped": True}
+    elif spec.kind not in ENGINE_PLAYERS:
+        build_parser().error(f"the engine plays {', '.join(ENGINE_PLAYERS)}, not {spec}")
+    else:
+        who = ENGINE_PLAYERS[spec.kind](spec)
+    max_playouts = args.max_playouts if args.max_playouts is not None or spec is None else spec.playouts
+    return EngineOptions(**who, n_in_row=args.n_in_row,
                          device=args.device, threads=args.threads, precision=args.precision, c_puct=args.c_puct,
-                         max_playouts=args.max_playouts, turn_ms=args.turn_ms, margin_ms=args.margin_ms,
+                         max_playouts=max_playouts, turn_ms=args.turn_ms, margin_ms=args.margin_ms,
                          seed=args.seed, messages=not args.quiet, search=SearchOptions.from_args(args))
+
+
+ENGINE_PLAYERS = {
+    "az": lambda spec: {"model": spec.model},
+    "pure": lambda spec: {},
+    "heuristic": lambda spec: {"heuristic": spec.level},
+}
+"""The player kinds (``search.player_kinds``) the engine plays, and the engine options of each one's spec."""
+
+
+def player_spec(args: argparse.Namespace) -> Optional[PlayerSpec]:
+    """The player the flags name as a registry spec (``--model X`` is ``az:X``, ``--pure`` is
+    ``pure``, ``--heuristic L`` is ``heuristic:L``); None for the shipped models. A spec without
+    playouts leaves them to the clock (``playouts`` None).
+
+    Exits with a usage error on a spec the registry cannot read.
+    """
+    if args.player is not None:
+        try:
+            spec = PlayerSpec.parse(args.player, default_playouts=None)
+        except ValueError as exc:
+            build_parser().error(f"--player: {exc}")
+        if spec.entry.model and not spec.model:
+            build_parser().error(f"--player: the {spec.kind} player needs a model file: {spec.entry.form}")
+        return spec
+    if args.model is not None:
+        return PlayerSpec("az", args.model)
+    if args.pure:
+        return PlayerSpec("pure")
+    if args.heuristic is not None:
+        return PlayerSpec("heuristic", level=args.heuristic)
+    return None
 
 
 def main(argv: Optional[list[str]] = None) -> int:
