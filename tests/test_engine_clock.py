@@ -146,6 +146,22 @@ def test_the_watchdog_stays_quiet_when_disarmed_in_time():
     assert watchdog.disarm() is None  # told once: a search with no watchdog armed must not get it
 
 
+def test_an_unlimited_clock_arms_no_watchdog_thread():
+    # A deadline 2**31 ms away (a manager's unlimited time_left) overflows a timer's wait: no
+    # thread may be started for it, and none may die with an error.
+    errors = []
+    hook, threading.excepthook = threading.excepthook, errors.append
+    try:
+        watchdog = Watchdog(lambda move: None)
+        before = threading.active_count()
+        watchdog.arm(time.monotonic() + 2147483647 / 1000 * 1e6, lambda: 3)
+        assert threading.active_count() == before
+        assert watchdog.disarm() is None
+    finally:
+        threading.excepthook = hook
+    assert errors == []
+
+
 def test_the_stop_rule_keeps_back_the_slowest_recent_playout_and_the_margin_adapts():
     timer = PlayoutTimer(recent=10.0)
     assert timer.reserve(0.0) == 0.0

@@ -90,6 +90,10 @@ class PlayoutTimer:
 
 
 # ------------------------------------------------------------------ the watchdog
+WATCHDOG_MAX_WAIT_S = 7 * 24 * 3600.0
+"""a deadline further away than this (a week) is no deadline: the watchdog is not armed"""
+
+
 class Watchdog:
     """Answers a move for a search stuck past its hard deadline.
 
@@ -118,7 +122,10 @@ class Watchdog:
         token = object()
         with self._lock:
             self._pick, self.fired, self._armed = pick, None, token
-        self._timer = threading.Timer(max(0.0, deadline - self._clock()), self._fire, (token,))
+        wait = max(0.0, deadline - self._clock())
+        if wait > WATCHDOG_MAX_WAIT_S:
+            return  # no real deadline (an unlimited clock): a wait that long overflows the timer's clock
+        self._timer = threading.Timer(wait, self._fire, (token,))
         self._timer.daemon = True
         self._timer.start()
 
