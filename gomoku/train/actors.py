@@ -85,7 +85,8 @@ class Actors(ABC):
 
     # -- recipes, the same for every backend
     def start_self_play(self, n_games: int, settings: SelfPlaySettings, seed: int,
-                        progress: Optional[Callable[[Progress], None]] = None) -> Pending:
+                        progress: Optional[Callable[[Progress], None]] = None,
+                        resume: Optional[Sequence[dict]] = None, snapshots: bool = False) -> Pending:
         """Starts ``n_games`` self-play games; ``result()`` gives ``(games, stats)``.
 
         The games are split over the actors; actor ``k`` gets the stream seed
@@ -94,11 +95,25 @@ class Actors(ABC):
         two games of a run share a random stream: not between actors, not when a
         stream plays ahead, and not after a restart (a new stream, a new seed).
         ``progress`` (see the module docstring) is called until ``result()`` returns.
+
+        With ``snapshots``, ``result()`` gives ``(games, stats, snapshots)``: each actor's
+        stream as it stood when it handed its games over (``SelfPlayStream.snapshot``; None
+        for an actor lost with its games). ``resume``: such snapshots from a stopped run;
+        actor ``k`` without a stream for ``settings`` goes on with ``resume[k]``'s games.
         """
-        tasks = [SelfPlayTask(settings, share, stream_seed(seed, k))
+        resume = list(resume or ())
+        tasks = [SelfPlayTask(settings, share, stream_seed(seed, k), resume[k] if k < len(resume) else None,
+                              snapshots)
                  for k, share in enumerate(split(n_games, self.slots))]
         pending = self._start(tasks, progress)
-        return Pending(lambda: merge_games(pending.result()))
+        if not snapshots:
+            return Pending(lambda: merge_games(pending.result()))
+
+        def with_snapshots():
+            results = pending.result()
+            return (*merge_games(results), [r[2] if len(r) > 2 else None for r in results])
+
+        return Pending(with_snapshots)
 
     def self_play(self, n_games: int, settings: SelfPlaySettings, seed: int):
         return self.start_self_play(n_games, settings, seed).result()
