@@ -38,7 +38,9 @@ carry over between calls (also when a run alternates board sizes), they are
 handed out in the order they started, and an actor whose share is done plays
 ahead (at most ``selfplay.PLAY_AHEAD_CALLS`` calls' games) until the caller
 collects, and again after its reply, until the next task: the caller waits for
-the slowest actor.
+the slowest actor. The trainer asks for each stream's snapshot with its games and
+keeps it in the checkpoint, so that a resumed run's actors go on with the games
+that were in progress (``stream_state``).
 """
 
 from __future__ import annotations
@@ -93,7 +95,8 @@ class Actors(ABC):
         ``stream_seed(seed, k)``. An actor's stream keeps the seed of the task that
         started it and derives each game's seed from it and the game's index, so no
         two games of a run share a random stream: not between actors, not when a
-        stream plays ahead, and not after a restart (a new stream, a new seed).
+        stream plays ahead, and not after a restart (a new stream, a new seed, or a
+        stream restored from its snapshot, which goes on with its own seed and indices).
         ``progress`` (see the module docstring) is called until ``result()`` returns.
 
         With ``snapshots``, ``result()`` gives ``(games, stats, snapshots)``: each actor's
