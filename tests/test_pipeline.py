@@ -166,6 +166,19 @@ def test_a_resume_goes_on_with_the_games_in_progress_at_the_stop(tmp_path, monke
     assert any("predates" in line for line in lines) and [g.index for g in seen[1]] == [0, 1]
 
 
+def test_worker_processes_hand_back_their_games_in_progress_and_a_resume_with_fewer_says_so(tmp_path):
+    run = str(tmp_path / "run")
+    flags = [*TINY, "--workers", "2", "--parallel-games", "3", "--check-freq", "10"]
+    first = train(*flags, "--run-dir", run, "--iterations", "1")
+    assert first.returncode == 0, first.stderr
+    (_, snapshots), = read_checkpoint(os.path.join(run, "checkpoint.pkl"))["streams"]["by_shape"].values()
+    assert len(snapshots) == 2 and len({s["seed"] for s in snapshots}) == 2  # one stream per worker
+    second = train("--resume", run, "--iterations", "1", "--workers", "1", "--parallel-games", "4")
+    assert second.returncode == 0, second.stderr
+    assert "of 1 stream(s); the " in second.stdout and "of 1 more stream(s) start over (fewer actors now)" in \
+        second.stdout and "up to 4 in lockstep (were 3)" in second.stdout
+
+
 def test_ctrl_c_saves_and_exits_cleanly(tmp_path):
     run = str(tmp_path / "run")
     proc = subprocess.Popen([sys.executable, "train.py", *TINY, "--run-dir", run], cwd=ROOT,
