@@ -4,8 +4,9 @@ A stream's snapshot (``selfplay.SelfPlayStream.snapshot``) holds what a switch o
 leaves of it: each game in progress as its moves, its recorded positions and its player's
 random state; the finished games it holds back; its seed and counters. The trees are not
 kept (a switch drops them), nor the evaluator. Every input plane is 0 or 1, so planes are
-kept as bits (``np.packbits``), which makes a position of a 15x15 board about a kilobyte,
-most of it the policy target; other planes would be kept as they are.
+kept as bits (``np.packbits``), which makes a recorded position about 310 bytes on 8x8 and
+1.3 KB on 15x15 with input version 2's 14 planes, most of it the policy target (float32);
+planes with other values would be kept as they are.
 
 ``SavedStreams`` is the learner's side: the latest snapshot of every actor's stream, by board
 shape, with the settings they were played by, written into the checkpoint and handed back to
