@@ -13,6 +13,7 @@ from gomoku.train.actors import InlineActors, Pending
 from gomoku.train.checkpoint import CheckpointError, read_checkpoint, write_checkpoint
 from gomoku.train.pipeline import TrainPipeline, kl_divergence
 from gomoku.train.replay import ReplayBuffer
+from gomoku.train.stream_state import game_from_state
 from tests.helpers import ROOT, TINY, tiny_config
 
 
@@ -109,6 +110,7 @@ def test_train_py_stops_and_resumes_with_its_state(tmp_path):
     second = train("--resume", run, "--iterations", "1")
     assert second.returncode == 0, second.stderr
     assert "iteration 3 of" in second.stdout and "iter     4" in second.stdout
+    assert "self-play on 6x6 goes on with the" in second.stdout  # the games in progress went on
     after = read_checkpoint(os.path.join(run, "checkpoint.pkl"))
     assert after["iteration"] == 4
     assert after["games"] == before["games"] + 2
@@ -119,6 +121,50 @@ def test_train_py_stops_and_resumes_with_its_state(tmp_path):
     # the lr multiplier went on from the stored one (one update changes it by 1.5x at most)
     ratio = after["lr_multiplier"] / before["lr_multiplier"]
     assert min(abs(ratio - r) for r in (1.0, 1.5, 1 / 1.5)) < 1e-9
+
+
+def test_a_resume_goes_on_with_the_games_in_progress_at_the_stop(tmp_path, monkeypatch):
+    import gomoku.train.pipeline as module
+
+    run = str(tmp_path / "run")
+    TrainPipeline(tiny_config(check_freq=10, parallel_games=4), run, log=lambda s: None).run(iterations=2)
+    state = read_checkpoint(os.path.join(run, "checkpoint.pkl"))
+    (_, snapshots), = state["streams"]["by_shape"].values()
+    playing = {g["index"]: g["moves"] for s in snapshots for g in s["playing"]}
+    held = {g.index: g.moves for s in snapshots for g in map(game_from_state, s["finished"])}
+    assert playing and [s["next"] for s in snapshots] == [4]  # one stream, past the 4 games handed over
+    seen, arrays = [], module.training_arrays
+    monkeypatch.setattr(module, "training_arrays", lambda games, mix: seen.append(games) or arrays(games, mix))
+    lines = []
+    TrainPipeline.resume(run, log=lines.append).run(iterations=1)
+    assert any("self-play on 6x6 goes on with the" in line for line in lines)
+    games = seen[0]
+    assert [g.index for g in games] == [4, 5]  # the next games of the stopped stream, not new ones
+    for game in games:  # each started before the stop: finished then, or going on from its moves then
+        if game.index in held:
+            assert game.moves == held[game.index]
+        else:
+            assert game.moves[:len(playing[game.index])] == playing[game.index]
+    assert any(game.index in playing and playing[game.index] for game in games)
+
+    del state["streams"]  # a checkpoint from before the snapshots: new games, and a line that says so
+    write_checkpoint(os.path.join(run, "checkpoint.pkl"), state)
+    lines.clear()
+    TrainPipeline.resume(run, log=lines.append).run(iterations=1)
+    assert any("predates" in line for line in lines) and [g.index for g in seen[1]] == [0, 1]
+
+
+def test_worker_processes_hand_back_their_games_in_progress_and_a_resume_with_fewer_says_so(tmp_path):
+    run = str(tmp_path / "run")
+    flags = [*TINY, "--workers", "2", "--parallel-games", "3", "--check-freq", "10"]
+    first = train(*flags, "--run-dir", run, "--iterations", "1")
+    assert first.returncode == 0, first.stderr
+    (_, snapshots), = read_checkpoint(os.path.join(run, "checkpoint.pkl"))["streams"]["by_shape"].values()
+    assert len(snapshots) == 2 and len({s["seed"] for s in snapshots}) == 2  # one stream per worker
+    second = train("--resume", run, "--iterations", "1", "--workers", "1", "--parallel-games", "4")
+    assert second.returncode == 0, second.stderr
+    assert "of 1 stream(s); the " in second.stdout and "of 1 more stream(s) start over (fewer actors now)" in \
+        second.stdout and "up to 4 in lockstep (were 3)" in second.stdout
 
 
 def test_ctrl_c_saves_and_exits_cleanly(tmp_path):

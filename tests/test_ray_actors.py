@@ -40,6 +40,7 @@ def test_train_py_on_a_local_ray_cluster_trains_stops_and_resumes(tmp_path):
                            capture_output=True, text=True, timeout=240)
     assert again.returncode == 0, again.stderr
     assert "Ray actor" in again.stdout
+    assert "self-play on 6x6 goes on with the" in again.stdout  # the actors' games in progress went on
     state = read_checkpoint(os.path.join(run, "checkpoint.pkl"))
     assert state["iteration"] == 3 and state["games"] == 12 and state["config"]["actors"] == "ray"
 

@@ -116,12 +116,18 @@ class Lockstep:
     def fill(self, parallel: int, limit: Optional[int] = None) -> None:
         """Opens games until ``parallel`` are in progress (and at most ``limit`` were started)."""
         while len(self.slots) < parallel and (limit is None or self.started < limit):
-            board, players = self.new_game(self.started)
-            slot = _Slot(self.started, board, players, self.record)
-            self.slots.append(slot)
-            if self.core is not None and supported(board, players):
-                self.core.add(slot)
+            self.adopt(self.started, *self.new_game(self.started))
             self.started += 1
+
+    def adopt(self, index: int, board: Board, players: dict) -> "_Slot":
+        """Puts game ``index`` in a slot as it stands on ``board`` (``fill`` opens new games through
+        it; a resumed self-play stream puts back its games in progress); returns the slot, whose
+        recorded positions the caller may fill in."""
+        slot = _Slot(index, board, players, self.record)
+        self.slots.append(slot)
+        if self.core is not None and supported(board, players):
+            self.core.add(slot)
+        return slot
 
     def step(self, stats: RunStats) -> list[FinishedGame]:
         """One playout for every game, one evaluator call per evaluator; returns finished games.

@@ -38,7 +38,9 @@ carry over between calls (also when a run alternates board sizes), they are
 handed out in the order they started, and an actor whose share is done plays
 ahead (at most ``selfplay.PLAY_AHEAD_CALLS`` calls' games) until the caller
 collects, and again after its reply, until the next task: the caller waits for
-the slowest actor.
+the slowest actor. The trainer asks for each stream's snapshot with its games and
+keeps it in the checkpoint, so that a resumed run's actors go on with the games
+that were in progress (``stream_state``).
 """
 
 from __future__ import annotations
@@ -116,20 +118,36 @@ class Actors(ABC):
 
     # -- recipes, the same for every backend
     def start_self_play(self, n_games: int, settings: SelfPlaySettings, seed: int,
-                        progress: Optional[Callable[[Progress], None]] = None) -> Pending:
+                        progress: Optional[Callable[[Progress], None]] = None,
+                        resume: Optional[Sequence[dict]] = None, snapshots: bool = False) -> Pending:
         """Starts ``n_games`` self-play games; ``result()`` gives ``(games, stats)``.
 
         The games are split over the actors; actor ``k`` gets the stream seed
         ``stream_seed(seed, k)``. An actor's stream keeps the seed of the task that
         started it and derives each game's seed from it and the game's index, so no
         two games of a run share a random stream: not between actors, not when a
-        stream plays ahead, and not after a restart (a new stream, a new seed).
+        stream plays ahead, and not after a restart (a new stream, a new seed, or a
+        stream restored from its snapshot, which goes on with its own seed and indices).
         ``progress`` (see the module docstring) is called until ``result()`` returns.
+
+        With ``snapshots``, ``result()`` gives ``(games, stats, snapshots)``: each actor's
+        stream as it stood when it handed its games over (``SelfPlayStream.snapshot``; None
+        for an actor lost with its games). ``resume``: such snapshots from a stopped run;
+        actor ``k`` without a stream for ``settings`` goes on with ``resume[k]``'s games.
         """
-        tasks = [SelfPlayTask(settings, share, stream_seed(seed, k))
+        resume = list(resume or ())
+        tasks = [SelfPlayTask(settings, share, stream_seed(seed, k), resume[k] if k < len(resume) else None,
+                              snapshots)
                  for k, share in enumerate(split(n_games, self.slots))]
         pending = self._start(tasks, progress)
-        return Pending(lambda: merge_games(pending.result()))
+        if not snapshots:
+            return Pending(lambda: merge_games(pending.result()))
+
+        def with_snapshots():
+            results = pending.result()
+            return (*merge_games(results), [r[2] if len(r) > 2 else None for r in results])
+
+        return Pending(with_snapshots)
 
     def self_play(self, n_games: int, settings: SelfPlaySettings, seed: int):
         return self.start_self_play(n_games, settings, seed).result()

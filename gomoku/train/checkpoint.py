@@ -3,7 +3,8 @@
 * ``checkpoint.pkl``: everything needed to go on exactly where it stopped
   (config, weights, Adam state, lr multiplier, iteration, best win ratio, pure
   MCTS playouts, the heuristic level, the replay buffer of each board size, the random
-  state, counters; the schedule's position is the iteration), rewritten
+  state, counters, the self-play games in progress of each actor and board size
+  (``stream_state``); the schedule's position is the iteration), rewritten
   atomically after every iteration;
 * ``current_model.npz``: the net as it is, a model file rewritten atomically after
   every iteration, so a run has something to play from its first iteration on (and

@@ -54,6 +54,7 @@ from gomoku.train.config import TrainConfig, size_order
 from gomoku.train.metrics import METRICS, append_metrics, evaluation_line, iteration_line, utc_now
 from gomoku.train.replay import SizedReplayBuffer
 from gomoku.train.selfplay import training_arrays
+from gomoku.train.stream_state import SavedStreams
 from gomoku.train.tasks import PUBLISHED, SelfPlaySettings, tally_by_colour
 from gomoku.util import usable_cpus
 
@@ -162,6 +163,7 @@ class TrainPipeline:
         self.positions = 0
         self.elapsed = 0.0  # seconds of training across sessions
         self.actors: Actors = InlineActors()  # run() starts the worker processes
+        self.streams = SavedStreams()  # the actors' self-play games in progress, for the checkpoint
         self.progress_stream = None
         """where progress bars go (standard error by default); they show only on a terminal"""
 
@@ -209,6 +211,7 @@ class TrainPipeline:
                     "positions", "elapsed"):
             setattr(pipeline, key, state[key])
         pipeline.eval_board = state.get("eval_board")
+        pipeline.streams.load_state(state.get("streams"))  # None from a checkpoint that predates them
         pipeline._earlier_sizes = state.get("earlier_sizes", ())
         # Checkpoints from before the heuristic ladder lack its level.
         pipeline.heuristic_level = state.get("heuristic_level", config.heuristic_level_start)
@@ -233,11 +236,10 @@ class TrainPipeline:
             "best_win_ratio": self.best_win_ratio,
             "pure_playouts": self.pure_playouts,
             "heuristic_level": self.heuristic_level,
-            "games": self.games,
-            "positions": self.positions,
-            "elapsed": self.elapsed,
+            "games": self.games, "positions": self.positions, "elapsed": self.elapsed,
             "eval_board": self.eval_board,
             "earlier_sizes": self._earlier_sizes,
+            "streams": self.streams.state(),
         }
 
     def save_checkpoint(self) -> None:
@@ -376,14 +378,16 @@ class TrainPipeline:
     # ------------------------------------------------------------ self-play
     def start_self_play(self, progress=None):
         """Starts ``games_per_iter`` self-play games with the current weights; returns the
-        function that waits for ``(games, stats)``. ``progress`` gets their ``tasks.Progress``."""
+        function that waits for ``(games, stats)``. ``progress`` gets their ``tasks.Progress``.
+        The actors' streams come back with the games, for the checkpoint (``stream_state``)."""
         cfg = self.config
         seed = int(self.rng.integers(2**31))
-        width, height = cfg.size_of_iteration(self.iteration)
-        settings = SelfPlaySettings.from_config(cfg, (width, height, cfg.n_in_row),
-                                                cfg.games_in_lockstep(self.model.device))
+        shape = (*cfg.size_of_iteration(self.iteration), cfg.n_in_row)
+        settings = SelfPlaySettings.from_config(cfg, shape, cfg.games_in_lockstep(self.model.device))
         self.actors.publish(self.model)
-        return self.actors.start_self_play(cfg.games_per_iter, settings, seed, progress).result
+        resume = self.streams.hand_out(shape, settings, self.actors.slots, self.log)
+        pending = self.actors.start_self_play(cfg.games_per_iter, settings, seed, progress, resume, snapshots=True)
+        return lambda: self.streams.keep(shape, settings, *pending.result())
 
     # --------------------------------------------------------------- update
     def update(self) -> UpdateResult:

@@ -120,8 +120,8 @@ def _totals(results: list) -> Progress:
     """The ``Progress`` that finished game shares add up to."""
     total = Progress()
     for result in results:
-        if isinstance(result, tuple) and len(result) == 2 and isinstance(result[1], RunStats):
-            games, stats = result
+        if isinstance(result, tuple) and len(result) >= 2 and isinstance(result[1], RunStats):
+            games, stats = result[:2]  # a self-play result may carry its stream's snapshot third
             points = sum(g.a_points for g in games if isinstance(g, MatchGame))
             total = total + Progress(len(games), stats.moves, points)
     return total

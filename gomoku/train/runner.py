@@ -85,7 +85,9 @@ class TaskRunner:
     A run that alternates board sizes (a size-free net) finds each size's games
     in progress where it left them. ``version`` names the weights behind the
     evaluator: when it changes, the games in progress keep their positions but
-    search afresh with the new net.
+    search afresh with the new net. A task that carries a snapshot of a stopped run's
+    stream (``SelfPlayTask.resume``) and finds no stream for its settings goes on with
+    that stream's games; one that asks for a snapshot gets it with its games.
     """
 
     def __init__(self):
@@ -105,16 +107,21 @@ class TaskRunner:
             shape = tuple(s.board_shape)
             held = self.streams.get(shape)
             if held is None or held.settings != s:
-                stream = SelfPlayStream(evaluator, s.board_shape, s.parallel, s.recipe, task.seed,
+                resume = task.resume
+                stream = SelfPlayStream(evaluator, s.board_shape, s.parallel, s.recipe,
+                                        task.seed if resume is None else resume["seed"],
                                         opening_stones=s.opening_stones, opening_book=s.opening_book,
                                         openings_share=s.openings_share, rule=s.rule)
+                if resume is not None:
+                    stream.restore(resume)
                 held = self.streams[shape] = _Stream(stream, s, version)
             elif held.version != version or held.stream.evaluator is not evaluator:
                 held.stream.set_evaluator(evaluator)
             held.version = version
             on_step = None if report is None else lambda done, stats: report(Progress(done, stats.moves))
             self._last_games = (held, task.n_games)
-            return held.stream.collect(task.n_games, keep_playing, on_step=on_step)
+            games, stats = held.stream.collect(task.n_games, keep_playing, on_step=on_step)
+            return (games, stats, held.stream.snapshot()) if task.snapshot else (games, stats)
         self._last_games = None
         if isinstance(task, MatchTask):
             return play_match(task, evaluator, report)

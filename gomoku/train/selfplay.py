@@ -13,6 +13,7 @@ from gomoku.game.openings import make_openings
 from gomoku.game.rules import rule_of
 from gomoku.search.lockstep import FinishedGame, Lockstep, RunStats, _distinct, run_games
 from gomoku.search.recipe import SelfPlayRecipe
+from gomoku.train.stream_state import fill_slot, game_from_state, game_state, slot_state
 
 PLAY_AHEAD_CALLS = 4
 """A stream plays ahead of its caller by at most this many calls' games. A call waits for
@@ -69,6 +70,8 @@ class SelfPlayStream:
         self.evaluator = evaluator
         self.recipe = recipe
         self.parallel = parallel
+        self.seed = seed
+        self._board = (*board_shape, rule)
         width, height, n_in_row = board_shape
 
         def new_game(i):
@@ -101,6 +104,36 @@ class SelfPlayStream:
             for p in _distinct(slot.players):
                 p.evaluator = evaluator
         self.lockstep.reset_searches()
+
+    def snapshot(self) -> dict:
+        """The stream as a switch of weights leaves it, in plain data (``stream_state``): its seed
+        and counters, the finished games it holds back, and each game in progress by its moves,
+        its recorded positions and its player's random state, without the search trees, which a
+        switch drops. ``restore`` on a new stream of the same settings then plays on exactly as
+        this one would after ``set_evaluator`` now. Copies: the stream may play on meanwhile."""
+        return {"seed": self.seed, "next": self._next, "started": self.lockstep.started,
+                "finished": [game_state(g) for _, g in sorted(self._finished.items())],
+                "playing": [slot_state(slot) for slot in self.lockstep.slots]}
+
+    def restore(self, state: dict) -> None:
+        """Puts back a ``snapshot`` (of a stream with this one's seed) into this new stream.
+
+        The games in progress keep their index, moves, recorded positions and random state,
+        and search with this stream's evaluator; the stream may have another ``parallel``:
+        it opens new games only while fewer are in progress.
+        """
+        if self.lockstep.started or state["seed"] != self.seed:
+            raise ValueError("a snapshot is restored into a new stream of its own seed")
+        width, height, n_in_row, rule = self._board
+        self._next, self.lockstep.started = state["next"], state["started"]
+        self._finished = {g.index: g for g in map(game_from_state, state["finished"])}
+        for game in state["playing"]:
+            board = Board(width, height, n_in_row, start_player=game["start_player"], rule=rule)
+            for move in game["moves"]:
+                board.play(move)
+            player = self.recipe.make_player(self.evaluator, 0)
+            player.rng.bit_generator.state = game["rng"]
+            fill_slot(self.lockstep.adopt(game["index"], board, {1: player, 2: player}), game)
 
     def collect(self, n_games: int, keep_playing: Optional[Callable[[], bool]] = None,
                 on_step: Optional[Callable[[int, RunStats], None]] = None):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, fields
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
@@ -81,6 +81,11 @@ class SelfPlayTask:
     settings: SelfPlaySettings
     n_games: int
     seed: int
+    resume: Optional[dict] = None
+    """a snapshot of a stream of a stopped run (``SelfPlayStream.snapshot``): an actor without a
+    stream for these settings restores it instead of starting one from ``seed``"""
+    snapshot: bool = False
+    """the result is ``(games, stats, snapshot)``: the stream as it stood when its games were handed over"""
 
 
 @dataclass
@@ -202,9 +207,9 @@ def points(winner: int, colour: int) -> float:
 def merge_games(results: list) -> tuple[list, RunStats]:
     """Joins the actors' ``(games, stats)``; the seconds are the slowest actor's, as they ran side by side."""
     games, total = [], RunStats()
-    for records, stats in results:
+    for records, stats, *_ in results:
         games.extend(records)
         total.add(stats)
-    total.seconds = max((stats.seconds for _, stats in results), default=0.0)
+    total.seconds = max((result[1].seconds for result in results), default=0.0)
     return games, total
 
