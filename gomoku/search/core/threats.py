@@ -1,0 +1,188 @@
+"""The threat searches of the core's trees: the VCF at new leaves with its cache, and the root's.
+
+At a new leaf (``leaf_vcf``, compiled) the core asks what ``threats.ThreatSolver.vcf`` answers
+there: the player to move's VCF within ``LEAF_VCF_NODES`` nodes, and the moves to the end of
+the game along it, through the same quick test and the same per-tree cache of results. The
+cache is the player's, shared with the root's searches, which stay the reference's Python
+(``ThreatSolver.root``, once a move): ``VcfCache`` stands in for its dict, so both read and
+fill one table, in the same order, cleared at the same size. It keys a position by a 64-bit
+Zobrist hash of its stones and the attacker, and keeps a line's first move and length
+(what the search reads back), not the whole line.
+
+``analyse_root`` runs the root's searches for a search about to start its move, as the
+reference does on its first descent: on a new root it leaves the moves to expand the root
+with (the own VCF's first move, or the moves that defend) and the move to favour; on a root
+kept from the last move it proves the own VCF or marks the moves that do not defend as lost.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gomoku.search.core import kernels
+from gomoku.search.core import layout as k
+from gomoku.search.core.jit import njit
+from gomoku.search.core.vcf import (CACHE_SIZE, LEAF_VCF_DEPTH, LEAF_VCF_NODES, is_five_cell, position_hash, put,
+                                    search)
+
+@njit
+def _store(cache, key, found, plies, first, budget):
+    if len(cache) >= CACHE_SIZE:
+        cache.clear()
+    cache[key] = (found, plies, first, budget)
+
+
+@njit
+def leaf_vcf(cells, s, a, cache, n, exact, renju, width, height, windows, ends, through, beyond, zobrist, ws):
+    """``ThreatSolver.vcf`` of player ``a`` at a leaf: the moves to the end along its VCF, or 0."""
+    cnt, against, line = ws[0], ws[1], ws[12]
+    d = 3 - a
+    if n < 2:
+        return 0
+    open_line = False
+    for w in range(windows.shape[0]):
+        ca = 0
+        cd = 0
+        for j in range(n):
+            v = cells[s, windows[w, j]]
+            if v == a:
+                ca += 1
+            elif v == d:
+                cd += 1
+        if ca >= n - 2 and cd == 0:
+            open_line = True
+            break
+    if not open_line:
+        return 0  # no four to make, no five to complete: no VCF
+    size = width * height
+    key = position_hash(cells, s, zobrist) ^ zobrist[size, a]
+    if key in cache:
+        found, plies, first, budget = cache[key]
+        if found or budget >= LEAF_VCF_NODES:
+            return plies if found else 0
+    length = search(cells, s, a, LEAF_VCF_DEPTH, LEAF_VCF_NODES, n, exact, renju, width, height, windows, ends,
+                    through, beyond, zobrist, ws)
+    if length == 0:
+        _store(cache, key, 0, 0, -1, LEAF_VCF_NODES)
+        return 0
+    # the moves to the end: the line, plus a block and the five when its last move makes two five cells
+    for i in range(length - 1):
+        put(cells, s, line[i], a if i % 2 == 0 else d, 1, exact, through, beyond, cnt, against)
+    five = is_five_cell(cells, s, a, line[length - 1], windows, n, through, cnt, against)
+    for i in range(length - 2, -1, -1):
+        put(cells, s, line[i], a if i % 2 == 0 else d, -1, exact, through, beyond, cnt, against)
+    plies = length if five else length + 2
+    _store(cache, key, 1, plies, line[0], 0)
+    # every attacker-to-move position along the line is won, with the rest of the line
+    h = key
+    i = 0
+    while i < length - 1:
+        cells[s, line[i]] = a
+        cells[s, line[i + 1]] = d
+        h ^= zobrist[line[i], a] ^ zobrist[line[i + 1], d]
+        _store(cache, h, 1, plies - i - 2, line[i + 2], 0)
+        i += 2
+    i -= 2
+    while i >= 0:
+        cells[s, line[i]] = 0
+        cells[s, line[i + 1]] = 0
+        i -= 2
+    return plies
+
+
+def new_cache():
+    from numba import types
+    from numba.typed import Dict
+
+    return Dict.empty(key_type=types.int64, value_type=types.UniTuple(types.int64, 4))
+
+
+class VcfCache:
+    """``ThreatSolver.cache`` over the core's table: keys ``(stones, attacker)``, values
+    ``(found, budget)`` with ``found`` None or ``(line, plies)`` (``line`` its first move only)."""
+
+    def __init__(self, size: int, zobrist: np.ndarray):
+        self.table = new_cache()
+        self.zobrist = zobrist
+        self.size = size
+
+    def _key(self, key) -> int:
+        stones, attacker = key
+        cells = np.frombuffer(stones, dtype=np.int8).astype(np.int64)
+        where = np.flatnonzero(cells)
+        h = np.bitwise_xor.reduce(self.zobrist[where, cells[where]]) if len(where) else np.int64(0)
+        return int(np.int64(h) ^ self.zobrist[self.size, attacker])
+
+    def get(self, key):
+        value = self.table.get(self._key(key))
+        if value is None:
+            return None
+        found, plies, first, budget = value
+        return (([int(first)], int(plies)) if found else None), int(budget)
+
+    def __setitem__(self, key, value) -> None:
+        found, budget = value
+        self.table[self._key(key)] = (1, int(found[1]), int(found[0][0]), int(budget)) if found else (0, 0, -1,
+                                                                                                      int(budget))
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+    def clear(self) -> None:
+        self.table.clear()
+
+
+def install_cache(solver, board, zobrist: np.ndarray) -> VcfCache:
+    """Gives the player's ``ThreatSolver`` a ``VcfCache`` (once; the entries it holds move over, in order)."""
+    solver.sync(board)  # the threat board of this geometry first: a new one clears the cache
+    cache = solver.cache
+    if isinstance(cache, VcfCache) and cache.size == board.size:
+        return cache
+    table = VcfCache(board.size, zobrist)
+    for key, value in cache.items():
+        table[key] = value
+    solver.cache = table
+    return table
+
+
+def analyse_root(trees, s: int, solver, board) -> None:
+    """The root's threat searches for search ``s`` before its move (see the module docstring)."""
+    sint = trees.sint
+    sint[s, k.S_ROOT_NMOVES] = -1
+    sint[s, k.S_HINT] = -1
+    root = sint[s, k.S_ROOT]
+    expanded = trees.nodei[root, k.N_FIRST] >= 0
+    if expanded and trees.nodei[root, k.N_PROVEN]:
+        return
+    mine, theirs = board.completing_cells()
+    if len(mine) or len(theirs):
+        return  # the in-tree solver's own rules answer these
+    found = solver.root(board)
+    if not expanded:
+        moves = None
+        if found.win is not None:
+            moves = [found.win[0]]
+        elif found.keep is not None:
+            moves = np.flatnonzero(found.keep)
+        if moves is not None:
+            trees.rootmoves[s, :len(moves)] = moves
+            sint[s, k.S_ROOT_NMOVES] = len(moves)
+        elif found.hint is not None:
+            sint[s, k.S_HINT] = found.hint
+        return
+    first, nchild = trees.nodei[root, k.N_FIRST], trees.nodei[root, k.N_NCHILD]
+    moves = trees.edgei[first:first + nchild, k.E_MOVE]
+    if found.win is not None:
+        where = np.flatnonzero(moves == found.win[0])
+        if len(where):
+            trees.make_room(1)
+            root = sint[s, k.S_ROOT]
+            index = int(where[0])
+            child = kernels.child_node(trees.nodef, trees.nodei, trees.edgei, trees.pool, root, index)
+            path = np.array([[[root, index]]], np.int64)
+            kernels.prove(trees.nodef, trees.nodei, trees.edgei, path, 0, 1, child, -1, found.plies - 1)
+    elif found.keep is not None:
+        bad = ~found.keep[moves]
+        if bad.any() and not bad.all():
+            for index in np.flatnonzero(bad):
+                kernels.mark_lost(trees.nodei, trees.edgei, root, int(index))

@@ -1,0 +1,121 @@
+"""The core's compiled threat code against the reference Python functions, on many random positions.
+
+The VCF search (``core.vcf``) must find the same line as ``threat_searches.find_vcf`` and answer
+as ``features.has_vcf``; the leaf's VCF with its cache (``core.threats.leaf_vcf``) the same as
+``ThreatSolver.vcf``; the threat planes (``core.planes``) must be ``features.fill_threat_part``'s.
+"""
+
+import numpy as np
+import pytest
+
+from gomoku.game import features, rules
+from gomoku.game.board import Board
+from gomoku.search.core import core_enabled
+
+pytestmark = pytest.mark.skipif(not core_enabled(), reason="the compiled core is off (no numba, or GOMOKU_CORE=off)")
+
+RULES = ("freestyle", "standard", "renju")
+
+
+def _position(rng, width, rule):
+    """A board with a cluster of stones in the middle, many lines of three and four among them,
+    and no five on it."""
+    board = Board(width, width, 5, rule=rule)
+    stones = int(rng.integers(6, 40))
+    for _ in range(400):
+        if len(board.history) >= stones or board.game_over:
+            break
+        row, col = np.clip(rng.normal((width - 1) / 2, width / 5, 2).round().astype(int), 0, width - 1)
+        move = int(row * width + col)
+        if board.cells[move] == 0 and not (board.rule == "renju" and board.current_player == 1
+                                           and board.is_forbidden(move)):
+            board.play(move)
+            if board.game_over:
+                board.undo()
+    return board
+
+
+def _setup(board):
+    from gomoku.search.core import vcf
+
+    geo = vcf.geometry(board.width, board.height, board.n_in_row)
+    cells = np.array([board.cells], np.int8)
+    exact = np.array(rules.exact_players(board.rule), np.bool_)
+    ws = vcf.workspace(board.size, len(geo[0]))
+    return geo, cells, exact, ws
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_the_compiled_vcf_finds_the_reference_line(rule):
+    from gomoku.search.core import vcf
+    from gomoku.search.threat_board import ThreatBoard
+    from gomoku.search.threat_searches import find_vcf
+
+    rng = np.random.default_rng(RULES.index(rule))
+    found = 0
+    for _ in range(150):
+        board = _position(rng, 11, rule)
+        geo, cells, exact, ws = _setup(board)
+        windows, ends, through, beyond, zobrist = geo
+        for attacker in (1, 2):
+            for budget, depth in ((60, 12), (20, 4)):
+                want = find_vcf(ThreatBoard(board), attacker, budget, depth)
+                length = vcf.search(cells, 0, attacker, depth, budget, 5, exact, rule == "renju", 11, 11, windows,
+                                    ends, through, beyond, zobrist, ws)
+                got = [int(m) for m in ws[-1][:length]] if length else None
+                assert got == want
+                assert list(cells[0]) == list(board.cells)
+                found += want is not None
+    assert found > 30
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_the_compiled_threat_planes_are_the_reference_planes(rule):
+    from gomoku.search.core import planes, vcf
+
+    rng = np.random.default_rng(10 + RULES.index(rule))
+    vcf_planes = 0
+    for _ in range(120):
+        board = _position(rng, 11, rule)
+        geo, cells, exact, ws = _setup(board)
+        want = features.planes(board, 2).reshape(14, -1)
+        out = np.full((2, 14, board.size), 7.0, np.float32)
+        planes.write_threat_planes(cells, board.current_player, 0, out, 1, 5, exact, rule == "renju", 11, 11,
+                                   planes.plane_tables(11, 11, 5), geo, ws)
+        assert np.array_equal(out[1, 4:], want[4:])
+        vcf_planes += int(want[12:, 0].sum())
+    assert vcf_planes > 20
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_the_leaf_vcf_and_its_cache_answer_as_the_threat_solver(rule):
+    from gomoku.search.core import threats, vcf
+    from gomoku.search.threats import ThreatSolver
+
+    rng = np.random.default_rng(20 + RULES.index(rule))
+    solver = ThreatSolver()
+    board = _position(rng, 11, rule)
+    geo, _, exact, ws = _setup(board)
+    cache = threats.install_cache(solver, board, geo[4])
+    reference = ThreatSolver()
+    proven = 0
+    for _ in range(150):
+        board = _position(rng, 11, rule)
+        cells = np.array([board.cells], np.int8)
+        for attacker in (1, 2):
+            want = reference.vcf(board, attacker)
+            got = threats.leaf_vcf(cells, 0, attacker, cache.table, 5, exact, rule == "renju", 11, 11, *geo, ws)
+            assert got == (want[1] if want else 0)
+            proven += got > 0
+            if want and len(want[0]) >= 3 and board.current_player == attacker:
+                # the next position along the line: answered from the cache, as the reference's is
+                board.play(want[0][0])
+                board.play(want[0][1])
+                cells = np.array([board.cells], np.int8)
+                again = reference.vcf(board, attacker)
+                assert again[1] == want[1] - 2
+                assert threats.leaf_vcf(cells, 0, attacker, cache.table, 5, exact, rule == "renju", 11, 11, *geo,
+                                        ws) == again[1]
+                break
+        assert len(cache) == len(reference.cache)
+    assert proven > 20
