@@ -71,7 +71,7 @@ def test_the_compiled_vcf_finds_the_reference_line(rule):
 
 @pytest.mark.parametrize("rule", RULES)
 def test_the_compiled_threat_planes_are_the_reference_planes(rule):
-    from gomoku.search.core import planes, vcf
+    from gomoku.search.core import planes
 
     rng = np.random.default_rng(10 + RULES.index(rule))
     vcf_planes = 0
@@ -89,7 +89,7 @@ def test_the_compiled_threat_planes_are_the_reference_planes(rule):
 
 @pytest.mark.parametrize("rule", RULES)
 def test_the_leaf_vcf_and_its_cache_answer_as_the_threat_solver(rule):
-    from gomoku.search.core import threats, vcf
+    from gomoku.search.core import threats
     from gomoku.search.threats import ThreatSolver
 
     rng = np.random.default_rng(20 + RULES.index(rule))
@@ -119,3 +119,66 @@ def test_the_leaf_vcf_and_its_cache_answer_as_the_threat_solver(rule):
                 break
         assert len(cache) == len(reference.cache)
     assert proven > 20
+
+
+class _Planes2Net:
+    """``test_core.FakeNet`` over the 14 planes of input version 2."""
+
+    input_version = 2
+    version = 0
+
+    def __init__(self, size, seed=0):
+        from tests.test_core import FakeNet
+
+        self.net = FakeNet(size, seed, channels=14)
+
+    def predict(self, planes):
+        return self.net.predict(planes)
+
+
+def _threat_games(compiled, width, playouts, n_games, kind="puct", rule="freestyle", **options):
+    from gomoku.search.evaluator import NetEvaluator
+    from gomoku.search.gumbel import GumbelPlayer
+    from gomoku.search.lockstep import run_games
+    from gomoku.search.mcts_player import MCTSPlayer
+
+    evaluator = NetEvaluator(_Planes2Net(width * width), cache_size=0)
+
+    def new_game(i):
+        if kind == "gumbel":
+            player = GumbelPlayer(evaluator, n_playout=playouts, seed=i, threats=True, **options)
+        else:
+            player = MCTSPlayer(evaluator, n_playout=playouts, self_play=True, seed=i, threats=True, **options)
+        board = Board(width, width, 5, start_player=1 if rule == "renju" else 1 + i % 2, rule=rule)
+        return board, {1: player, 2: player}
+
+    return run_games(n_games, new_game, n_games, record=True, compiled=compiled)
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_threats_on_input_v2_games_are_the_same_on_the_core(rule):
+    from tests.test_core import GUMBEL_PI_TOLERANCE, _assert_same
+
+    args = (9, 24, 3)
+    _assert_same(_threat_games(False, *args, rule=rule, fpu=0.25),
+                 _threat_games(True, *args, rule=rule, fpu=0.25))
+    _assert_same(_threat_games(False, *args, kind="gumbel", rule=rule),
+                 _threat_games(True, *args, kind="gumbel", rule=rule), GUMBEL_PI_TOLERANCE)
+
+
+def test_a_match_of_a_threats_player_on_planes_2_and_a_plain_one_is_the_same_on_the_core():
+    from gomoku.search.evaluator import NetEvaluator
+    from gomoku.search.lockstep import run_games
+    from gomoku.search.mcts_player import MCTSPlayer
+    from tests.test_core import FakeNet, _assert_same
+
+    planes2 = NetEvaluator(_Planes2Net(81, seed=2), cache_size=0)
+    plain = NetEvaluator(FakeNet(81, seed=1), cache_size=0)
+
+    def new_game(i):
+        threats = MCTSPlayer(planes2, n_playout=20, threats=True, reuse_tree=True)
+        other = MCTSPlayer(plain, n_playout=20, solve=True)
+        players = {1: threats, 2: other} if i % 2 else {1: other, 2: threats}
+        return Board(9, 9, 5, start_player=1 + i % 2), players
+
+    _assert_same(run_games(2, new_game, 2, compiled=False), run_games(2, new_game, 2, compiled=True))

@@ -2,10 +2,12 @@
 
 ``lockstep.Lockstep`` hands a game here when every tree player in it can run on the core
 (``supported``): ``MCTSPlayer`` (PUCT) and ``GumbelPlayer`` with a net evaluator of input
-version 1, without the threat searches, under any rule. The players keep
+version 1 or 2, with or without the threat searches, under any rule. The players keep
 what happens once a move in Python: their random draws (playout cap, Gumbel, noise,
 move sampling), the move choice and the training target, read from a copy of the root
-(``CoreTrees.root_view``). Everything between two moves runs in the kernels.
+(``CoreTrees.root_view``), and the root's threat searches (``threats.analyse_root``, the
+reference's Python, which shares the VCF cache of the player's tree with the kernels).
+Everything between two moves runs in the kernels.
 
 A step: one call backs up every pending leaf with last step's net output and runs each
 mover's playouts up to its next leaf; Python then serves the searches that finished a
@@ -19,8 +21,10 @@ import sys
 
 import numpy as np
 
+from gomoku.game.features import input_channels
 from gomoku.search.core import layout as k
 from gomoku.search.core.jit import available, cached
+from gomoku.search.core.threats import analyse_root, install_cache
 from gomoku.search.core.trees import UNLIMITED, CoreTrees
 from gomoku.search.evaluator import NetEvaluator
 from gomoku.search.gumbel import GumbelPlayer
@@ -32,13 +36,10 @@ def supported(board, players) -> bool:
     if not available or board.game_over:
         return False
     for player in {id(p): p for p in players.values()}.values():
-        if type(player) is MCTSPlayer:
-            if player.mcts.threats:
-                return False
-        elif type(player) is not GumbelPlayer or player.tree.threats:
+        if type(player) not in (MCTSPlayer, GumbelPlayer):
             return False
         evaluator = player.evaluator
-        if type(evaluator) is not NetEvaluator or evaluator.input_version != 1:
+        if type(evaluator) is not NetEvaluator or evaluator.input_version not in (1, 2):
             return False
     return True
 
@@ -52,15 +53,17 @@ class _Group:
                   file=sys.stderr, flush=True)
         self.trees = CoreTrees(board.width, board.height, board.n_in_row, board.rule, nodes=pools[0], edges=pools[1])
         self.slots = []
+        self.channels = 4
         self.out = np.zeros((0, 4, board.size), np.float32)
         self.priors = np.zeros((0, board.size), np.float32)
         self.values = np.zeros(0, np.float32)
         self.shape = (board.height, board.width)
 
     def buffers(self, rows: int) -> None:
-        if self.out.shape[0] < rows:
+        if self.out.shape[0] < rows or self.out.shape[1] < self.channels:
             size = self.out.shape[2]
-            self.out = np.zeros((rows, 4, size), np.float32)
+            rows = max(rows, self.out.shape[0])
+            self.out = np.zeros((rows, self.channels, size), np.float32)
             priors = np.zeros((rows, size), np.float32)
             values = np.zeros(rows, np.float32)
             priors[:len(self.priors)], values[:len(self.values)] = self.priors, self.values
@@ -91,13 +94,18 @@ class CoreGames:
             group = self.groups[key] = _Group(board, self._pools)
         slot.searches = {}
         for player in {id(p): p for p in slot.players.values()}.values():
-            if type(player) is GumbelPlayer:
-                tree = player.tree
+            inputs = player.evaluator.input_version
+            group.channels = max(group.channels, input_channels(inputs))
+            gumbel = type(player) is GumbelPlayer
+            tree = player.tree if gumbel else player.mcts
+            cache = install_cache(tree.threat_solver, board, group.trees.zobrist) if tree.threats else None
+            threat_options = dict(threats=tree.threats, inputs=inputs, cache=cache)
+            if gumbel:
                 s = group.trees.add(board, True, win_check=tree.win_check, solve=tree.solve,
-                                    c_visit=tree.c_visit, c_scale=tree.c_scale)
+                                    c_visit=tree.c_visit, c_scale=tree.c_scale, **threat_options)
             else:
-                tree = player.mcts
-                s = group.trees.add(board, False, tree.c_puct, tree.fpu, tree.win_check, tree.solve)
+                s = group.trees.add(board, False, tree.c_puct, tree.fpu, tree.win_check, tree.solve,
+                                    **threat_options)
             slot.searches[id(player)] = s
         slot.playouts = {s: 0 for s in slot.searches.values()}
         group.slots.append(slot)
@@ -149,7 +157,7 @@ class CoreGames:
                     player = slot.players[slot.board.current_player]
                     s = slot.searches[id(player)]
                 if trees.state(s) == k.IDLE:
-                    self._start(player, s, trees)
+                    self._start(player, s, trees, slot.board)
                 if trees.state(s) == k.NEED_QUEUE:
                     self._queue(player, s, trees)
                 if trees.state(s) == k.RUN:
@@ -184,7 +192,10 @@ class CoreGames:
         return over
 
     @staticmethod
-    def _start(player, s, trees) -> None:
+    def _start(player, s, trees, board) -> None:
+        tree = player.tree if type(player) is GumbelPlayer else player.mcts
+        if tree.threats:
+            analyse_root(trees, s, tree.threat_solver, board)
         if type(player) is GumbelPlayer:
             trees.start_move(s, UNLIMITED)  # the root's evaluation comes first; the budget is drawn after it
         else:
@@ -216,7 +227,10 @@ class CoreGames:
         height, width = group.shape
         for evaluator, row_list in by_evaluator.values():
             index = np.sort(np.array(row_list, np.int64))
+            channels = input_channels(evaluator.input_version)
             whole = len(index) == rows and index[-1] == rows - 1
             planes = group.out[:rows] if whole else group.out[index]
+            if channels < planes.shape[1]:
+                planes = np.ascontiguousarray(planes[:, :channels])
             group.priors[index], group.values[index] = evaluator.predict_planes(
-                planes.reshape(len(index), 4, height, width))
+                planes.reshape(len(index), channels, height, width))

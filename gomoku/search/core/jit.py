@@ -32,4 +32,4 @@ def cached() -> bool:
     here = os.path.dirname(os.path.abspath(__file__))
     where = os.environ.get("NUMBA_CACHE_DIR")
     folders = [os.path.join(here, "__pycache__")] + ([where] if where else [])
-    return any(glob.glob(os.path.join(folder, "**", "kernels.step-*.nbi"), recursive=True) for folder in folders)
+    return any(glob.glob(os.path.join(folder, "**", "descent.step-*.nbi"), recursive=True) for folder in folders)

@@ -72,10 +72,11 @@ def geometry(width: int, height: int, n: int) -> tuple:
     return windows, ends, table(through), table(beyond), zobrist
 
 
-def workspace(size: int, windows: int):
+@njit
+def workspace(size, windows):
     """The scratch arrays of ``search`` for boards of ``size`` cells and ``windows`` windows."""
     frames = MOST_DEPTH + 2
-    return (np.zeros((3, windows), np.int64), np.zeros((3, windows), np.int64), np.zeros(max(size, windows), np.int64),
+    return (np.zeros((3, windows), np.int64), np.zeros((3, windows), np.int64), np.zeros(size + windows, np.int64),
             np.zeros(windows, np.int64), np.zeros(2 * windows, np.int64), np.zeros((frames, size), np.int64),
             np.zeros((frames, size), np.int64), np.zeros(frames, np.int64), np.zeros(frames, np.int64),
             np.zeros(frames, np.int64), np.zeros(MOST_NODES + 2, np.int64), np.zeros(MOST_NODES + 2, np.int64),
