@@ -139,7 +139,7 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
                   actors: str = "local", log=print, precisions: tuple = ("fp32",),
                   model_path: Optional[str] = None, root_search: str = "puct", threats: bool = False,
                   opening_stones: int = 0, moves_per_game: float = 0.0,
-                  trees: tuple = ("compiled",), sweep: tuple = ()) -> dict:
+                  trees: tuple = ("compiled",), sweep: tuple = (), inputs: int = 1) -> dict:
     """Measures everything; returns the figures as a dict (see the module docstring).
 
     ``sizefree_sizes``: the square boards on which the size-free net
@@ -149,6 +149,7 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
     ``model_path``: a model file whose net the net-alone and self-play figures use
     (a size-free one also stands in for the size-free net), instead of a fresh one.
     ``root_search``, ``threats``, ``opening_stones``: the self-play recipe, as ``train.py``'s flags.
+    ``inputs``: the fresh net's input version (a model file says its own).
     ``moves_per_game``: the games' mean length, if known (say, from a run's log); self-play then
     runs ``seconds`` only and games per hour use this length.
     ``trees``: self-play's search trees to measure side by side: ``compiled`` (the compiled core,
@@ -168,7 +169,7 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
     results = {
         "board": f"{width}x{height}, {n_in_row} in a row", "n_playout": n_playout,
         "workers": workers, "parallel_games_per_worker": parallel, "device": device, "actors": actors,
-        "precision": precisions[0], "net": model_path or "a fresh reference net",
+        "precision": precisions[0], "net": model_path or f"a fresh reference net, input version {inputs}",
         "selfplay_recipe": f"{root_search}, threats {'on' if threats else 'off'}, opening stones {opening_stones}",
         "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
                    f"Python {platform.python_version()}",
@@ -177,7 +178,7 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
         model = PolicyValueModel.load(model_path, device=device, threads=usable_cpus(),
                                       expect=NetSpec(width, height, n_in_row))
     else:
-        model = PolicyValueModel(NetSpec(width, height, n_in_row), device=device, threads=usable_cpus())
+        model = PolicyValueModel(NetSpec(width, height, n_in_row, inputs=inputs), device=device, threads=usable_cpus())
     with tempfile.TemporaryDirectory(prefix="gomoku-bench-") as directory:
         model.export_inference(directory)  # what a publish sends to each machine
         results["weights_bytes"] = sum(os.path.getsize(os.path.join(directory, f)) for f in os.listdir(directory))
@@ -349,6 +350,8 @@ def main(argv=None) -> int:
                         help="the self-play search, as train.py's --root-search")
     parser.add_argument("--threats", type=switch_arg, default=False, metavar="on|off",
                         help="self-play with the threat solver, as train.py's --threats")
+    parser.add_argument("--inputs", type=int, choices=[1, 2], default=1,
+                        help="the fresh net's input version, as train.py's --inputs (2: the threat planes)")
     parser.add_argument("--opening-stones", type=int, default=0,
                         help="self-play games start from up to this many random central stones")
     parser.add_argument("--moves-per-game", type=float, default=0.0,
@@ -403,7 +406,7 @@ def main(argv=None) -> int:
                             model_path=args.model, root_search=args.root_search, threats=args.threats,
                             opening_stones=args.opening_stones, moves_per_game=args.moves_per_game,
                             trees=("reference", "compiled") if args.trees == "both" else (args.trees,),
-                            sweep=sweep)
+                            sweep=sweep, inputs=args.inputs)
     print(format_table(results))
     if args.json:
         with open(args.json, "w") as f:
