@@ -13,10 +13,12 @@ import os
 
 try:
     import numba
+    from numba import types
+    from numba.typed import Dict, List
 
     available = True
 except ImportError:  # the core is an accelerator, never a requirement of correctness
-    numba = None
+    numba = types = Dict = List = None
     available = False
 
 

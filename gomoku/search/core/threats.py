@@ -20,8 +20,8 @@ from __future__ import annotations
 import numpy as np
 
 from gomoku.search.core import kernels
+from gomoku.search.core.jit import Dict, List, njit, types
 from gomoku.search.core import layout as k
-from gomoku.search.core.jit import njit
 from gomoku.search.core.vcf import (CACHE_SIZE, LEAF_VCF_DEPTH, LEAF_VCF_NODES, is_five_cell, position_hash, put,
                                     search)
 
@@ -90,11 +90,55 @@ def leaf_vcf(cells, s, a, cache, n, exact, renju, width, height, windows, ends, 
     return plies
 
 
-def new_cache():
-    from numba import types
-    from numba.typed import Dict
+_ENTRY = types.UniTuple(types.int64, 4) if types is not None else None
 
-    return Dict.empty(key_type=types.int64, value_type=types.UniTuple(types.int64, 4))
+
+@njit
+def new_cache():
+    """An empty VCF cache table: a numba typed dict from a key to ``(found, plies, first move, budget)``."""
+    return Dict.empty(key_type=types.int64, value_type=_ENTRY)
+
+
+@njit
+def _cache_get(cache, key):
+    if key in cache:
+        return cache[key]
+    return (-1, 0, -1, 0)
+
+
+@njit
+def _cache_set(cache, key, found, plies, first, budget):
+    cache[key] = (found, plies, first, budget)
+
+
+@njit
+def _cache_len(cache):
+    return len(cache)
+
+
+@njit
+def _cache_clear(cache):
+    cache.clear()
+
+
+@njit
+def cache_list(first, count):
+    """A typed list of ``count`` references to the cache table ``first``."""
+    out = List()
+    for _ in range(count):
+        out.append(first)
+    return out
+
+
+@njit
+def cache_list_extend(caches, first, count):
+    for _ in range(count):
+        caches.append(first)
+
+
+@njit
+def cache_list_set(caches, index, cache):
+    caches[index] = cache
 
 
 class VcfCache:
@@ -114,22 +158,23 @@ class VcfCache:
         return int(np.int64(h) ^ self.zobrist[self.size, attacker])
 
     def get(self, key):
-        value = self.table.get(self._key(key))
-        if value is None:
+        found, plies, first, budget = _cache_get(self.table, self._key(key))
+        if found < 0:
             return None
-        found, plies, first, budget = value
         return (([int(first)], int(plies)) if found else None), int(budget)
 
     def __setitem__(self, key, value) -> None:
         found, budget = value
-        self.table[self._key(key)] = (1, int(found[1]), int(found[0][0]), int(budget)) if found else (0, 0, -1,
-                                                                                                      int(budget))
+        if found:
+            _cache_set(self.table, self._key(key), 1, int(found[1]), int(found[0][0]), int(budget))
+        else:
+            _cache_set(self.table, self._key(key), 0, 0, -1, int(budget))
 
     def __len__(self) -> int:
-        return len(self.table)
+        return _cache_len(self.table)
 
     def clear(self) -> None:
-        self.table.clear()
+        _cache_clear(self.table)
 
 
 def install_cache(solver, board, zobrist: np.ndarray) -> VcfCache:

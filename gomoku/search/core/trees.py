@@ -25,7 +25,7 @@ from gomoku.game.features import MAX_THREAT_N
 from gomoku.search.core import boards, descent, kernels
 from gomoku.search.core import layout as k
 from gomoku.search.core.planes import plane_tables
-from gomoku.search.core.threats import new_cache
+from gomoku.search.core.threats import cache_list, cache_list_extend, cache_list_set, new_cache
 from gomoku.search.core.vcf import geometry
 from gomoku.search.gumbel import GumbelNode
 from gomoku.search.tree import TreeNode
@@ -64,7 +64,7 @@ class CoreTrees:
         self.queue = np.zeros((0, 1), np.int64)
         self.rootmoves = np.zeros((0, size), np.int64)  # a new root's moves from the threat searches
         self._no_cache = new_cache()
-        self.caches = _typed_list()  # each search's VCF cache (its player's, ``threats.VcfCache``)
+        self.caches = cache_list(self._no_cache, 0)  # each search's VCF cache (its player's, ``threats.VcfCache``)
         self._free: list[int] = []
         self._grow_searches(searches)
 
@@ -93,8 +93,7 @@ class CoreTrees:
         self.leafmoves = grown(self.leafmoves)
         self.queue = grown(self.queue)
         self.rootmoves = grown(self.rootmoves)
-        for _ in range(count):
-            self.caches.append(self._no_cache)
+        cache_list_extend(self.caches, self._no_cache, count)
         self._free.extend(range(new - 1, old - 1, -1))
 
     def _ensure_queue(self, length: int) -> None:
@@ -162,7 +161,7 @@ class CoreTrees:
         self.sflt[s, k.P_THREATS] = float(threats)
         self.sint[s, k.S_INPUTS] = inputs
         self.sint[s, k.S_ROOT_NMOVES] = self.sint[s, k.S_HINT] = -1
-        self.caches[s] = cache.table if cache is not None else self._no_cache
+        cache_list_set(self.caches, s, cache.table if cache is not None else self._no_cache)
         self.sflt[s, k.P_C_VISIT] = c_visit
         self.sflt[s, k.P_C_SCALE] = c_scale
         self.cells[s] = board.cells
@@ -253,13 +252,6 @@ class CoreTrees:
                 if child >= 0:
                     view.children[index] = _node(self, child, gumbel, statistics=False)
         return view
-
-
-def _typed_list():
-    import numba
-    from numba.typed import List
-
-    return List.empty_list(numba.typeof(new_cache()))
 
 
 def _no_tables() -> tuple:
