@@ -60,13 +60,73 @@ def test_the_compiled_vcf_finds_the_reference_line(rule):
         for attacker in (1, 2):
             for budget, depth in ((60, 12), (20, 4)):
                 want = find_vcf(ThreatBoard(board), attacker, budget, depth)
-                length = vcf.search(cells, 0, attacker, depth, budget, 5, exact, rule == "renju", 11, 11, windows,
-                                    ends, through, beyond, zobrist, ws)
+                length, _ = vcf.search(cells, 0, attacker, depth, 0, budget, 5, exact, rule == "renju", 11, 11,
+                                       windows, ends, through, beyond, zobrist, ws)
                 got = [int(m) for m in ws[-1][:length]] if length else None
                 assert got == want
                 assert list(cells[0]) == list(board.cells)
                 found += want is not None
     assert found > 30
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_the_compiled_vct_finds_the_reference_move_in_as_many_nodes(rule):
+    from gomoku.search.core import vct
+    from gomoku.search.threat_board import ThreatBoard, _weights
+    from gomoku.search.threat_searches import find_vct
+
+    rng = np.random.default_rng(30 + RULES.index(rule))
+    found = 0
+    for _ in range(25):
+        board = _position(rng, 11, rule)
+        geo, cells, exact, ws = _setup(board)
+        vs = vct.vct_workspace(board.size)
+        for attacker in (1, 2):
+            for budget, depth in ((1000, 3), (100, 2)):
+                tb = ThreatBoard(board)
+                want = find_vct(tb, attacker, budget, depth)
+                got, nodes = vct.find_vct(cells, 0, attacker, budget, depth, 5, exact, rule == "renju", 11, 11, *geo,
+                                          _weights(5), ws, vs)
+                assert (got, nodes) == (-1 if want is None else want, tb.nodes)
+                assert list(cells[0]) == list(board.cells)
+                found += want is not None
+    assert found > 20
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_the_compiled_root_searches_are_the_threat_solvers(rule):
+    from gomoku.search.core import roots, threats, vct
+    from gomoku.search.threat_board import _weights
+    from gomoku.search.threats import ThreatSolver
+
+    rng = np.random.default_rng(40 + RULES.index(rule))
+    reference, solver = ThreatSolver(), ThreatSolver()
+    board = _position(rng, 11, rule)
+    geo, _, exact, ws = _setup(board)
+    cache = threats.install_cache(solver, board, geo[4])
+    vs, keep, line = vct.vct_workspace(board.size), np.zeros(board.size, np.bool_), np.zeros(64, np.int64)
+    kinds = set()
+    for _ in range(30):
+        board = _position(rng, 11, rule)
+        if any(len(cells) for cells in board.completing_cells()):
+            continue  # the in-tree solver answers these before the threat searches are asked
+        cells = np.array([board.cells], np.int8)
+        want = reference.root(board)
+        kind, move, plies = roots.root(cells, 0, board.current_player, reference.vct_nodes,
+                                       reference.defence_vct_nodes, reference.vct_depth, cache.table, 5, exact,
+                                       rule == "renju", 11, 11, *geo, _weights(5), ws, vs, keep, line)
+        kinds.add(kind)
+        if want.win is not None:
+            assert (kind, move, plies) == (roots.WIN, want.win[0], want.plies)
+        elif want.keep is not None:
+            assert kind == roots.KEEP and np.array_equal(keep, want.keep)
+        elif want.hint is not None:
+            assert (kind, move) == (roots.HINT, want.hint)
+        else:
+            assert kind == roots.NONE
+        assert list(cells[0]) == list(board.cells)
+        assert len(cache) == len(reference.cache)
+    assert {roots.WIN, roots.KEEP} <= kinds
 
 
 @pytest.mark.parametrize("rule", RULES)

@@ -157,7 +157,7 @@ class CoreGames:
                     player = slot.players[slot.board.current_player]
                     s = slot.searches[id(player)]
                 if trees.state(s) == k.IDLE:
-                    self._start(player, s, trees, slot.board)
+                    self._start(player, s, trees)
                 if trees.state(s) == k.NEED_QUEUE:
                     self._queue(player, s, trees)
                 if trees.state(s) == k.RUN:
@@ -192,10 +192,10 @@ class CoreGames:
         return over
 
     @staticmethod
-    def _start(player, s, trees, board) -> None:
+    def _start(player, s, trees) -> None:
         tree = player.tree if type(player) is GumbelPlayer else player.mcts
         if tree.threats:
-            analyse_root(trees, s, tree.threat_solver, board)
+            analyse_root(trees, s, tree.threat_solver)
         if type(player) is GumbelPlayer:
             trees.start_move(s, UNLIMITED)  # the root's evaluation comes first; the budget is drawn after it
         else:
@@ -215,7 +215,8 @@ class CoreGames:
 
     @staticmethod
     def _evaluate(group: _Group, rows: int) -> None:
-        """The net's priors and values for the rows written this step, one call per evaluator."""
+        """The net's priors and values for the rows written this step, one call per evaluator
+        (through the evaluator's cache of positions, where it keeps one)."""
         trees = group.trees
         by_evaluator: dict[int, tuple] = {}
         for slot in group.slots:
@@ -223,14 +224,26 @@ class CoreGames:
             s = slot.searches[id(player)]
             if trees.state(s) == k.PENDING:
                 evaluator = player.evaluator
-                by_evaluator.setdefault(id(evaluator), (evaluator, []))[1].append(trees.sint[s, k.S_ROW])
+                by_evaluator.setdefault(id(evaluator), (evaluator, []))[1].append((trees.sint[s, k.S_ROW], s))
         height, width = group.shape
-        for evaluator, row_list in by_evaluator.values():
-            index = np.sort(np.array(row_list, np.int64))
+        for evaluator, pending in by_evaluator.values():
+            pending.sort()
+            index = np.array([row for row, _ in pending], np.int64)
             channels = input_channels(evaluator.input_version)
             whole = len(index) == rows and index[-1] == rows - 1
             planes = group.out[:rows] if whole else group.out[index]
             if channels < planes.shape[1]:
                 planes = np.ascontiguousarray(planes[:, :channels])
-            group.priors[index], group.values[index] = evaluator.predict_planes(
-                planes.reshape(len(index), channels, height, width))
+            planes = planes.reshape(len(index), channels, height, width)
+            if evaluator.cache_size:
+                keys = [_cache_key(trees, s) for _, s in pending]
+                group.priors[index], group.values[index] = evaluator.predict_keyed(keys, planes)
+            else:
+                group.priors[index], group.values[index] = evaluator.predict_planes(planes)
+
+
+def _cache_key(trees, s: int) -> tuple:
+    """``NetEvaluator``'s cache key of search ``s``'s position (its leaf, while it waits for the net)."""
+    hlen = trees.sint[s, k.S_HLEN]
+    last = int(trees.hist[s, hlen - 1]) if hlen else -1
+    return trees.cells[s].tobytes(), last, int(trees.sint[s, k.S_CUR]), trees.rule

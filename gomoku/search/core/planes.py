@@ -114,8 +114,8 @@ def write_threat_planes(cells, sint_cur, s, out, row, n, exact, renju, width, he
             won = True
         else:
             attacker = me if side == 0 else 3 - me
-            won = search(cells, s, attacker, VCF_DEPTH, VCF_NODES, n, exact, renju, width, height, windows, ends,
-                         through, beyond, zobrist, ws) > 0
+            won = search(cells, s, attacker, VCF_DEPTH, 0, VCF_NODES, n, exact, renju, width, height, windows,
+                         ends, through, beyond, zobrist, ws)[0] > 0
         if won:
             for c in range(size):
                 out[row, plane, c] = 1.0

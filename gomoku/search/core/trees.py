@@ -26,7 +26,9 @@ from gomoku.search.core import boards, descent, kernels
 from gomoku.search.core import layout as k
 from gomoku.search.core.planes import plane_tables
 from gomoku.search.core.threats import cache_list, cache_list_extend, cache_list_set, new_cache
-from gomoku.search.core.vcf import geometry
+from gomoku.search.core.vcf import geometry, workspace
+from gomoku.search.core.vct import vct_workspace
+from gomoku.search.threat_board import _weights
 from gomoku.search.gumbel import GumbelNode
 from gomoku.search.tree import TreeNode
 
@@ -63,6 +65,11 @@ class CoreTrees:
         self.leafmoves = np.zeros((0, size), np.int64)
         self.queue = np.zeros((0, 1), np.int64)
         self.rootmoves = np.zeros((0, size), np.int64)  # a new root's moves from the threat searches
+        # the root's threat searches' scratch (``threats.analyse_root``)
+        self.weights = _weights(n_in_row)
+        self.ws, self.vs = workspace(size, len(self.vcf_args[0])), vct_workspace(size)
+        self.keep, self.line = np.zeros(size, np.bool_), np.zeros(2 * size + 2, np.int64)
+        self.mark, self.mine, self.theirs = np.zeros(size, np.int64), np.zeros(size, np.int64), np.zeros(size, np.int64)
         self._no_cache = new_cache()
         self.caches = cache_list(self._no_cache, 0)  # each search's VCF cache (its player's, ``threats.VcfCache``)
         self._free: list[int] = []

@@ -34,8 +34,9 @@ from gomoku.search.core.jit import njit
 LEAF_VCF_NODES = 60  # threats.LEAF_VCF_NODES
 LEAF_VCF_DEPTH = 12  # threat_searches.VCF_DEPTH
 CACHE_SIZE = 5_000  # threats.CACHE_SIZE
-MOST_NODES = 64  # the largest budget of a compiled VCF (features.VCF_NODES)
+MOST_NODES = 2000  # the largest budget of a compiled VCF (threats.ROOT_VCF_NODES)
 MOST_DEPTH = 12
+TABLE = 4096  # entries of the failed positions' hash table: twice the largest budget at least
 
 
 ZOBRIST_SEED = 20261126
@@ -79,7 +80,7 @@ def workspace(size, windows):
     return (np.zeros((3, windows), np.int64), np.zeros((3, windows), np.int64), np.zeros(size + windows, np.int64),
             np.zeros(windows, np.int64), np.zeros(2 * windows, np.int64), np.zeros((frames, size), np.int64),
             np.zeros((frames, size), np.int64), np.zeros(frames, np.int64), np.zeros(frames, np.int64),
-            np.zeros(frames, np.int64), np.zeros(MOST_NODES + 2, np.int64), np.zeros(MOST_NODES + 2, np.int64),
+            np.zeros(frames, np.int64), np.zeros(TABLE, np.int64), np.zeros(TABLE, np.int64),
             np.zeros(2 * MOST_DEPTH + 3, np.int64))
 
 
@@ -135,6 +136,32 @@ def position_hash(cells, s, zobrist):
 
 
 @njit
+def table_reset(vals, entries):
+    """Empties the first ``entries`` slots of a hash table (``vals`` -1: a free slot)."""
+    for i in range(entries):
+        vals[i] = -1
+
+
+@njit
+def table_slot(keys, vals, mask, key):
+    """The slot of ``key`` in an open-addressing hash table of ``mask + 1`` slots, or the free slot
+    where it goes."""
+    i = key & mask
+    while vals[i] >= 0 and keys[i] != key:
+        i = (i + 1) & mask
+    return i
+
+
+@njit
+def table_entries(budget, most):
+    """A power of two at least twice ``budget + 2``, at most ``most``."""
+    entries = 16
+    while entries < 2 * (budget + 2) and entries < most:
+        entries *= 2
+    return entries
+
+
+@njit
 def _sort_unique(buf, count):
     """Sorts ``buf[:count]`` and drops repeats in place; returns the new count."""
     for i in range(1, count):
@@ -175,6 +202,16 @@ def is_five_cell(cells, s, p, cell, windows, n, through, cnt, against):
 
 
 @njit
+def five_count(n, windows, cnt, against, p):
+    """How many windows are one stone short of ``p``'s five (0: ``p`` has no five cell)."""
+    count = 0
+    for w in range(windows.shape[0]):
+        if against[p, w] == 0 and cnt[p, w] == n - 1:
+            count += 1
+    return count
+
+
+@njit
 def _fives(cells, s, a, n, size, windows, cnt, against, fd):
     """The node's five cells: ``(code, move)``, code 1 a five cell of ``a`` (``move``, the lowest),
     -1 two or more of the defender, 0 else (the defender's one five cell, if any, in ``fd[0]``,
@@ -199,11 +236,10 @@ def _fives(cells, s, a, n, size, windows, cnt, against, fd):
 
 
 @njit
-def _fours(cells, s, a, level, n, width, height, renju, windows, cnt, against, nd, fd, pairs, counts, cand, reply,
-           ncand):
-    """The attacker's four moves at the node (see the module docstring) into ``cand[level]`` and
-    ``reply[level]``: returns a move that wins at once (two five cells, or a five cell Black may
-    not take), or -1."""
+def four_list(cells, s, a, n, width, height, renju, windows, cnt, against, pairs, moves, fives, counts):
+    """``ThreatBoard.four_moves(a)``: each four move of ``a`` (increasing; under renju never one
+    forbidden to Black) into ``moves``, with its lowest five cell in ``fives`` and its number of
+    five cells in ``counts``; returns how many."""
     size = width * height
     npairs = 0
     if n >= 2:
@@ -222,15 +258,32 @@ def _fours(cells, s, a, level, n, width, height, renju, windows, cnt, against, n
         j = i
         while j < npairs and pairs[j] // size == m:
             j += 1
-        keep = not (nd == 1 and m != fd[0])
-        if keep and renju and a == 1 and is_forbidden(cells, s, m, width, height):
-            keep = False
-        if keep:
-            cand[level, count] = m
-            reply[level, count] = pairs[i] % size
+        if not (renju and a == 1 and is_forbidden(cells, s, m, width, height)):
+            moves[count] = m
+            fives[count] = pairs[i] % size
             counts[count] = j - i
             count += 1
         i = j
+    return count
+
+
+@njit
+def _fours(cells, s, a, level, n, width, height, renju, windows, cnt, against, nd, fd, pairs, counts, cand, reply,
+           ncand):
+    """The attacker's four moves at the node (see the module docstring) into ``cand[level]`` and
+    ``reply[level]``: returns a move that wins at once (two five cells, or a five cell Black may
+    not take), or -1."""
+    count = four_list(cells, s, a, n, width, height, renju, windows, cnt, against, pairs, cand[level], reply[level],
+                      counts)
+    if nd == 1:
+        kept = 0
+        for k in range(count):
+            if cand[level, k] == fd[0]:
+                cand[level, kept] = cand[level, k]
+                reply[level, kept] = reply[level, k]
+                counts[kept] = counts[k]
+                kept += 1
+        count = kept
     ncand[level] = count
     best = -1
     for k in range(count):
@@ -250,17 +303,18 @@ def _fours(cells, s, a, level, n, width, height, renju, windows, cnt, against, n
 
 
 @njit
-def search(cells, s, a, depth, limit, n, exact, renju, width, height, windows, ends, through, beyond, zobrist,
-           ws):
+def search(cells, s, a, depth, nodes, limit, n, exact, renju, width, height, windows, ends, through, beyond,
+           zobrist, ws):
     """A VCF of player ``a`` (to move, as the attacker) on search ``s``'s board within ``depth``
-    fours and ``limit`` nodes: the length of its line in ``ws``'s last array (0: none found).
-    The board is left as it was."""
+    fours, counting its nodes on from ``nodes`` and stopping past ``limit``: returns the length of
+    its line (in ``ws``'s last array; 0: none found) and the nodes counted. The board is left as
+    it was."""
     cnt, against, fa, fd, pairs, cand, reply, ncand, pos, keys, fhash, fdepth, line = ws
     d = 3 - a
     window_counts(cells, s, windows, ends, n, exact, cnt, against)
     h = position_hash(cells, s, zobrist)
-    nodes = 0
-    nfailed = 0
+    mask = table_entries(limit - nodes, fhash.shape[0]) - 1
+    table_reset(fdepth, mask + 1)
     level = 0
     entering = True
     while True:
@@ -271,11 +325,8 @@ def search(cells, s, a, depth, limit, n, exact, renju, width, height, windows, e
             code, move = _fives(cells, s, a, n, width * height, windows, cnt, against, fd)
             if code == 0 and (rem <= 0 or nodes > limit):
                 code = -1
-            if code == 0:
-                for k in range(nfailed):
-                    if fhash[k] == h and fdepth[k] >= rem:
-                        code = -1
-                        break
+            if code == 0 and fdepth[table_slot(fhash, fdepth, mask, h)] >= rem:
+                code = -1
             if code == 0:
                 move = _fours(cells, s, a, level, n, width, height, renju, windows, cnt, against, move, fd, pairs,
                               fa, cand, reply, ncand)
@@ -289,7 +340,7 @@ def search(cells, s, a, depth, limit, n, exact, renju, width, height, windows, e
                     length += 2
                 line[length] = move
                 _unwind(cells, s, a, level, cand, reply, pos, exact, through, beyond, cnt, against)
-                return length + 1
+                return length + 1, nodes
             back = code == -1
             if not back:
                 pos[level] = 0
@@ -307,20 +358,12 @@ def search(cells, s, a, depth, limit, n, exact, renju, width, height, windows, e
                 entering = True
                 continue
             # every four failed: remember the position as failed with this much depth
-            rem = depth - level
-            stored = False
-            for k in range(nfailed):
-                if fhash[k] == keys[level]:
-                    fdepth[k] = rem
-                    stored = True
-                    break
-            if not stored and nfailed < fhash.shape[0]:
-                fhash[nfailed] = keys[level]
-                fdepth[nfailed] = rem
-                nfailed += 1
+            slot = table_slot(fhash, fdepth, mask, keys[level])
+            fhash[slot] = keys[level]
+            fdepth[slot] = depth - level
         # back to the parent frame
         if level == 0:
-            return 0
+            return 0, nodes
         level -= 1
         m = cand[level, pos[level] - 1]
         r = reply[level, pos[level] - 1]
@@ -330,7 +373,7 @@ def search(cells, s, a, depth, limit, n, exact, renju, width, height, windows, e
         entering = False
         if nodes > limit:
             _unwind(cells, s, a, level, cand, reply, pos, exact, through, beyond, cnt, against)
-            return 0
+            return 0, nodes
 
 
 @njit
