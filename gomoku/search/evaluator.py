@@ -46,6 +46,10 @@ class NetEvaluator:
         """The input version of the model's planes: what a recorded training position must hold."""
         return getattr(self.model, "input_version", 1)
 
+    def clear_cache(self) -> None:
+        """Forgets every cached position (a benchmark's measurements start alike)."""
+        self._cache.clear()
+
     def _check_version(self) -> None:
         version = getattr(self.model, "version", 0)
         if version != self._version:

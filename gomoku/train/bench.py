@@ -82,6 +82,7 @@ def _selfplay_worker(args, evaluator) -> dict:
     from gomoku.search.recipe import SelfPlayRecipe
     from gomoku.train.selfplay import SelfPlayStream
 
+    evaluator.clear_cache()  # the trees measured before played the same games: no head start from their positions
     positions_before = evaluator.positions
     root_search, threats, opening_stones, moves_per_game = recipe
     recipe = SelfPlayRecipe(n_playout=n_playout, root_search=root_search, win_check=threats, threats=threats)
@@ -139,7 +140,7 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
                   actors: str = "local", log=print, precisions: tuple = ("fp32",),
                   model_path: Optional[str] = None, root_search: str = "puct", threats: bool = False,
                   opening_stones: int = 0, moves_per_game: float = 0.0,
-                  trees: tuple = ("compiled",), sweep: tuple = (), inputs: int = 1) -> dict:
+                  trees: tuple = ("compiled",), sweep: tuple = (), inputs: int = 1, training: bool = True) -> dict:
     """Measures everything; returns the figures as a dict (see the module docstring).
 
     ``sizefree_sizes``: the square boards on which the size-free net
@@ -150,6 +151,7 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
     (a size-free one also stands in for the size-free net), instead of a fresh one.
     ``root_search``, ``threats``, ``opening_stones``: the self-play recipe, as ``train.py``'s flags.
     ``inputs``: the fresh net's input version (a model file says its own).
+    ``training``: also measure a training step and an update.
     ``moves_per_game``: the games' mean length, if known (say, from a run's log); self-play then
     runs ``seconds`` only and games per hour use this length.
     ``trees``: self-play's search trees to measure side by side: ``compiled`` (the compiled core,
@@ -278,6 +280,14 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
                     measured = actors_.map(_nn_worker, [(board, parallel, seconds)] * workers)
                     results[f"nn_positions_per_s_{net_name}_{n}x{n}{name}"] = round(sum(r for r, _ in measured))
 
+    if training:
+        _measure_training(model, width, height, results, log)
+    results["peak_rss_mb"] = round(_peak_rss_mb())
+    results["peak_rss_mb_worker"] = round(worker_rss)
+    return results
+
+
+def _measure_training(model, width: int, height: int, results: dict, log) -> None:
     log("training step: Adam on a batch of 512 ...")
     rng = np.random.default_rng(0)
     planes = (rng.random((512, model.spec.channels, height, width)) > 0.7).astype(np.float32)
@@ -295,9 +305,6 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
     for _ in range(5):
         fit.step(2e-3)
     results["update_s"] = round(time.perf_counter() - start, 3)
-    results["peak_rss_mb"] = round(_peak_rss_mb())
-    results["peak_rss_mb_worker"] = round(worker_rss)
-    return results
 
 
 def format_table(results: dict) -> str:
@@ -364,6 +371,8 @@ def main(argv=None) -> int:
                         help="also measure the net and self-play (compiled trees) with these many games in "
                              "lockstep per process, e.g. 128,512,1024: on a GPU, the batch that feeds it best "
                              "(give train.py that many with --parallel-games)")
+    parser.add_argument("--training", type=switch_arg, default=True, metavar="on|off",
+                        help="also measure a training step and an update (off: a shorter run)")
     parser.add_argument("--json", metavar="PATH", help="also write the figures to this JSON file")
     args = parser.parse_args(argv)
     if args.moves_per_game < 0:
@@ -406,7 +415,7 @@ def main(argv=None) -> int:
                             model_path=args.model, root_search=args.root_search, threats=args.threats,
                             opening_stones=args.opening_stones, moves_per_game=args.moves_per_game,
                             trees=("reference", "compiled") if args.trees == "both" else (args.trees,),
-                            sweep=sweep, inputs=args.inputs)
+                            sweep=sweep, inputs=args.inputs, training=args.training)
     print(format_table(results))
     if args.json:
         with open(args.json, "w") as f:
