@@ -93,7 +93,9 @@ def _selfplay_worker(args, evaluator) -> dict:
     # At least `seconds`, and until the first games have all finished, for the game length (unless
     # the caller gives the length: long games would take far longer than `seconds`).
     sized = None  # a finished game as the trainer receives it, to size the traffic
-    while time.perf_counter() - start < seconds or (not moves_per_game and len(lengths) < parallel):
+    # (and until a playout was backed up: the compiled core backs up a step's leaves at the next step)
+    while (time.perf_counter() - start < seconds or not stats.playouts
+           or (not moves_per_game and len(lengths) < parallel)):
         stream.lockstep.fill(parallel)
         for game in stream.lockstep.step(stats):
             sized = sized or game

@@ -5,14 +5,15 @@ there: the player to move's VCF within ``LEAF_VCF_NODES`` nodes, and the moves t
 the game along it, through the same quick test and the same per-tree cache of results. The
 cache is the player's, shared with the root's searches (once a move): ``VcfCache`` stands in
 for the ``ThreatSolver``'s dict, so that a player moving between the core and the reference
-trees keeps one table, filled in the same order and cleared at the same size. It keys a position by a 64-bit
-Zobrist hash of its stones and the attacker, and keeps a line's first move and length
-(what the search reads back), not the whole line.
+trees keeps one table, filled in the same order and cleared at the same size. It keys a
+position by a 64-bit Zobrist hash of its stones and the attacker, and keeps a line's first
+move and length (what the searches read back), not the whole line.
 
 ``analyse_root`` runs the root's searches (``roots``, compiled too) for a search about to
-start its move, as the reference does on its first descent: on a new root it leaves the moves to expand the root
-with (the own VCF's first move, or the moves that defend) and the move to favour; on a root
-kept from the last move it proves the own VCF or marks the moves that do not defend as lost.
+start its move, as the reference does on its first descent: on a new root it leaves the moves
+to expand the root with (the own VCF's first move, or the moves that defend) and the move to
+favour; on a root kept from the last move it proves the own VCF or marks the moves that do
+not defend as lost.
 """
 
 from __future__ import annotations
@@ -20,11 +21,12 @@ from __future__ import annotations
 import numpy as np
 
 from gomoku.search.core import kernels
+from gomoku.search.core import layout as k
 from gomoku.search.core.boards import completing_cells
 from gomoku.search.core.jit import Dict, List, njit, types
-from gomoku.search.core import layout as k
 from gomoku.search.core.vcf import (CACHE_SIZE, LEAF_VCF_DEPTH, LEAF_VCF_NODES, is_five_cell, position_hash, put,
                                     search)
+
 
 @njit
 def _store(cache, key, found, plies, first, budget):
