@@ -26,7 +26,6 @@ VCT_VCF_NODES = 200  # the VCF tried at each attacker's node, at most
 FRAMES = 128
 MEMO = 4096
 _ATTACK, _DEFEND = 0, 1
-_DEPTH_KEY = -7046029254386353131  # mixes the threes left into a memo key
 
 
 def vct_workspace(size: int) -> tuple:
@@ -159,7 +158,8 @@ def find_vct(cells, s, a, budget, depth, n, exact, renju, width, height, windows
                 elif five_list(cells, s, d, n, windows, cnt, against, buf) > 0 or nodes > limit:
                     result, done = False, True
                 else:
-                    key = position_hash(cells, s, zobrist) ^ zobrist[size, a] ^ ((frame[f, 1] + 1) * _DEPTH_KEY)
+                    # the memo's key: the stones, the attacker and the threes left (in the high bits)
+                    key = position_hash(cells, s, zobrist) ^ zobrist[size, a] ^ ((frame[f, 1] + 1) << 56)
                     frame[f, 3] = key
                     slot = table_slot(mkeys, mvals, mask, key)
                     if mvals[slot] >= 0 and not frame[f, 2]:
