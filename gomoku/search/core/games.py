@@ -49,7 +49,7 @@ class _Group:
 
     def __init__(self, board, pools: tuple = (0, 0)):
         if not cached():
-            print("compiling the search core (about ten CPU-seconds, once: it is cached for later starts) ...",
+            print("compiling the search core (about a minute of CPU, once: it is cached for later starts) ...",
                   file=sys.stderr, flush=True)
         self.trees = CoreTrees(board.width, board.height, board.n_in_row, board.rule, nodes=pools[0], edges=pools[1])
         self.slots = []

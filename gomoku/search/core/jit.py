@@ -1,7 +1,7 @@
 """numba's ``njit`` for the core, cached on disk; the same functions as plain Python without numba.
 
-The first start compiles the kernels (about ten CPU-seconds) and caches them beside the
-module; later starts load them in a fraction of a second. ``NUMBA_DISABLE_JIT=1`` runs the
+The first start compiles the kernels (about a minute of CPU, the threat searches' kernels
+included) and caches them beside the module; later starts load them in a second or two. ``NUMBA_DISABLE_JIT=1`` runs the
 kernels as plain Python (slow, for debugging). Without numba installed the core is off and
 the search runs the reference Python trees (``available`` is False).
 """
