@@ -46,6 +46,10 @@ class NetEvaluator:
         """The input version of the model's planes: what a recorded training position must hold."""
         return getattr(self.model, "input_version", 1)
 
+    def clear_cache(self) -> None:
+        """Forgets every cached position (a benchmark's measurements start alike)."""
+        self._cache.clear()
+
     def _check_version(self) -> None:
         version = getattr(self.model, "version", 0)
         if version != self._version:
@@ -68,14 +72,7 @@ class NetEvaluator:
         values = np.empty(n, dtype=np.float32)
         # The rule is part of the key: the threat planes of input version 2 depend on it.
         keys = [(bytes(b.cells), b.history[-1] if b.history else -1, b.current_player, b.rule) for b in boards]
-        todo = []
-        for i, key in enumerate(keys):
-            hit = self._cache.get(key) if self.cache_size else None
-            if hit is None:
-                todo.append(i)
-            else:
-                priors[i], values[i] = hit
-        self.hits += n - len(todo)
+        todo = self._lookup(keys, priors, values)
         if todo:
             first = boards[0]
             version = self.input_version
@@ -83,11 +80,44 @@ class NetEvaluator:
             planes = np.zeros((len(todo), channels, size), dtype=np.float32)
             fill_planes_batch([boards[i] for i in todo], b"".join([keys[i][0] for i in todo]), planes, version)
             p, value = self.predict_planes(planes.reshape(len(todo), channels, first.height, first.width))
-            if self.cache_size and len(self._cache) + len(todo) > self.cache_size:
-                self._cache.clear()
-            for row, i in enumerate(todo):
-                priors[i] = p[row]
-                values[i] = value[row]
-                if self.cache_size:
-                    self._cache[keys[i]] = (p[row], value[row])
+            self._keep(keys, todo, p, value, priors, values)
         return priors, values
+
+    def predict_keyed(self, keys: list, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``predict_planes`` through the cache: ``keys`` are the positions' cache keys (as
+        ``evaluate`` makes them), ``planes`` all their planes; only the positions not cached
+        go to the net."""
+        if not self.cache_size:
+            return self.predict_planes(planes)
+        self._check_version()
+        n = len(keys)
+        priors = np.empty((n, planes.shape[2] * planes.shape[3]), dtype=np.float32)
+        values = np.empty(n, dtype=np.float32)
+        todo = self._lookup(keys, priors, values)
+        if todo:
+            p, value = self.predict_planes(planes if len(todo) == n else planes[todo])
+            self._keep(keys, todo, p, value, priors, values)
+        return priors, values
+
+    def _lookup(self, keys: list, priors: np.ndarray, values: np.ndarray) -> list:
+        """Fills the cached rows; returns the others' indices."""
+        todo = []
+        for i, key in enumerate(keys):
+            hit = self._cache.get(key) if self.cache_size else None
+            if hit is None:
+                todo.append(i)
+            else:
+                priors[i], values[i] = hit
+        self.hits += len(keys) - len(todo)
+        return todo
+
+    def _keep(self, keys: list, todo: list, p: np.ndarray, value: np.ndarray, priors: np.ndarray,
+              values: np.ndarray) -> None:
+        """The net's rows for ``todo`` into ``priors``/``values`` and the cache."""
+        if self.cache_size and len(self._cache) + len(todo) > self.cache_size:
+            self._cache.clear()
+        for row, i in enumerate(todo):
+            priors[i] = p[row]
+            values[i] = value[row]
+            if self.cache_size:
+                self._cache[keys[i]] = (p[row], value[row])

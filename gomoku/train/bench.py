@@ -83,6 +83,7 @@ def _selfplay_worker(args, evaluator) -> dict:
     from gomoku.search.recipe import SelfPlayRecipe
     from gomoku.train.selfplay import SelfPlayStream
 
+    evaluator.clear_cache()  # the trees measured before played the same games: no head start from their positions
     positions_before = evaluator.positions
     root_search, threats, opening_stones, moves_per_game = recipe
     recipe = SelfPlayRecipe(n_playout=n_playout, root_search=root_search, win_check=threats, threats=threats)
@@ -93,7 +94,9 @@ def _selfplay_worker(args, evaluator) -> dict:
     # At least `seconds`, and until the first games have all finished, for the game length (unless
     # the caller gives the length: long games would take far longer than `seconds`).
     sized = None  # a finished game as the trainer receives it, to size the traffic
-    while time.perf_counter() - start < seconds or (not moves_per_game and len(lengths) < parallel):
+    # (and until a playout was backed up: the compiled core backs up a step's leaves at the next step)
+    while (time.perf_counter() - start < seconds or not stats.playouts
+           or (not moves_per_game and len(lengths) < parallel)):
         stream.lockstep.fill(parallel)
         for game in stream.lockstep.step(stats):
             sized = sized or game
@@ -140,7 +143,7 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
                   actors: str = "local", log=print, precisions: tuple = ("fp32",),
                   model_path: Optional[str] = None, root_search: str = "puct", threats: bool = False,
                   opening_stones: int = 0, moves_per_game: float = 0.0,
-                  trees: tuple = ("compiled",), sweep: tuple = ()) -> dict:
+                  trees: tuple = ("compiled",), sweep: tuple = (), inputs: int = 1, training: bool = True) -> dict:
     """Measures everything; returns the figures as a dict (see the module docstring).
 
     ``sizefree_sizes``: the square boards on which the size-free net
@@ -150,6 +153,8 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
     ``model_path``: a model file whose net the net-alone and self-play figures use
     (a size-free one also stands in for the size-free net), instead of a fresh one.
     ``root_search``, ``threats``, ``opening_stones``: the self-play recipe, as ``train.py``'s flags.
+    ``inputs``: the fresh net's input version (a model file says its own).
+    ``training``: also measure a training step and an update.
     ``moves_per_game``: the games' mean length, if known (say, from a run's log); self-play then
     runs ``seconds`` only and games per hour use this length.
     ``trees``: self-play's search trees to measure side by side: ``compiled`` (the compiled core,
@@ -169,7 +174,7 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
     results = {
         "board": f"{width}x{height}, {n_in_row} in a row", "n_playout": n_playout,
         "workers": workers, "parallel_games_per_worker": parallel, "device": device, "actors": actors,
-        "precision": precisions[0], "net": model_path or "a fresh reference net",
+        "precision": precisions[0], "net": model_path or f"a fresh reference net, input version {inputs}",
         "selfplay_recipe": f"{root_search}, threats {'on' if threats else 'off'}, opening stones {opening_stones}",
         "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
                    f"Python {platform.python_version()}",
@@ -178,7 +183,7 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
         model = PolicyValueModel.load(model_path, device=device, threads=usable_cpus(),
                                       expect=NetSpec(width, height, n_in_row))
     else:
-        model = PolicyValueModel(NetSpec(width, height, n_in_row), device=device, threads=usable_cpus())
+        model = PolicyValueModel(NetSpec(width, height, n_in_row, inputs=inputs), device=device, threads=usable_cpus())
     with tempfile.TemporaryDirectory(prefix="gomoku-bench-") as directory:
         model.export_inference(directory)  # what a publish sends to each machine
         results["weights_bytes"] = sum(os.path.getsize(os.path.join(directory, f)) for f in os.listdir(directory))
@@ -278,6 +283,14 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
                     measured = actors_.map(_nn_worker, [(board, parallel, seconds)] * workers)
                     results[f"nn_positions_per_s_{net_name}_{n}x{n}{name}"] = round(sum(r for r, _ in measured))
 
+    if training:
+        _measure_training(model, width, height, results, log)
+    results["peak_rss_mb"] = round(_peak_rss_mb())
+    results["peak_rss_mb_worker"] = round(worker_rss)
+    return results
+
+
+def _measure_training(model, width: int, height: int, results: dict, log) -> None:
     log("training step: Adam on a batch of 512 ...")
     rng = np.random.default_rng(0)
     planes = (rng.random((512, model.spec.channels, height, width)) > 0.7).astype(np.float32)
@@ -295,9 +308,6 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
     for _ in range(5):
         fit.step(2e-3)
     results["update_s"] = round(time.perf_counter() - start, 3)
-    results["peak_rss_mb"] = round(_peak_rss_mb())
-    results["peak_rss_mb_worker"] = round(worker_rss)
-    return results
 
 
 def format_table(results: dict) -> str:
@@ -349,6 +359,8 @@ def main(argv=None) -> int:
                         help="the self-play search, as train.py's --root-search")
     parser.add_argument("--threats", type=switch_arg, default=False, metavar="on|off",
                         help="self-play with the threat solver, as train.py's --threats")
+    parser.add_argument("--inputs", type=int, choices=[1, 2], default=1,
+                        help="the fresh net's input version, as train.py's --inputs (2: the threat planes)")
     parser.add_argument("--opening-stones", type=int, default=0,
                         help="self-play games start from up to this many random central stones")
     parser.add_argument("--moves-per-game", type=float, default=0.0,
@@ -361,6 +373,8 @@ def main(argv=None) -> int:
                         help="also measure the net and self-play (compiled trees) with these many games in "
                              "lockstep per process, e.g. 128,512,1024: on a GPU, the batch that feeds it best "
                              "(give train.py that many with --parallel-games)")
+    parser.add_argument("--training", type=switch_arg, default=True, metavar="on|off",
+                        help="also measure a training step and an update (off: a shorter run)")
     parser.add_argument("--json", metavar="PATH", help="also write the figures to this JSON file")
     args = parser.parse_args(argv)
     if args.moves_per_game < 0:
@@ -403,7 +417,7 @@ def main(argv=None) -> int:
                             model_path=args.model, root_search=args.root_search, threats=args.threats,
                             opening_stones=args.opening_stones, moves_per_game=args.moves_per_game,
                             trees=("reference", "compiled") if args.trees == "both" else (args.trees,),
-                            sweep=sweep)
+                            sweep=sweep, inputs=args.inputs, training=args.training)
     print(format_table(results))
     if args.json:
         with open(args.json, "w") as f:

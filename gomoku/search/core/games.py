@@ -2,10 +2,12 @@
 
 ``lockstep.Lockstep`` hands a game here when every tree player in it can run on the core
 (``supported``): ``MCTSPlayer`` (PUCT) and ``GumbelPlayer`` with a net evaluator of input
-version 1, without the threat searches, under any rule. The players keep
+version 1 or 2, with or without the threat searches, under any rule. The players keep
 what happens once a move in Python: their random draws (playout cap, Gumbel, noise,
 move sampling), the move choice and the training target, read from a copy of the root
-(``CoreTrees.root_view``). Everything between two moves runs in the kernels.
+(``CoreTrees.root_view``), and the root's threat searches (``threats.analyse_root``, the
+reference's Python, which shares the VCF cache of the player's tree with the kernels).
+Everything between two moves runs in the kernels.
 
 A step: one call backs up every pending leaf with last step's net output and runs each
 mover's playouts up to its next leaf; Python then serves the searches that finished a
@@ -19,8 +21,10 @@ import sys
 
 import numpy as np
 
+from gomoku.game.features import input_channels
 from gomoku.search.core import layout as k
 from gomoku.search.core.jit import available, cached
+from gomoku.search.core.threats import analyse_root, install_cache
 from gomoku.search.core.trees import UNLIMITED, CoreTrees
 from gomoku.search.evaluator import NetEvaluator
 from gomoku.search.gumbel import GumbelPlayer
@@ -32,13 +36,10 @@ def supported(board, players) -> bool:
     if not available or board.game_over or not board.rule.flanked_wins:  # caro: the Python trees
         return False
     for player in {id(p): p for p in players.values()}.values():
-        if type(player) is MCTSPlayer:
-            if player.mcts.threats:
-                return False
-        elif type(player) is not GumbelPlayer or player.tree.threats:
+        if type(player) not in (MCTSPlayer, GumbelPlayer):
             return False
         evaluator = player.evaluator
-        if type(evaluator) is not NetEvaluator or evaluator.input_version != 1:
+        if type(evaluator) is not NetEvaluator or evaluator.input_version not in (1, 2):
             return False
     return True
 
@@ -48,19 +49,21 @@ class _Group:
 
     def __init__(self, board, pools: tuple = (0, 0)):
         if not cached():
-            print("compiling the search core (about ten CPU-seconds, once: it is cached for later starts) ...",
+            print("compiling the search core (about a minute of CPU, once: it is cached for later starts) ...",
                   file=sys.stderr, flush=True)
         self.trees = CoreTrees(board.width, board.height, board.n_in_row, board.rule, nodes=pools[0], edges=pools[1])
         self.slots = []
+        self.channels = 4
         self.out = np.zeros((0, 4, board.size), np.float32)
         self.priors = np.zeros((0, board.size), np.float32)
         self.values = np.zeros(0, np.float32)
         self.shape = (board.height, board.width)
 
     def buffers(self, rows: int) -> None:
-        if self.out.shape[0] < rows:
+        if self.out.shape[0] < rows or self.out.shape[1] < self.channels:
             size = self.out.shape[2]
-            self.out = np.zeros((rows, 4, size), np.float32)
+            rows = max(rows, self.out.shape[0])
+            self.out = np.zeros((rows, self.channels, size), np.float32)
             priors = np.zeros((rows, size), np.float32)
             values = np.zeros(rows, np.float32)
             priors[:len(self.priors)], values[:len(self.values)] = self.priors, self.values
@@ -91,13 +94,18 @@ class CoreGames:
             group = self.groups[key] = _Group(board, self._pools)
         slot.searches = {}
         for player in {id(p): p for p in slot.players.values()}.values():
-            if type(player) is GumbelPlayer:
-                tree = player.tree
+            inputs = player.evaluator.input_version
+            group.channels = max(group.channels, input_channels(inputs))
+            gumbel = type(player) is GumbelPlayer
+            tree = player.tree if gumbel else player.mcts
+            cache = install_cache(tree.threat_solver, board, group.trees.zobrist) if tree.threats else None
+            threat_options = dict(threats=tree.threats, inputs=inputs, cache=cache)
+            if gumbel:
                 s = group.trees.add(board, True, win_check=tree.win_check, solve=tree.solve,
-                                    c_visit=tree.c_visit, c_scale=tree.c_scale)
+                                    c_visit=tree.c_visit, c_scale=tree.c_scale, **threat_options)
             else:
-                tree = player.mcts
-                s = group.trees.add(board, False, tree.c_puct, tree.fpu, tree.win_check, tree.solve)
+                s = group.trees.add(board, False, tree.c_puct, tree.fpu, tree.win_check, tree.solve,
+                                    **threat_options)
             slot.searches[id(player)] = s
         slot.playouts = {s: 0 for s in slot.searches.values()}
         group.slots.append(slot)
@@ -185,6 +193,9 @@ class CoreGames:
 
     @staticmethod
     def _start(player, s, trees) -> None:
+        tree = player.tree if type(player) is GumbelPlayer else player.mcts
+        if tree.threats:
+            analyse_root(trees, s, tree.threat_solver)
         if type(player) is GumbelPlayer:
             trees.start_move(s, UNLIMITED)  # the root's evaluation comes first; the budget is drawn after it
         else:
@@ -204,7 +215,8 @@ class CoreGames:
 
     @staticmethod
     def _evaluate(group: _Group, rows: int) -> None:
-        """The net's priors and values for the rows written this step, one call per evaluator."""
+        """The net's priors and values for the rows written this step, one call per evaluator
+        (through the evaluator's cache of positions, where it keeps one)."""
         trees = group.trees
         by_evaluator: dict[int, tuple] = {}
         for slot in group.slots:
@@ -212,11 +224,26 @@ class CoreGames:
             s = slot.searches[id(player)]
             if trees.state(s) == k.PENDING:
                 evaluator = player.evaluator
-                by_evaluator.setdefault(id(evaluator), (evaluator, []))[1].append(trees.sint[s, k.S_ROW])
+                by_evaluator.setdefault(id(evaluator), (evaluator, []))[1].append((trees.sint[s, k.S_ROW], s))
         height, width = group.shape
-        for evaluator, row_list in by_evaluator.values():
-            index = np.sort(np.array(row_list, np.int64))
+        for evaluator, pending in by_evaluator.values():
+            pending.sort()
+            index = np.array([row for row, _ in pending], np.int64)
+            channels = input_channels(evaluator.input_version)
             whole = len(index) == rows and index[-1] == rows - 1
             planes = group.out[:rows] if whole else group.out[index]
-            group.priors[index], group.values[index] = evaluator.predict_planes(
-                planes.reshape(len(index), 4, height, width))
+            if channels < planes.shape[1]:
+                planes = np.ascontiguousarray(planes[:, :channels])
+            planes = planes.reshape(len(index), channels, height, width)
+            if evaluator.cache_size:
+                keys = [_cache_key(trees, s) for _, s in pending]
+                group.priors[index], group.values[index] = evaluator.predict_keyed(keys, planes)
+            else:
+                group.priors[index], group.values[index] = evaluator.predict_planes(planes)
+
+
+def _cache_key(trees, s: int) -> tuple:
+    """``NetEvaluator``'s cache key of search ``s``'s position (its leaf, while it waits for the net)."""
+    hlen = trees.sint[s, k.S_HLEN]
+    last = int(trees.hist[s, hlen - 1]) if hlen else -1
+    return trees.cells[s].tobytes(), last, int(trees.sint[s, k.S_CUR]), trees.rule

@@ -1,7 +1,7 @@
 """numba's ``njit`` for the core, cached on disk; the same functions as plain Python without numba.
 
-The first start compiles the kernels (about ten CPU-seconds) and caches them beside the
-module; later starts load them in a fraction of a second. ``NUMBA_DISABLE_JIT=1`` runs the
+The first start compiles the kernels (about a minute of CPU, the threat searches' kernels
+included) and caches them beside the module; later starts load them in a second or two. ``NUMBA_DISABLE_JIT=1`` runs the
 kernels as plain Python (slow, for debugging). Without numba installed the core is off and
 the search runs the reference Python trees (``available`` is False).
 """
@@ -13,10 +13,12 @@ import os
 
 try:
     import numba
+    from numba import types
+    from numba.typed import Dict, List
 
     available = True
 except ImportError:  # the core is an accelerator, never a requirement of correctness
-    numba = None
+    numba = types = Dict = List = None
     available = False
 
 
@@ -32,4 +34,4 @@ def cached() -> bool:
     here = os.path.dirname(os.path.abspath(__file__))
     where = os.environ.get("NUMBA_CACHE_DIR")
     folders = [os.path.join(here, "__pycache__")] + ([where] if where else [])
-    return any(glob.glob(os.path.join(folder, "**", "kernels.step-*.nbi"), recursive=True) for folder in folders)
+    return any(glob.glob(os.path.join(folder, "**", "descent.step-*.nbi"), recursive=True) for folder in folders)

@@ -1,4 +1,4 @@
-"""The compiled core's kernels: many search trees and their boards in flat arrays, one call a step.
+"""The compiled core's tree kernels: nodes and edges of many search trees in flat arrays.
 
 Every function here is plain Python over NumPy arrays and scalars, compiled by numba
 (``NUMBA_DISABLE_JIT=1`` runs them as they are). They follow the reference search
@@ -26,16 +26,14 @@ import math
 
 import numpy as np
 
-from gomoku.search.core.boards import can_win_now, completing_cells, is_forbidden, play, undo, write_planes
+from gomoku.search.core.boards import undo
 from gomoku.search.core.jit import njit
-from gomoku.search.core.layout import (ALL_LEGAL, EDGE_FLOATS, EDGE_INTS, E_CHILD, E_LOST, E_MOVE, E_N, E_P, E_Q,
-                                        GUMBEL, NEED_QUEUE, NEXT_EDGE, NEXT_NODE, NODE_FLOATS, NODE_INTS, NO_WINNER,
-                                        N_FIRST, N_GREEDY, N_NCHILD, N_NLOST, N_PLIES, N_PROVEN, N_VALUE,
-                                        N_VISITED_P, N_VISITS, N_WIN, N_WSUM, PENDING, P_CPUCT, P_C_SCALE,
-                                        P_C_VISIT, P_FORCED_K, P_FPU, P_SOLVE, P_WIN_CHECK, READY, RUN, S_BUDGET,
-                                        S_CUR, S_DONE, S_KIND, S_LEAF, S_LEAF_NMOVES, S_PLAYOUTS, S_PLEN, S_QLEN,
-                                        S_QPOS, S_ROOT, S_ROW, S_STATE, S_WINNER)
+from gomoku.search.core.layout import (EDGE_FLOATS, EDGE_INTS, E_CHILD, E_LOST, E_MOVE, E_N, E_P, E_Q, NEXT_EDGE,
+                                       NEXT_NODE, NODE_FLOATS, NODE_INTS, N_FIRST, N_GREEDY, N_NCHILD, N_NLOST,
+                                       N_PLIES, N_PROVEN, N_VALUE, N_VISITED_P, N_VISITS, N_WIN, N_WSUM, P_SOLVE,
+                                       S_LEAF, S_PLEN)
 from gomoku.search.core.sums import pairwise_sum
+from gomoku.search.tree import HINT_PRIOR
 
 
 # ---------------------------------------------------------------- trees
@@ -57,7 +55,7 @@ def new_node(nodef, nodei, pool):
 
 
 @njit
-def _child(nodef, nodei, edgei, pool, node, index):
+def child_node(nodef, nodei, edgei, pool, node, index):
     e = nodei[node, N_FIRST] + index
     child = edgei[e, E_CHILD]
     if child < 0:
@@ -67,7 +65,7 @@ def _child(nodef, nodei, edgei, pool, node, index):
 
 
 @njit
-def _mark_lost(nodei, edgei, node, index):
+def mark_lost(nodei, edgei, node, index):
     e = nodei[node, N_FIRST] + index
     if edgei[e, E_LOST] == 0:
         edgei[e, E_LOST] = 1
@@ -75,7 +73,7 @@ def _mark_lost(nodei, edgei, node, index):
 
 
 @njit
-def _puct_index(nodef, nodei, edgef, edgei, node, c_puct, fpu, forced_k, at_root):
+def puct_index(nodef, nodei, edgef, edgei, node, c_puct, fpu, forced_k, at_root):
     """``MCTS.select_index`` for PUCT: forced playouts at the root, a known win, then
     ``argmax Q + U`` passing over children known to lose."""
     first = nodei[node, N_FIRST]
@@ -123,7 +121,7 @@ def _puct_index(nodef, nodei, edgef, edgei, node, c_puct, fpu, forced_k, at_root
 
 
 @njit
-def _gumbel_index(nodef, nodei, edgef, node, c_visit, c_scale, scratch):
+def gumbel_index(nodef, nodei, edgef, node, c_visit, c_scale, scratch):
     """``GumbelTree.select_index`` below the root: ``argmax pi'(a) - N(a) / (1 + sum N)``."""
     first = nodei[node, N_FIRST]
     nchild = nodei[node, N_NCHILD]
@@ -183,7 +181,7 @@ def _gumbel_index(nodef, nodei, edgef, node, c_visit, c_scale, scratch):
 
 
 @njit
-def _expand(nodef, nodei, edgef, edgei, pool, node, moves, nmoves, priors, row, value, scratch):
+def expand(nodef, nodei, edgef, edgei, pool, node, moves, nmoves, priors, row, value, scratch):
     """``TreeNode.expand``: edges for ``moves`` with the priors renormalised over them."""
     first = pool[NEXT_EDGE]
     pool[NEXT_EDGE] += nmoves
@@ -204,7 +202,30 @@ def _expand(nodef, nodei, edgef, edgei, pool, node, moves, nmoves, priors, row, 
 
 
 @njit
-def _prove(nodef, nodei, edgei, path, s, plen, leaf, result, plies):
+def favour(nodei, edgef, edgei, node, move):
+    """``tree.favour``: raises the prior of the child for ``move`` to at least ``HINT_PRIOR``,
+    scaling the others to keep the sum 1."""
+    first = nodei[node, N_FIRST]
+    nchild = nodei[node, N_NCHILD]
+    index = -1
+    for a in range(nchild):
+        if edgei[first + a, E_MOVE] == move:
+            index = a
+            break
+    if index < 0 or nchild < 2:
+        return
+    p = edgef[first + index, E_P]
+    if p >= HINT_PRIOR:
+        return
+    rest = 1.0 - p
+    factor = (1.0 - HINT_PRIOR) / rest if rest > 0 else 0.0
+    for a in range(nchild):
+        edgef[first + a, E_P] *= factor
+    edgef[first + index, E_P] = HINT_PRIOR
+
+
+@njit
+def prove(nodef, nodei, edgei, path, s, plen, leaf, result, plies):
     """``MCTS.prove``: the result at the leaf and up its path as far as it is certain."""
     nodei[leaf, N_PROVEN] = result
     nodei[leaf, N_PLIES] = plies
@@ -219,7 +240,7 @@ def _prove(nodef, nodei, edgei, path, s, plen, leaf, result, plies):
             nodei[parent, N_PROVEN] = 1
             result = 1
         else:
-            _mark_lost(nodei, edgei, parent, index)
+            mark_lost(nodei, edgei, parent, index)
             if nodei[parent, N_NLOST] < nodei[parent, N_NCHILD]:
                 return
             longest = 0
@@ -237,16 +258,16 @@ def _prove(nodef, nodei, edgei, path, s, plen, leaf, result, plies):
 
 
 @njit
-def _backup(nodef, nodei, edgef, edgei, cells, hist, sint, sflt, path, s, value, known, plies):
+def backup(nodef, nodei, edgef, edgei, cells, hist, sint, sflt, path, s, value, known, plies):
     """``MCTS.backup`` after the leaf was expanded (or not): proofs, visits, values; the board restored."""
     leaf = sint[s, S_LEAF]
     plen = sint[s, S_PLEN]
     if known:
         if sflt[s, P_SOLVE] > 0.0:
             if value != 0.0 and plen > 0:
-                _prove(nodef, nodei, edgei, path, s, plen, leaf, int(value), plies)
+                prove(nodef, nodei, edgei, path, s, plen, leaf, int(value), plies)
         elif value == 1.0 and plen > 0:
-            _mark_lost(nodei, edgei, path[s, plen - 1, 0], path[s, plen - 1, 1])
+            mark_lost(nodei, edgei, path[s, plen - 1, 0], path[s, plen - 1, 1])
     nodef[leaf, N_VISITS] += 1.0
     value = -value
     for k in range(plen - 1, -1, -1):
@@ -263,147 +284,6 @@ def _backup(nodef, nodei, edgef, edgei, cells, hist, sint, sflt, path, s, value,
     for k in range(plen):
         undo(cells, hist, sint, s)
     sint[s, S_PLEN] = 0
-
-
-@njit
-def _select_leaf(nodef, nodei, edgef, edgei, pool, cells, hist, sint, sflt, path, leafmoves, s, root_choice,
-                 width, height, n_in_row, exact, renju, windows, ends, mark, mine, theirs, scratch):
-    """``MCTS.select_leaf``: descends from the root playing the moves on the search's board.
-
-    Returns ``(needs_eval, value, plies)``; the leaf, its path and the moves to expand it
-    with (``S_LEAF_NMOVES``: -1 for every legal move) are left on the search's row.
-    """
-    node = sint[s, S_ROOT]
-    plen = 0
-    kind = sint[s, S_KIND]
-    while True:
-        sint[s, S_LEAF] = node
-        sint[s, S_PLEN] = plen
-        sint[s, S_LEAF_NMOVES] = ALL_LEGAL
-        winner = sint[s, S_WINNER]
-        if winner != NO_WINNER:
-            return False, (0.0 if winner == 0 else -1.0), 0
-        if nodei[node, N_PROVEN] != 0 and plen > 0:
-            return False, float(nodei[node, N_PROVEN]), nodei[node, N_PLIES]
-        if nodei[node, N_FIRST] < 0:
-            if sflt[s, P_SOLVE] > 0.0:
-                a, b = completing_cells(cells, sint, s, windows, ends, n_in_row, exact, mark, mine, theirs)
-                if a > 0:
-                    if plen > 0:
-                        return False, 1.0, 1
-                    for k in range(a):
-                        leafmoves[s, k] = mine[k]
-                    sint[s, S_LEAF_NMOVES] = a
-                    return True, 0.0, 0
-                if b > 1 and plen > 0:
-                    return False, -1.0, 2
-                if b > 0 and renju and sint[s, S_CUR] == 1:
-                    kept = 0
-                    for k in range(b):
-                        if not is_forbidden(cells, s, theirs[k], width, height):
-                            theirs[kept] = theirs[k]
-                            kept += 1
-                    b = kept
-                    if b == 0:
-                        # Black may not block on a forbidden point: lost (the root plays any legal move)
-                        if plen > 0:
-                            return False, -1.0, 2
-                        return True, 0.0, 0
-                if b > 0:
-                    for k in range(b):
-                        leafmoves[s, k] = theirs[k]
-                    sint[s, S_LEAF_NMOVES] = b
-                return True, 0.0, 0
-            if sflt[s, P_WIN_CHECK] > 0.0 and plen > 0 and (
-                    nodef[node, N_VISITS] > 0.0 or can_win_now(cells, sint, s, windows, ends, n_in_row, exact)):
-                return False, 1.0, 1
-            return True, 0.0, 0
-        if plen == 0 and root_choice >= 0:
-            index = root_choice
-        elif kind == GUMBEL:
-            index = _gumbel_index(nodef, nodei, edgef, node, sflt[s, P_C_VISIT], sflt[s, P_C_SCALE], scratch)
-        else:
-            index = _puct_index(nodef, nodei, edgef, edgei, node, sflt[s, P_CPUCT], sflt[s, P_FPU],
-                                sflt[s, P_FORCED_K], plen == 0)
-        play(cells, hist, sint, s, edgei[nodei[node, N_FIRST] + index, E_MOVE], width, height, n_in_row, exact,
-             renju)
-        path[s, plen, 0] = node
-        path[s, plen, 1] = index
-        plen += 1
-        node = _child(nodef, nodei, edgei, pool, node, index)
-
-
-@njit
-def step(ids, nodef, nodei, edgef, edgei, pool, cells, hist, sint, sflt, path, leafmoves, queue,
-         priors, values, out, first_row, width, height, n_in_row, exact, renju, windows, ends):
-    """One lockstep step for the searches ``ids``: back up each pending leaf with its row of
-    ``priors``/``values``, then run playouts until a leaf needs the net (its planes go to the
-    next row of ``out``), the move's budget is spent (``READY``) or a Gumbel search needs its
-    next root children (``NEED_QUEUE``). Returns the number of rows written from ``first_row``."""
-    size = width * height
-    mark = np.zeros(size, np.int64)
-    mine = np.empty(size, np.int64)
-    theirs = np.empty(size, np.int64)
-    scratch = np.empty(size, np.float64)
-    moves = np.empty(size, np.int64)
-    row_out = first_row
-    for i in range(ids.shape[0]):
-        s = ids[i]
-        kind = sint[s, S_KIND]
-        if sint[s, S_STATE] == PENDING:
-            leaf = sint[s, S_LEAF]
-            value = np.float64(values[sint[s, S_ROW]])
-            if nodei[leaf, N_FIRST] < 0:
-                nmoves = sint[s, S_LEAF_NMOVES]
-                if nmoves == ALL_LEGAL:
-                    nmoves = 0
-                    black = renju and sint[s, S_CUR] == 1
-                    for c in range(size):
-                        if cells[s, c] == 0 and not (black and is_forbidden(cells, s, c, width, height)):
-                            moves[nmoves] = c
-                            nmoves += 1
-                else:
-                    for k in range(nmoves):
-                        moves[k] = leafmoves[s, k]
-                _expand(nodef, nodei, edgef, edgei, pool, leaf, moves, nmoves, priors, sint[s, S_ROW], value,
-                        scratch)
-            root_eval = sint[s, S_PLEN] == 0 and kind == GUMBEL
-            _backup(nodef, nodei, edgef, edgei, cells, hist, sint, sflt, path, s, value, False, 0)
-            if not root_eval:
-                sint[s, S_DONE] += 1
-            sint[s, S_PLAYOUTS] += 1
-            sint[s, S_STATE] = RUN
-        if sint[s, S_STATE] != RUN:
-            continue
-        while True:
-            if pool[NEXT_NODE] >= nodef.shape[0]:
-                break  # the pool is full: the caller makes room and calls again (the search stays RUN)
-            root = sint[s, S_ROOT]
-            root_choice = -1
-            if kind == GUMBEL and nodei[root, N_FIRST] < 0:
-                pass  # the root's own evaluation comes first
-            elif sint[s, S_DONE] >= sint[s, S_BUDGET]:
-                sint[s, S_STATE] = READY
-                break
-            elif kind == GUMBEL:
-                if sint[s, S_QPOS] >= sint[s, S_QLEN]:
-                    sint[s, S_STATE] = NEED_QUEUE
-                    break
-                root_choice = queue[s, sint[s, S_QPOS]]
-                sint[s, S_QPOS] += 1
-            needs_eval, value, plies = _select_leaf(
-                nodef, nodei, edgef, edgei, pool, cells, hist, sint, sflt, path, leafmoves, s, root_choice,
-                width, height, n_in_row, exact, renju, windows, ends, mark, mine, theirs, scratch)
-            if needs_eval:
-                write_planes(cells, hist, sint, s, out, row_out)
-                sint[s, S_ROW] = row_out
-                row_out += 1
-                sint[s, S_STATE] = PENDING
-                break
-            _backup(nodef, nodei, edgef, edgei, cells, hist, sint, sflt, path, s, value, True, plies)
-            sint[s, S_DONE] += 1
-            sint[s, S_PLAYOUTS] += 1
-    return row_out - first_row
 
 
 @njit

@@ -21,9 +21,14 @@ import numpy as np
 
 from gomoku.game import rules
 from gomoku.game.board import Board
-from gomoku.game.lines import line_cells, line_ends
-from gomoku.search.core import boards, kernels
+from gomoku.game.features import MAX_THREAT_N
+from gomoku.search.core import boards, descent, kernels
 from gomoku.search.core import layout as k
+from gomoku.search.core.planes import plane_tables
+from gomoku.search.core.threats import cache_list, cache_list_extend, cache_list_set, new_cache
+from gomoku.search.core.vcf import geometry, workspace
+from gomoku.search.core.vct import vct_workspace
+from gomoku.search.threat_board import _weights
 from gomoku.search.gumbel import GumbelNode
 from gomoku.search.tree import TreeNode
 
@@ -46,10 +51,10 @@ class CoreTrees:
         self.size = size = width * height
         self.exact = np.array(rules.exact_players(rule), dtype=np.bool_)
         self.renju = rule == rules.RENJU
-        self.windows = np.ascontiguousarray(line_cells(width, height, n_in_row))
-        ends = np.array(line_ends(width, height, n_in_row))
-        ends[ends == size] = -1
-        self.ends = ends
+        # windows, the cells beyond their ends, the windows through and beyond each cell, Zobrist keys
+        self.vcf_args = geometry(width, height, n_in_row)
+        self.zobrist = self.vcf_args[4]
+        self.tables = plane_tables(width, height, n_in_row) if n_in_row <= MAX_THREAT_N else _no_tables()
         self.pool = np.zeros(2, np.int64)
         self._alloc_pools(nodes or searches * 64, edges or searches * 64 * size)
         self.cells = np.zeros((0, size), np.int8)
@@ -59,6 +64,14 @@ class CoreTrees:
         self.path = np.zeros((0, size + 1, 2), np.int64)
         self.leafmoves = np.zeros((0, size), np.int64)
         self.queue = np.zeros((0, 1), np.int64)
+        self.rootmoves = np.zeros((0, size), np.int64)  # a new root's moves from the threat searches
+        # the root's threat searches' scratch (``threats.analyse_root``)
+        self.weights = _weights(n_in_row)
+        self.ws, self.vs = workspace(size, len(self.vcf_args[0])), vct_workspace(size)
+        self.keep, self.line = np.zeros(size, np.bool_), np.zeros(2 * size + 2, np.int64)
+        self.mark, self.mine, self.theirs = np.zeros(size, np.int64), np.zeros(size, np.int64), np.zeros(size, np.int64)
+        self._no_cache = new_cache()
+        self.caches = cache_list(self._no_cache, 0)  # each search's VCF cache (its player's, ``threats.VcfCache``)
         self._free: list[int] = []
         self._grow_searches(searches)
 
@@ -86,6 +99,8 @@ class CoreTrees:
         self.path = grown(self.path)
         self.leafmoves = grown(self.leafmoves)
         self.queue = grown(self.queue)
+        self.rootmoves = grown(self.rootmoves)
+        cache_list_extend(self.caches, self._no_cache, count)
         self._free.extend(range(new - 1, old - 1, -1))
 
     def _ensure_queue(self, length: int) -> None:
@@ -136,8 +151,10 @@ class CoreTrees:
 
     # -- searches
     def add(self, board: Board, gumbel: bool, c_puct: float = 5.0, fpu: Optional[float] = None,
-            win_check: bool = False, solve: bool = False, c_visit: float = 0.0, c_scale: float = 0.0) -> int:
-        """A new search on ``board`` (copied); returns its id."""
+            win_check: bool = False, solve: bool = False, c_visit: float = 0.0, c_scale: float = 0.0,
+            threats: bool = False, inputs: int = 1, cache=None) -> int:
+        """A new search on ``board`` (copied); returns its id. With ``threats``, ``cache`` is the
+        player's VCF cache (``threats.VcfCache``); ``inputs`` is the net's input version."""
         if not self._free:
             self._grow_searches(max(16, self.sint.shape[0]))
         s = self._free.pop()
@@ -146,8 +163,12 @@ class CoreTrees:
         self.sflt[s] = 0.0
         self.sflt[s, k.P_CPUCT] = c_puct
         self.sflt[s, k.P_FPU] = -1.0 if fpu is None else fpu
-        self.sflt[s, k.P_WIN_CHECK] = float(win_check or solve)
-        self.sflt[s, k.P_SOLVE] = float(solve)
+        self.sflt[s, k.P_WIN_CHECK] = float(win_check or solve or threats)
+        self.sflt[s, k.P_SOLVE] = float(solve or threats)
+        self.sflt[s, k.P_THREATS] = float(threats)
+        self.sint[s, k.S_INPUTS] = inputs
+        self.sint[s, k.S_ROOT_NMOVES] = self.sint[s, k.S_HINT] = -1
+        cache_list_set(self.caches, s, cache.table if cache is not None else self._no_cache)
         self.sflt[s, k.P_C_VISIT] = c_visit
         self.sflt[s, k.P_C_SCALE] = c_scale
         self.cells[s] = board.cells
@@ -220,11 +241,11 @@ class CoreTrees:
         return int(self.sint[s, k.S_DONE])
 
     def step(self, ids: np.ndarray, priors: np.ndarray, values: np.ndarray, out: np.ndarray, first_row: int) -> int:
-        """``kernels.step`` over the searches ``ids``; returns the rows of ``out`` it wrote."""
-        return int(kernels.step(ids, self.nodef, self.nodei, self.edgef, self.edgei, self.pool, self.cells, self.hist,
+        """``descent.step`` over the searches ``ids``; returns the rows of ``out`` it wrote."""
+        return int(descent.step(ids, self.nodef, self.nodei, self.edgef, self.edgei, self.pool, self.cells, self.hist,
                           self.sint, self.sflt, self.path, self.leafmoves, self.queue, priors, values, out,
-                          first_row, self.width, self.height, self.n_in_row, self.exact, self.renju, self.windows,
-                          self.ends))
+                          first_row, self.width, self.height, self.n_in_row, self.exact, self.renju, self.vcf_args,
+                          self.tables, self.rootmoves, self.caches))
 
     def root_view(self, s: int) -> TreeNode:
         """A copy of search ``s``'s root as the reference tree's node, its created children
@@ -238,6 +259,12 @@ class CoreTrees:
                 if child >= 0:
                     view.children[index] = _node(self, child, gumbel, statistics=False)
         return view
+
+
+def _no_tables() -> tuple:
+    """Plane tables of no window, for lines too long for input version 2 (its planes are never asked)."""
+    return (np.zeros((0, 1), np.int64), np.zeros(0, np.int64), np.zeros((0, 4, 1, 2), np.int64),
+            np.zeros((0, 2), np.int64), np.zeros((1, 4, 1), np.bool_), np.zeros(1, np.bool_))
 
 
 def _node(trees: CoreTrees, node: int, gumbel: bool, statistics: bool = True) -> TreeNode:
