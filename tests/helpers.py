@@ -186,3 +186,48 @@ def settle(window, timeout=30.0):
         if window.task is not None:
             window.task.wait(0.05)
     raise AssertionError("the AI did not finish in time")
+
+
+# ------------------------------------------------------------ the compiled search core
+GUMBEL_PI_TOLERANCE = 1e-5  # Gumbel's targets: compiled exp and log differ from NumPy's in the last bits
+
+
+class FakeNet:
+    """A fixed random linear policy and value over the planes, in float32, row by row."""
+
+    input_version = 1
+    version = 0
+
+    def __init__(self, size, seed=0, channels=4):
+        rng = np.random.default_rng(seed)
+        self.w = (rng.normal(size=(channels * size, size)) * 0.3).astype(np.float32)
+        self.v = (rng.normal(size=(channels * size,)) * 0.05).astype(np.float32)
+
+    def predict(self, planes):
+        x = planes.reshape(len(planes), -1)
+        rows = [x[i:i + 1] @ self.w for i in range(len(x))]  # row by row: no batch effects
+        logits = np.concatenate(rows)
+        logits -= logits.max(axis=1, keepdims=True)
+        log_p = logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
+        values = np.array([np.tanh(float(x[i] @ self.v)) for i in range(len(x))], np.float32)
+        return log_p.astype(np.float32), values
+
+
+def assert_same_games(reference, compiled, pi_tolerance=0.0):
+    """The two runs played the same games, move for move, with the same targets and costs
+    (policy targets and root values to ``pi_tolerance`` when it is not 0)."""
+    (games_a, stats_a), (games_b, stats_b) = reference, compiled
+    assert [g.index for g in games_a] == [g.index for g in games_b]
+    for a, b in zip(games_a, games_b):
+        assert a.moves == b.moves, f"game {a.index} differs"
+        assert a.winner == b.winner
+        assert np.array_equal(a.to_move, b.to_move)
+        assert np.array_equal(a.planes, b.planes)
+        if pi_tolerance:
+            assert np.abs(a.pis - b.pis).max() <= pi_tolerance
+            assert np.allclose(a.root_values, b.root_values, atol=pi_tolerance)
+        else:
+            assert np.array_equal(a.pis, b.pis), f"game {a.index}: policy targets differ"
+            assert np.array_equal(a.root_values, b.root_values)
+    assert stats_a.playouts == stats_b.playouts
+    assert stats_a.moves == stats_b.moves

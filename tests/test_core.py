@@ -21,31 +21,10 @@ from gomoku.search.gumbel import GumbelPlayer
 from gomoku.search.lockstep import Lockstep, RunStats, run_games
 from gomoku.search.mcts_player import MCTSPlayer
 from gomoku.search.rollout import RolloutEvaluator
+from tests.helpers import GUMBEL_PI_TOLERANCE, FakeNet, assert_same_games
 
 pytestmark = pytest.mark.skipif(not core_enabled(), reason="the compiled core is off (no numba, or GOMOKU_CORE=off)")
 
-GUMBEL_PI_TOLERANCE = 1e-5
-
-
-class FakeNet:
-    """A fixed random linear policy and value over the planes, in float32, row by row."""
-
-    input_version = 1
-    version = 0
-
-    def __init__(self, size, seed=0, channels=4):
-        rng = np.random.default_rng(seed)
-        self.w = (rng.normal(size=(channels * size, size)) * 0.3).astype(np.float32)
-        self.v = (rng.normal(size=(channels * size,)) * 0.05).astype(np.float32)
-
-    def predict(self, planes):
-        x = planes.reshape(len(planes), -1)
-        rows = [x[i:i + 1] @ self.w for i in range(len(x))]  # row by row: no batch effects
-        logits = np.concatenate(rows)
-        logits -= logits.max(axis=1, keepdims=True)
-        log_p = logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
-        values = np.array([np.tanh(float(x[i] @ self.v)) for i in range(len(x))], np.float32)
-        return log_p.astype(np.float32), values
 
 
 def _games(compiled, width, n_in_row, playouts, n_games, parallel, kind="puct", rule="freestyle", pools=None,
@@ -72,24 +51,6 @@ def _games(compiled, width, n_in_row, playouts, n_games, parallel, kind="puct", 
         finished.extend(lockstep.step(stats))
 
 
-def _assert_same(reference, compiled, pi_tolerance=0.0):
-    (games_a, stats_a), (games_b, stats_b) = reference, compiled
-    assert [g.index for g in games_a] == [g.index for g in games_b]
-    for a, b in zip(games_a, games_b):
-        assert a.moves == b.moves, f"game {a.index} differs"
-        assert a.winner == b.winner
-        assert np.array_equal(a.to_move, b.to_move)
-        assert np.array_equal(a.planes, b.planes)
-        if pi_tolerance:
-            assert np.abs(a.pis - b.pis).max() <= pi_tolerance
-            assert np.allclose(a.root_values, b.root_values, atol=pi_tolerance)
-        else:
-            assert np.array_equal(a.pis, b.pis), f"game {a.index}: policy targets differ"
-            assert np.array_equal(a.root_values, b.root_values)
-    assert stats_a.playouts == stats_b.playouts
-    assert stats_a.moves == stats_b.moves
-
-
 @pytest.mark.parametrize("options", [
     {},
     {"fpu": 0.25, "solve": True},
@@ -98,32 +59,32 @@ def _assert_same(reference, compiled, pi_tolerance=0.0):
 ], ids=["reference", "sharp", "cap-forced", "no-reuse"])
 def test_puct_games_are_the_same_to_the_bit_on_8x8(options):
     args = (8, 5, 48, 6, 3)
-    _assert_same(_games(False, *args, **options), _games(True, *args, **options))
+    assert_same_games(_games(False, *args, **options), _games(True, *args, **options))
 
 
 def test_puct_games_are_the_same_on_6x6_four_in_a_row_and_under_standard():
-    _assert_same(_games(False, 6, 4, 40, 4, 2, win_check=True), _games(True, 6, 4, 40, 4, 2, win_check=True))
+    assert_same_games(_games(False, 6, 4, 40, 4, 2, win_check=True), _games(True, 6, 4, 40, 4, 2, win_check=True))
     args = (8, 5, 40, 4, 2)
-    _assert_same(_games(False, *args, rule="standard", solve=True), _games(True, *args, rule="standard", solve=True))
+    assert_same_games(_games(False, *args, rule="standard", solve=True), _games(True, *args, rule="standard", solve=True))
 
 
 @pytest.mark.parametrize("options", [{}, {"solve": True, "p_full": 0.5, "n_fast": 8}], ids=["plain", "solver-cap"])
 def test_gumbel_games_are_the_same_with_targets_within_the_tolerance(options):
     args = (8, 5, 32, 4, 2)
-    _assert_same(_games(False, *args, kind="gumbel", **options), _games(True, *args, kind="gumbel", **options),
+    assert_same_games(_games(False, *args, kind="gumbel", **options), _games(True, *args, kind="gumbel", **options),
                  GUMBEL_PI_TOLERANCE)
 
 
 def test_15x15_games_are_the_same():
     args = (15, 5, 16, 2, 2)
-    _assert_same(_games(False, *args, fpu=0.25, solve=True), _games(True, *args, fpu=0.25, solve=True))
-    _assert_same(_games(False, *args, kind="gumbel", win_check=True),
+    assert_same_games(_games(False, *args, fpu=0.25, solve=True), _games(True, *args, fpu=0.25, solve=True))
+    assert_same_games(_games(False, *args, kind="gumbel", win_check=True),
                  _games(True, *args, kind="gumbel", win_check=True), GUMBEL_PI_TOLERANCE)
 
 
 def test_small_pools_are_compacted_and_grown_without_changing_a_game():
     args = (8, 5, 48, 4, 2)
-    _assert_same(_games(False, *args, win_check=True), _games(True, *args, pools=(8, 64), win_check=True))
+    assert_same_games(_games(False, *args, win_check=True), _games(True, *args, pools=(8, 64), win_check=True))
 
 
 def test_what_the_core_does_not_play_stays_on_the_reference_trees():
@@ -144,7 +105,7 @@ def test_what_the_core_does_not_play_stays_on_the_reference_trees():
         return Board(8, 8, 5, start_player=1 + i % 2), {1: MCTSPlayer(evaluator, n_playout=30, fpu=0.25),
                                                         2: MCTSPlayer(other, n_playout=20, solve=True)}
 
-    _assert_same(run_games(3, new_game, 2, compiled=False), run_games(3, new_game, 2, compiled=True))
+    assert_same_games(run_games(3, new_game, 2, compiled=False), run_games(3, new_game, 2, compiled=True))
 
 
 def test_dropping_the_trees_mid_game_leaves_legal_games():
@@ -178,9 +139,9 @@ def test_the_kernels_sum_as_numpy_does(n):
 
 def test_renju_games_are_the_same():
     args = (9, 5, 40, 3, 3)
-    _assert_same(_games(False, *args, rule="renju", fpu=0.25, solve=True),
+    assert_same_games(_games(False, *args, rule="renju", fpu=0.25, solve=True),
                  _games(True, *args, rule="renju", fpu=0.25, solve=True))
-    _assert_same(_games(False, *args, rule="renju", kind="gumbel", win_check=True),
+    assert_same_games(_games(False, *args, rule="renju", kind="gumbel", win_check=True),
                  _games(True, *args, rule="renju", kind="gumbel", win_check=True), GUMBEL_PI_TOLERANCE)
 
 

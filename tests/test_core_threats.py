@@ -182,13 +182,13 @@ def test_the_leaf_vcf_and_its_cache_answer_as_the_threat_solver(rule):
 
 
 class _Planes2Net:
-    """``test_core.FakeNet`` over the 14 planes of input version 2."""
+    """``helpers.FakeNet`` over the 14 planes of input version 2."""
 
     input_version = 2
     version = 0
 
     def __init__(self, size, seed=0):
-        from tests.test_core import FakeNet
+        from tests.helpers import FakeNet
 
         self.net = FakeNet(size, seed, channels=14)
 
@@ -217,12 +217,12 @@ def _threat_games(compiled, width, playouts, n_games, kind="puct", rule="freesty
 
 @pytest.mark.parametrize("rule", RULES)
 def test_threats_on_input_v2_games_are_the_same_on_the_core(rule):
-    from tests.test_core import GUMBEL_PI_TOLERANCE, _assert_same
+    from tests.helpers import GUMBEL_PI_TOLERANCE, assert_same_games
 
     args = (9, 24, 3)
-    _assert_same(_threat_games(False, *args, rule=rule, fpu=0.25),
+    assert_same_games(_threat_games(False, *args, rule=rule, fpu=0.25),
                  _threat_games(True, *args, rule=rule, fpu=0.25))
-    _assert_same(_threat_games(False, *args, kind="gumbel", rule=rule),
+    assert_same_games(_threat_games(False, *args, kind="gumbel", rule=rule),
                  _threat_games(True, *args, kind="gumbel", rule=rule), GUMBEL_PI_TOLERANCE)
 
 
@@ -230,7 +230,7 @@ def test_a_match_of_a_threats_player_on_planes_2_and_a_plain_one_is_the_same_on_
     from gomoku.search.evaluator import NetEvaluator
     from gomoku.search.lockstep import run_games
     from gomoku.search.mcts_player import MCTSPlayer
-    from tests.test_core import FakeNet, _assert_same
+    from tests.helpers import FakeNet, assert_same_games
 
     planes2 = NetEvaluator(_Planes2Net(81, seed=2), cache_size=0)
     plain = NetEvaluator(FakeNet(81, seed=1), cache_size=0)
@@ -241,4 +241,4 @@ def test_a_match_of_a_threats_player_on_planes_2_and_a_plain_one_is_the_same_on_
         players = {1: threats, 2: other} if i % 2 else {1: other, 2: threats}
         return Board(9, 9, 5, start_player=1 + i % 2), players
 
-    _assert_same(run_games(2, new_game, 2, compiled=False), run_games(2, new_game, 2, compiled=True))
+    assert_same_games(run_games(2, new_game, 2, compiled=False), run_games(2, new_game, 2, compiled=True))

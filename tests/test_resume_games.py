@@ -12,8 +12,8 @@ from gomoku.search.recipe import SelfPlayRecipe
 from gomoku.train.selfplay import SelfPlayStream
 from gomoku.train.stream_state import SavedStreams, pack_planes, unpack_planes
 from gomoku.train.tasks import SelfPlaySettings
-from tests.test_core import FakeNet
-from tests.test_mcts import HashEvaluator
+from tests.helpers import FakeNet
+from tests.helpers import HashEvaluator
 
 RECIPES = {
     "puct-cap": SelfPlayRecipe(n_playout=12, p_full=0.5, n_fast=4, forced_k=2.0),
