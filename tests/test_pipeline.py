@@ -11,7 +11,8 @@ import pytest
 from gomoku.train.config import TrainConfig
 from gomoku.train.actors import InlineActors, Pending
 from gomoku.train.checkpoint import CheckpointError, read_checkpoint, write_checkpoint
-from gomoku.train.pipeline import TrainPipeline, kl_divergence
+from gomoku.net.training import kl_divergence
+from gomoku.train.pipeline import TrainPipeline
 from gomoku.train.replay import ReplayBuffer
 from gomoku.train.stream_state import game_from_state
 from tests.helpers import ROOT, TINY, tiny_config

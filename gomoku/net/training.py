@@ -1,4 +1,5 @@
-"""Training the net: Adam steps on one mini-batch of ``(planes, pi, z)``.
+"""Training the net: Adam steps on one mini-batch of ``(planes, pi, z)``, and the KL divergence
+that the trainer's adaptive learning rate watches between the policy before and after them.
 
 The loss is ``(z - v)^2 - pi . log p`` (docs/algorithm.md, section 3); L2 on the weights
 comes from the optimizer's weight decay.
@@ -64,3 +65,8 @@ class BatchFit:
         if self.measure_after:
             self.log_p = self._forward()
         return loss, entropy
+
+
+def kl_divergence(log_p_old: np.ndarray, log_p_new: np.ndarray) -> float:
+    """``mean(sum(p_old * (log p_old - log p_new)))`` over a batch."""
+    return float(np.mean(np.sum(np.exp(log_p_old) * (log_p_old - log_p_new), axis=1)))

@@ -43,6 +43,7 @@ from gomoku.net.grow import carry_inputs, check_growable, grow_weights
 from gomoku.net.modelfile import BEST_MODEL, CURRENT_MODEL, find_model
 from gomoku.net.policy_value import PolicyValueModel
 from gomoku.net.spec import NET_SETTINGS, NetSpec, trunk_of
+from gomoku.net.training import kl_divergence
 from gomoku.search.heuristic import LEVELS
 from gomoku.search.options import SearchOptions
 from gomoku.search.players import PlayerSpec, spec_text
@@ -65,11 +66,6 @@ class UpdateResult:
     kl: float
     lr_multiplier: float
     steps: int
-
-
-def kl_divergence(log_p_old: np.ndarray, log_p_new: np.ndarray) -> float:
-    """``mean(sum(p_old * (log p_old - log p_new)))`` over a batch."""
-    return float(np.mean(np.sum(np.exp(log_p_old) * (log_p_old - log_p_new), axis=1)))
 
 
 def _commands() -> tuple[str, str]:
