@@ -26,9 +26,10 @@ def njit(function):
     """``numba.njit(cache=True)``, or the function itself where numba is missing.
 
     A call from compiled code types its constant arguments as literals (``Literal[int](0)``, a
-    module constant's value), and numba compiles the callee once for each set of literals it
-    meets; ``vcf.search`` alone was compiled five times. The dispatcher here types every call
-    with the literals' plain types (int64, bool), so each kernel compiles once."""
+    module constant's value), and numba would compile the callee once for each set of literals
+    it meets (``vcf.search`` is called with five). The dispatcher here types every call with the
+    literals' plain types (int64, bool), so each kernel compiles once; no kernel may therefore
+    need a literal argument (a tuple indexed by an argument)."""
     if numba is None:
         return function
     dispatcher = numba.njit(cache=True, nogil=True)(function)
