@@ -162,3 +162,18 @@ def test_the_kernels_forbidden_points_are_the_rules():
                                                                                                       width)
         forbidden += len(want)
     assert forbidden > 100  # the positions hold double threes, double fours and overlines to test
+
+
+def test_a_kernel_called_with_literal_arguments_compiles_for_their_plain_types():
+    """A kernel's call from another kernel passes constants as literal types; each set of literal
+    values would compile the callee once more (the first start's compile time)."""
+    from numba import types
+
+    from gomoku.search.core import vcf
+
+    for args in ((types.literal(0), types.literal(4096)), (types.int64, types.literal(64)),
+                 (types.literal(60), types.int64)):
+        _, _, typed, _ = vcf.table_entries.get_call_template(args, {})
+        assert list(typed) == [types.int64, types.int64]
+    assert [list(sig) for sig in vcf.table_entries.signatures] == [[types.int64, types.int64]]
+    assert vcf.table_entries(5, 4096) == 16
