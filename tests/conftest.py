@@ -4,7 +4,7 @@ import os
 import pytest
 
 # Modules whose tests start processes, train nets or play whole matches: the slow tier.
-# `python -m pytest -m "not slow"` runs the rest, the fast tier, in about a minute.
+# `python -m pytest -m "not slow"` runs the rest, the fast tier.
 SLOW_MODULES = {
     "test_actors", "test_arena", "test_bench", "test_commands", "test_engine", "test_engine_fuzz",
     "test_engine_player", "test_engine_soak", "test_grow", "test_interrupt", "test_lifecycle", "test_package",
@@ -13,9 +13,31 @@ SLOW_MODULES = {
 }
 
 
+# Single tests of the fast modules that take seconds each (games played to the end, short runs of
+# the trainer): the slow tier too, so that the fast tier stays near a minute. The golden games and
+# one identical-games test of the compiled core stay fast.
+SLOW_TESTS = {
+    "test_core::test_15x15_games_are_the_same", "test_core::test_puct_games_are_the_same_to_the_bit_on_8x8",
+    "test_core::test_renju_games_are_the_same",
+    "test_core_threats::test_threats_on_input_v2_games_are_the_same_on_the_core",
+    "test_engine_clock::test_playouts_ten_times_slower_than_usual_do_not_make_the_answers_late",
+    "test_engine_clock::test_the_watchdog_answers_for_a_search_stuck_in_one_playout",
+    "test_engine_notes::test_a_rule_and_a_model_changed_together_warn_once",
+    "test_features::test_a_run_trains_version_two_from_scratch_and_from_a_carried_over_model",
+    "test_heuristic::test_training_evaluates_against_the_heuristic_ladder_and_resumes",
+    "test_model_paths::test_a_file_that_is_not_a_model_says_what_was_expected",
+    "test_model_paths::test_play_py_plays_a_run_directory_and_says_which_model",
+    "test_openings::test_the_generator_keeps_only_near_even_openings_and_says_why",
+    "test_rule_training::test_a_run_carries_a_freestyle_model_over_to_renju",
+    "test_selfplay_options::test_pipeline_iterations_with_the_options",
+    "test_threat_search::test_threat_searches_restore_the_board_and_stay_consistent_in_random_games",
+}
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        if os.path.splitext(os.path.basename(str(item.fspath)))[0] in SLOW_MODULES:
+        module = os.path.splitext(os.path.basename(str(item.fspath)))[0]
+        if module in SLOW_MODULES or f"{module}::{item.originalname}" in SLOW_TESTS:
             item.add_marker(pytest.mark.slow)
 
 
