@@ -36,3 +36,17 @@ def test_the_check_sees_an_import_of_a_test_module(tmp_path):
     path = tmp_path / "test_x.py"
     path.write_text("def f():\n    from tests.test_mcts import HashEvaluator\n", encoding="utf-8")
     assert "tests.test_mcts" in imported_modules(str(path))
+
+
+def test_every_test_the_slow_tier_names_exists():
+    # A renamed test would otherwise leave the slow tier silently and slow down the fast one.
+    from tests.conftest import SLOW_MODULES, SLOW_TESTS
+    missing = [m for m in SLOW_MODULES if not os.path.exists(os.path.join(TESTS, f"{m}.py"))]
+    for name in sorted(SLOW_TESTS):
+        module, function = name.split("::")
+        path = os.path.join(TESTS, f"{module}.py")
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read(), path)
+        if not any(isinstance(n, ast.FunctionDef) and n.name == function for n in tree.body):
+            missing.append(name)
+    assert missing == []
