@@ -121,7 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
     who.add_argument("--heuristic", type=int, nargs="?", const=DEFAULT_LEVEL, choices=LEVELS, metavar="LEVEL",
                      help=f"play the threat-aware heuristic, on any board; LEVEL is "
                           f"{', '.join(map(str, LEVELS))} ({DEFAULT_LEVEL} without one)")
-    who.add_argument("--player", metavar="SPEC",
+    who.add_argument("--player", metavar="PLAYER",
                      help="the player as play.py and the arena write it: az:MODEL[:N], pure[:N], heuristic[:LEVEL] "
                           "(N: at most N playouts a move); --model, --pure and --heuristic are short for these")
     parser.add_argument("--n-in-row", type=int, default=5,
