@@ -314,6 +314,18 @@ def is_forbidden(cells, s, move, width, height):
 
 
 @njit
+def drop_forbidden(cells, s, moves, count, width, height):
+    """Keeps, in order at the front of ``moves[:count]``, the moves that are not forbidden to the
+    player to move (renju's Black); returns how many are kept."""
+    kept = 0
+    for k in range(count):
+        if not is_forbidden(cells, s, moves[k], width, height):
+            moves[kept] = moves[k]
+            kept += 1
+    return kept
+
+
+@njit
 def black_has_allowed_move(cells, s, width, height):
     """``rules.black_has_allowed_move`` on search ``s``'s board."""
     size = width * height

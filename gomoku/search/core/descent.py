@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from gomoku.search.core.boards import can_win_now, completing_cells, is_forbidden, play, write_planes
+from gomoku.search.core.boards import (can_win_now, completing_cells, drop_forbidden, is_forbidden, play,
+                                       write_planes)
 from gomoku.search.core.jit import njit
 from gomoku.search.core.kernels import backup, child_node, expand, favour, gumbel_index, puct_index
 from gomoku.search.core.layout import (ALL_LEGAL, E_MOVE, GUMBEL, NEXT_NODE, NO_WINNER, N_FIRST, N_PLIES, N_PROVEN,
@@ -58,12 +59,7 @@ def select_leaf(nodef, nodei, edgef, edgei, pool, cells, hist, sint, sflt, path,
                 if b > 1 and plen > 0:
                     return False, -1.0, 2
                 if b > 0 and renju and sint[s, S_CUR] == 1:
-                    kept = 0
-                    for k in range(b):
-                        if not is_forbidden(cells, s, theirs[k], width, height):
-                            theirs[kept] = theirs[k]
-                            kept += 1
-                    b = kept
+                    b = drop_forbidden(cells, s, theirs, b, width, height)
                     if b == 0:
                         # Black may not block on a forbidden point: lost (the root plays any legal move)
                         if plen > 0:

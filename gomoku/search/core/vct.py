@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from gomoku.search.core.boards import is_forbidden
+from gomoku.search.core.boards import drop_forbidden, is_forbidden
 from gomoku.search.core.jit import njit
 from gomoku.search.core.vcf import (MOST_DEPTH, _empty_cell, _sort_unique, four_list, position_hash, put, search,
                                     table_entries, table_reset, table_slot, window_counts)
@@ -209,12 +209,7 @@ def find_vct(cells, s, a, budget, depth, n, exact, renju, width, height, windows
                                 count += 1
                             count = _sort_unique(row, count)
                         if renju and d == 1:
-                            kept = 0
-                            for i in range(count):
-                                if not is_forbidden(cells, s, row[i], width, height):
-                                    row[kept] = row[i]
-                                    kept += 1
-                            count = kept
+                            count = drop_forbidden(cells, s, row, count, width, height)
                         frame[f, 4], frame[f, 5] = 0, count
         else:
             # a child frame returned ``result``: take back what this frame played for it
