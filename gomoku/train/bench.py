@@ -84,24 +84,34 @@ def _selfplay_worker(args, evaluator) -> dict:
     from gomoku.train.selfplay import SelfPlayStream
 
     evaluator.clear_cache()  # the trees measured before played the same games: no head start from their positions
-    positions_before = evaluator.positions
     root_search, threats, opening_stones, moves_per_game = recipe
     recipe = SelfPlayRecipe(n_playout=n_playout, root_search=root_search, win_check=threats, threats=threats)
     stream = SelfPlayStream(evaluator, shape, parallel, recipe, seed, opening_stones=opening_stones, compiled=compiled)
-    stats = RunStats()
     lengths = {}  # of the first `parallel` games, which start together
-    start = time.perf_counter()
-    # At least `seconds`, and until the first games have all finished, for the game length (unless
-    # the caller gives the length: long games would take far longer than `seconds`).
     sized = None  # a finished game as the trainer receives it, to size the traffic
-    # (and until a playout was backed up: the compiled core backs up a step's leaves at the next step)
-    while (time.perf_counter() - start < seconds or not stats.playouts
-           or (not moves_per_game and len(lengths) < parallel)):
+
+    def step(stats):
+        nonlocal sized
         stream.lockstep.fill(parallel)
         for game in stream.lockstep.step(stats):
             sized = sized or game
             if game.index < parallel:
                 lengths[game.index] = len(game.moves)
+
+    # Untimed until a move was played: the compiled core compiles its kernels (a minute on a cold
+    # cache) at its first step and its root searches at the first move, which is no steady state.
+    warm_up = RunStats()
+    while not warm_up.moves:
+        step(warm_up)
+    positions_before = evaluator.positions
+    stats = RunStats()
+    start = time.perf_counter()
+    # At least `seconds`, and until the first games have all finished, for the game length (unless
+    # the caller gives the length: long games would take far longer than `seconds`).
+    # (and until a playout was backed up: the compiled core backs up a step's leaves at the next step)
+    while (time.perf_counter() - start < seconds or not stats.playouts
+           or (not moves_per_game and len(lengths) < parallel)):
+        step(stats)
     elapsed = time.perf_counter() - start
     return {"playouts": stats.playouts, "seconds": elapsed, "lengths": list(lengths.values()),
             "nn_positions": evaluator.positions - positions_before, "rss_mb": _peak_rss_mb(),
