@@ -48,6 +48,37 @@ def usable_cpus() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def cpu_seconds() -> float:
+    """CPU seconds used so far by this process and every process under it: its own, its children's
+    that have ended, and (on Linux, read from /proc) those of the live ones, with what they in turn
+    reaped. The difference of two readings is the work done between them, workers included."""
+    import resource
+
+    own, reaped = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    total = own.ru_utime + own.ru_stime + reaped.ru_utime + reaped.ru_stime
+    parents, times = {}, {}
+    try:
+        for name in os.listdir("/proc"):
+            if name.isdigit():
+                try:
+                    with open(f"/proc/{name}/stat", "rb") as f:
+                        fields = f.read().rsplit(b")", 1)[1].split()
+                except OSError:  # it ended meanwhile
+                    continue
+                parents[int(name)] = int(fields[1])
+                times[int(name)] = sum(int(x) for x in fields[11:15])  # utime stime cutime cstime
+    except OSError:  # no /proc: the live children are not counted
+        return total
+    ticks, live, todo = os.sysconf("SC_CLK_TCK"), 0, [os.getpid()]
+    while todo:
+        parent = todo.pop()
+        for pid, ppid in parents.items():
+            if ppid == parent:
+                live += times[pid]
+                todo.append(pid)
+    return total + live / ticks
+
+
 def atomic_write(path: str, write: Callable[[IO[bytes]], None]) -> None:
     """Writes a file so that a crash at any moment leaves either the old file or the new one.
 

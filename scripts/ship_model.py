@@ -160,6 +160,8 @@ def ship(args) -> int:
         "selfplay_games": state["games"],
         "selfplay_positions": state["positions"],
         "training_hours": round(state["elapsed"] / 3600, 2),
+        # CPU hours of the trainer and its workers (absent from checkpoints that predate the count)
+        **({"training_cpu_hours": round(state["cpu_elapsed"] / 3600, 2)} if state.get("cpu_elapsed") else {}),
         "best_win_ratio_at_current_strength": state["best_win_ratio"],
         "pure_playouts_now": state["pure_playouts"],
         # the yardstick's rung now: pure MCTS playouts, or the heuristic's level in a run evaluated by it

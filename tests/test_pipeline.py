@@ -77,12 +77,14 @@ def test_pipeline_iterates_evaluates_and_resumes_in_process(tmp_path):
     assert events[0]["how"] == "new" and events[0]["iteration"] == 0
     assert events[-1]["why"] == "finished" and events[-1]["iteration"] == 2
     assert "loss" in events[2] and "entropy" in events[2]
+    assert 0 < events[1]["cpu_s"] < events[2]["cpu_s"]  # the CPU seconds add up, iteration by iteration
     assert events[3]["playouts"] == pipeline.config.n_playout  # the net's search in the evaluation
     # the games the net played as White, on their own: half of the paired games
     assert len(events[3]["as_white"]) == 3 and sum(events[3]["as_white"]) == pipeline.config.eval_games // 2
 
     again = TrainPipeline.resume(run, log=lambda s: None)
     assert again.iteration == 2 and again.games == pipeline.games
+    assert again.cpu_elapsed == pipeline.cpu_elapsed > 0
     assert again.lr_multiplier == pipeline.lr_multiplier
     assert np.array_equal(again.buffer.state()["pis"], pipeline.buffer.state()["pis"])
     for name, w in pipeline.model.weights().items():

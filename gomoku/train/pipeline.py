@@ -57,7 +57,7 @@ from gomoku.train.replay import SizedReplayBuffer
 from gomoku.train.selfplay import training_arrays
 from gomoku.train.stream_state import SavedStreams
 from gomoku.train.tasks import PUBLISHED, SelfPlaySettings, tally_by_colour
-from gomoku.util import usable_cpus
+from gomoku.util import cpu_seconds, usable_cpus
 
 @dataclass
 class UpdateResult:
@@ -157,7 +157,7 @@ class TrainPipeline:
         self.heuristic_level = config.heuristic_level_start
         self.games = 0
         self.positions = 0
-        self.elapsed = 0.0  # seconds of training across sessions
+        self.elapsed = self.cpu_elapsed = 0.0  # seconds of training across sessions: wall and CPU (workers too)
         self.actors: Actors = InlineActors()  # run() starts the worker processes
         self.streams = SavedStreams()  # the actors' self-play games in progress, for the checkpoint
         self.progress_stream = None
@@ -206,6 +206,7 @@ class TrainPipeline:
         for key in ("iteration", "lr_multiplier", "best_win_ratio", "pure_playouts", "games",
                     "positions", "elapsed"):
             setattr(pipeline, key, state[key])
+        pipeline.cpu_elapsed = state.get("cpu_elapsed", 0.0)  # 0 from a checkpoint that predates it
         pipeline.eval_board = state.get("eval_board")
         pipeline.streams.load_state(state.get("streams"))  # None from a checkpoint that predates them
         pipeline._earlier_sizes = state.get("earlier_sizes", ())
@@ -232,7 +233,7 @@ class TrainPipeline:
             "best_win_ratio": self.best_win_ratio,
             "pure_playouts": self.pure_playouts,
             "heuristic_level": self.heuristic_level,
-            "games": self.games, "positions": self.positions, "elapsed": self.elapsed,
+            "games": self.games, "positions": self.positions, "elapsed": self.elapsed, "cpu_elapsed": self.cpu_elapsed,
             "eval_board": self.eval_board,
             "earlier_sizes": self._earlier_sizes,
             "streams": self.streams.state(),
@@ -308,7 +309,7 @@ class TrainPipeline:
     def run_iteration(self) -> dict:
         """One iteration: self-play alongside the updates, buffer, maybe an evaluation, checkpoint."""
         cfg = self.config
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), cpu_seconds()
         self._record_sizes_played()
         board = cfg.size_of_iteration(self.iteration)
         updating = self.buffer.can_sample(cfg.batch_size, cfg.sizes_in_play(self.iteration))
@@ -361,7 +362,8 @@ class TrainPipeline:
         else:
             record_eval = None
         self.elapsed += time.perf_counter() - start
-        record["wall_s"] = round(self.elapsed, 1)
+        self.cpu_elapsed += cpu_seconds() - cpu_start
+        record.update(wall_s=round(self.elapsed, 1), cpu_s=round(self.cpu_elapsed, 1))
         self.save_checkpoint()
         self.model.save(os.path.join(self.run_dir, CURRENT_MODEL))
         self._append_metrics(record)
