@@ -221,3 +221,62 @@ def test_what_the_core_does_not_support_stays_on_the_python_tree(monkeypatch):
     monkeypatch.setenv("GOMOKU_CORE", "on")
     player.get_action(board)
     assert not player._on_core and player._core is None
+
+
+@pytest.mark.parametrize("options", [SHARP, THREATS], ids=["sharp", "threats"])
+def test_the_engine_answers_the_same_on_the_core_as_on_the_python_tree(monkeypatch, options):
+    import io
+    import re
+    from pathlib import Path
+
+    from gomoku.play.engine.brain import EngineOptions, PbrainEngine
+    from gomoku.search.options import SearchOptions
+    from tests.helpers import converse
+
+    core_ready()
+    model = Path(__file__).resolve().parents[1] / "models" / "gomoku_8x8_5.npz"
+    turns = [["BOARD", "3,3,2", "DONE"], ["TURN 4,5"], ["TURN 2,2"]]
+    runs = []
+    for core in ("off", "on"):
+        monkeypatch.setenv("GOMOKU_CORE", core)
+        out = io.StringIO()
+        engine = PbrainEngine(EngineOptions(model=str(model), device="cpu", max_playouts=60,
+                                            search=SearchOptions(**options)), out, FakeClock(0.0001))
+        assert converse(engine, out, "START 8", "INFO timeout_turn 60000")[-1] == "OK"
+        replies = []
+        for lines in turns:
+            reply = converse(engine, out, *lines)
+            replies.append([re.sub(r" in [\d.]+ s", "", line) for line in reply])
+            assert engine._on_core == (core == "on")
+        runs.append(replies)
+    assert runs[0] == runs[1]
+
+
+def test_without_a_cache_another_process_compiles_the_kernels_and_the_python_search_plays_meanwhile(monkeypatch):
+    import time
+
+    from gomoku.search.core import single
+
+    core_ready()
+
+    class Compiler:  # the compiling process: running at first, then done
+        returncode = None
+
+        def poll(self):
+            return self.returncode
+
+    compiler = Compiler()
+    monkeypatch.setattr(single, "_state", {"ready": False, "started": False, "compiler": None})
+    monkeypatch.setattr(single, "cached", lambda: False)
+    monkeypatch.setattr(single, "_compile_elsewhere", lambda: compiler)
+    assert not core_ready(background=True) and single._state["compiler"] is compiler
+    player = MCTSPlayer(NetEvaluator(_net(81)), n_playout=10, **SHARP)
+    player.get_action(_board(9, rules.FREESTYLE, [40]))
+    assert not player._on_core  # not ready yet: the Python tree searched
+    compiler.returncode = 0
+    deadline = time.monotonic() + 60
+    while not core_ready(background=True):
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    player.get_action(_board(9, rules.FREESTYLE, [40, 41]))
+    assert player._on_core

@@ -16,12 +16,15 @@ over its own tree. ``root`` copies the root at any time (the window's analysis),
 ``best_so_far`` answers the root's most visited move for a watchdog on another thread.
 
 ``core_ready`` says whether the kernels are compiled in this process; the first call loads
-them from numba's cache (a second or two) or, with ``background``, compiles them on a thread
-of their own (about a minute of CPU) while the caller goes on with the reference search.
+them from numba's cache (half a second or so) or, with ``background``, has another process
+compile them (about a minute of CPU) while the caller goes on with the reference search, and
+loads them once it is done.
 """
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 import threading
 import traceback
@@ -39,6 +42,7 @@ from gomoku.search.core.threats import analyse_root, install_cache
 from gomoku.search.core.trees import CoreTrees
 from gomoku.search.mcts import MCTS
 from gomoku.search.tree import TreeNode
+from gomoku.util import die_with_parent
 
 
 def core_supports(board: Board, evaluator) -> bool:
@@ -180,7 +184,8 @@ class CoreSearch:
 
 # ---------------------------------------------------------------- compiling the kernels
 _lock = threading.Lock()
-_state = {"ready": False, "started": False}  # compiled in this process; a compile started (or failed)
+_state = {"ready": False, "started": False, "compiler": None}
+"""compiled in this process; a compile or a load started; the process compiling the kernels"""
 
 
 class _Uniform:
@@ -210,22 +215,51 @@ def _warm_up() -> None:
         print("the search core failed to start: the Python search plays", file=sys.stderr, flush=True)
 
 
+def _load() -> None:
+    _warm_up()
+    if _state["ready"]:
+        print("the search core is loaded: the searches run on it from now on", file=sys.stderr, flush=True)
+
+
+def _compile_elsewhere() -> subprocess.Popen:
+    """A process that compiles the kernels into numba's cache (its output kept off this process's
+    stdout, which may be a protocol's); it dies with this process."""
+    import gomoku
+
+    env = dict(os.environ)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(gomoku.__file__)))
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+    command = "from gomoku.search.core.single import _state, _warm_up; _warm_up(); raise SystemExit(not _state['ready'])"
+    return subprocess.Popen([sys.executable, "-c", command],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, env=env,
+                            preexec_fn=die_with_parent if os.name == "posix" else None)
+
+
 def core_ready(background: bool = False) -> bool:
     """Whether the kernels are compiled in this process. If not, the first call compiles them, or
-    loads them from numba's cache: at once, or, with ``background`` and nothing cached, on a
-    thread of its own (False until it is done)."""
+    loads them from numba's cache, at once; with ``background`` and nothing cached, it starts a
+    process that compiles them into the cache (False meanwhile: a compile on a thread here would
+    hold the interpreter's lock for seconds at a time), and the first call after that process has
+    ended loads them on a thread (False until it is done)."""
     if _state["ready"]:
         return True
     with _lock:
+        compiler = _state["compiler"]
         if not _state["started"]:
             _state["started"] = True
             if background and not cached():
-                print("compiling the search core on a thread (about a minute of CPU, once: it is cached for "
-                      "later starts); the Python search plays meanwhile", file=sys.stderr, flush=True)
-                threading.Thread(target=_warm_up, name="core-compile", daemon=True).start()
+                print("compiling the search core in another process (about a minute of CPU, once: it is cached "
+                      "for later starts); the Python search plays meanwhile", file=sys.stderr, flush=True)
+                _state["compiler"] = _compile_elsewhere()
             else:
                 if not cached():
                     print("compiling the search core (about a minute of CPU, once: it is cached for later starts) ...",
                           file=sys.stderr, flush=True)
                 _warm_up()
+        elif compiler is not None and compiler.poll() is not None:
+            _state["compiler"] = None
+            if compiler.returncode == 0:
+                threading.Thread(target=_load, name="core-load", daemon=True).start()
+            else:
+                print("the search core failed to compile: the Python search plays", file=sys.stderr, flush=True)
     return _state["ready"]
