@@ -8,9 +8,10 @@ game, where a search may prove its root and stop early):
 * ``engine``: ``pbrain-gomokuzero`` processes (``python -m gomoku.play.engine``) with
   ``GOMOKU_CORE`` off and on, threats off and on, get each position as a ``BOARD`` (no tree
   kept) under ``INFO timeout_turn``; their ``MESSAGE`` lines give the playouts of each move;
-* ``cpu``: the same search in this process, a fixed number of playouts from each position:
-  the process's CPU seconds per playout on each path, the net's calls per playout, and the
-  net's own CPU time per position at batch 1.
+* ``cpu``: the same search in this process, a fixed number of playouts from each position, the
+  two paths in turn: the process's CPU time per playout on each path, the part of it spent in
+  the net's calls (the rest is the search's own), the net's calls per playout, and the net's
+  CPU time per position at batch 1.
 
 The CPU figures do not depend on what else the machine runs as wall-clock ones do.
 
@@ -104,8 +105,26 @@ def engine_run(model: str, games: list[list[int]], size: int, turn_ms: int, core
             proc.kill()
 
 
-def cpu_run(model: str, games: list[list[int]], size: int, playouts: int, threats: bool) -> dict:
-    """CPU seconds per playout on each path, and the net's calls per playout, over the positions."""
+class _TimedNet:
+    """A net whose calls' CPU time is summed (``seconds``), so that the search's own share can be told apart."""
+
+    def __init__(self, net):
+        self.net, self.seconds = net, 0.0
+        self.input_version = getattr(net, "input_version", 1)
+        self.version = getattr(net, "version", 0)
+
+    def predict(self, planes):
+        start = time.process_time()
+        try:
+            return self.net.predict(planes)
+        finally:
+            self.seconds += time.process_time() - start
+
+
+def cpu_run(model: str, games: list[list[int]], size: int, playouts: int, threats: bool, rounds: int) -> dict:
+    """CPU milliseconds per playout on each path, the net's share of them, and the net's calls per
+    playout, over the positions; the two paths take turns, position by position, ``rounds`` times."""
+    from gomoku.game.features import input_channels
     from gomoku.net.policy_value import PolicyValueModel
     from gomoku.search.core.single import CoreSearch, core_ready
     from gomoku.search.evaluator import NetEvaluator
@@ -113,27 +132,25 @@ def cpu_run(model: str, games: list[list[int]], size: int, playouts: int, threat
 
     options = dict(fpu=0.25, solve=True, threats=threats)
     core_ready()
-    out = {}
-    for path in ("python", "core"):
-        evaluator = NetEvaluator(PolicyValueModel.load(model, device="cpu", threads=1))
-        evaluator.evaluate([Board(size, size, 5)])  # builds the predictor
-        cpu = wall = 0.0
-        calls = evaluator.positions
-        for moves in games:
-            board = Board(size, size, 5)
-            for move in moves:
-                board.play(move)
-            tree = MCTS(**options)
-            start_cpu, start_wall = time.process_time(), time.perf_counter()
-            if path == "core":
-                CoreSearch(tree).search(board, evaluator, lambda done: done >= playouts)
-            else:
-                search(tree, board, evaluator, lambda done: done >= playouts)
-            cpu += time.process_time() - start_cpu
-            wall += time.perf_counter() - start_wall
-        n = playouts * len(games)
-        out[path] = (1000 * cpu / n, 1000 * wall / n, (evaluator.positions - calls) / n)
-    return out
+    net = _TimedNet(PolicyValueModel.load(model, device="cpu", threads=1))
+    net.predict(np.zeros((1, input_channels(net.input_version), size, size), np.float32))  # builds the predictor
+    totals = {"python": np.zeros(3), "core": np.zeros(3)}  # CPU seconds, of which the net's, net positions
+    for round_ in range(rounds):
+        for i, moves in enumerate(games):
+            for path in (("python", "core") if (round_ + i) % 2 == 0 else ("core", "python")):
+                evaluator = NetEvaluator(net)  # a cache of its own for each search: the paths alike
+                board = Board(size, size, 5)
+                for move in moves:
+                    board.play(move)
+                tree = MCTS(**options)
+                net_before, start = net.seconds, time.process_time()
+                if path == "core":
+                    CoreSearch(tree).search(board, evaluator, lambda done: done >= playouts)
+                else:
+                    search(tree, board, evaluator, lambda done: done >= playouts)
+                totals[path] += (time.process_time() - start, net.seconds - net_before, evaluator.positions)
+    n = playouts * len(games) * rounds
+    return {path: (1000 * cpu / n, 1000 * in_net / n, positions / n) for path, (cpu, in_net, positions) in totals.items()}
 
 
 def net_cost(model: str, size: int, repeats: int) -> float:
@@ -163,6 +180,7 @@ def main(argv=None) -> None:
     parser.add_argument("--extra", type=int, default=0, help="heuristic moves played after each opening")
     parser.add_argument("--playouts", type=int, default=200, help="playouts from each position in the CPU measurement")
     parser.add_argument("--repeat", type=int, default=1, help="engine runs of each setting, in turn")
+    parser.add_argument("--rounds", type=int, default=2, help="searches of each position on each path (CPU part)")
     parser.add_argument("--parts", default="engine,cpu", help="engine, cpu or both")
     args = parser.parse_args(argv)
     games = positions(args.size, args.first, args.positions, args.extra)
@@ -188,9 +206,11 @@ def main(argv=None) -> None:
     if "cpu" in args.parts:
         print(f"net at batch 1: {net_cost(args.model, args.size, 300):.2f} ms CPU a position")
         for threats in (False, True):
-            for path, (cpu, wall, calls) in cpu_run(args.model, games, args.size, args.playouts, threats).items():
-                print(f"cpu, threats {'on' if threats else 'off'}, {path}: {cpu:.2f} ms CPU a playout "
-                      f"({wall:.2f} ms wall), {calls:.2f} net positions a playout")
+            for path, (cpu, in_net, calls) in cpu_run(args.model, games, args.size, args.playouts, threats,
+                                                      args.rounds).items():
+                print(f"cpu, threats {'on' if threats else 'off'}, {path}: {cpu:.2f} ms CPU a playout, of which "
+                      f"the net {in_net:.2f} ms ({calls:.2f} net positions a playout) and the search "
+                      f"{cpu - in_net:.2f} ms")
 
 
 if __name__ == "__main__":
