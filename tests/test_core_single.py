@@ -14,7 +14,7 @@ from gomoku.game import rules
 from gomoku.game.board import Board
 from gomoku.play.analysis import search_with_analysis
 from gomoku.play.engine.move_search import PlayoutTimer, best_so_far, timed_search
-from gomoku.search.core import core_enabled
+from gomoku.search.core import core_enabled, layout
 from gomoku.search.core.single import CoreSearch, core_ready, core_supports
 from gomoku.search.evaluator import NetEvaluator
 from gomoku.search.mcts import MCTS, search
@@ -139,6 +139,14 @@ def test_a_position_the_tree_does_not_stand_on_starts_afresh():
     assert core.root_state() == (False, 0, 0)
     core.search(other, evaluator, lambda done: done >= 3)
     assert core.root_state()[2] == 3
+    core.advance(31)  # a point taken on its board: the search is dropped, not played on
+    assert core.s < 0
+    core.search(other, evaluator, lambda done: done >= 2)
+    core.reset()
+    for move in range(200):  # a reset search follows no game: moves told to it are not played on its board
+        core.advance(move % 81)
+    core.search(first, evaluator, lambda done: done >= 4)
+    assert core.root_state()[2] == 4 and core.trees.sint[core.s, layout.S_HLEN] == 2  # two stones in its history
 
 
 def test_best_so_far_reads_the_core_root_from_another_thread():

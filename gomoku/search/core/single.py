@@ -65,6 +65,7 @@ class CoreSearch:
         self.s = -1  # the search's id in ``trees``; -1: none yet
         self._key: Optional[tuple] = None  # the geometry and rule of ``trees``
         self._analysed = False  # the root's threat searches have run for the present root
+        self._follows = False  # the search's board follows the game: searched since the last reset
         self._empty: Optional[np.ndarray] = None  # the root position's empty cells, for ``playable``
         self._priors = self._values = self._out = None
         self.playouts = 0  # playouts over the search's life
@@ -89,6 +90,7 @@ class CoreSearch:
             self.s = trees.add(board, False, tree.c_puct, tree.fpu, tree.win_check, tree.solve, threats=tree.threats,
                                inputs=inputs, cache=cache)
             self._analysed = False
+        self._follows = True
         self._empty = np.asarray(board.cells) == 0
 
     def _stands_on(self, board: Board) -> bool:
@@ -99,16 +101,30 @@ class CoreSearch:
                 and np.array_equal(trees.cells[s], board.cells))
 
     def advance(self, move: int) -> None:
-        """``MCTS.advance``: ``move`` was played; keeps the subtree under it as the root, or starts afresh."""
-        if self.s >= 0:
-            self.trees.play(self.s, move, True)
-            self._analysed = False
+        """``MCTS.advance``: ``move`` was played; keeps the subtree under it as the root, or starts afresh.
+        A search that does not follow the game (reset since its last search, its game over, or the
+        point taken on its board) is dropped instead: the next search starts afresh."""
+        trees, s = self.trees, self.s
+        if s < 0:
+            return
+        if (not self._follows or trees.sint[s, k.S_WINNER] != k.NO_WINNER or not 0 <= move < trees.size
+                or trees.cells[s, move] != 0):
+            self._drop()
+            return
+        trees.play(s, move, True)
+        self._analysed = False
 
     def reset(self) -> None:
-        """Drops the tree (the board stays; the next search checks it)."""
+        """Drops the tree; the board no longer follows the game (the next search starts afresh)."""
         if self.s >= 0:
             self.trees.reset(self.s)
             self._analysed = False
+            self._follows = False
+
+    def _drop(self) -> None:
+        self.trees.remove(self.s)
+        self.s = -1
+        self._analysed = self._follows = False
 
     # ------------------------------------------------------------ the search
     def search(self, board: Board, evaluator, stop: Callable[[int], bool]) -> int:
