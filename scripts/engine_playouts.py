@@ -150,7 +150,8 @@ def cpu_run(model: str, games: list[list[int]], size: int, playouts: int, threat
                     search(tree, board, evaluator, lambda done: done >= playouts)
                 totals[path] += (time.process_time() - start, net.seconds - net_before, evaluator.positions)
     n = playouts * len(games) * rounds
-    return {path: (1000 * cpu / n, 1000 * in_net / n, positions / n) for path, (cpu, in_net, positions) in totals.items()}
+    return {path: (1000 * cpu / n, 1000 * in_net / n, positions / n)
+            for path, (cpu, in_net, positions) in totals.items()}
 
 
 def net_cost(model: str, size: int, repeats: int) -> float:

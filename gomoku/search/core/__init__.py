@@ -1,8 +1,9 @@
 """The compiled search core: many games' trees and boards in arrays, one numba call a step.
 
 ``games.CoreGames`` plays the games of a ``lockstep.Lockstep`` whose players it supports
-(``games.supported``); ``single.CoreSearch`` runs one game's search of play time (the engine's
-timed search, ``MCTSPlayer.get_action``) one playout at a time; ``trees.CoreTrees`` holds the arrays (their columns: ``layout``);
+(``games.supported``); ``single.CoreSearch`` runs one game's search of play time (the
+engine's timed search, ``MCTSPlayer.get_action``) one playout at a time; ``trees.CoreTrees``
+holds the arrays (their columns: ``layout``);
 ``descent`` is the compiled step (descents, leaves, backups), ``kernels`` the tree functions,
 ``boards`` the rules, ``vcf`` the VCF search, ``threats`` the threat searches of the trees
 (the leaf's VCF and its cache compiled, the root's in Python), ``planes`` input version 2's

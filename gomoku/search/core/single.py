@@ -245,7 +245,8 @@ def _compile_elsewhere() -> subprocess.Popen:
     env = dict(os.environ)
     root = os.path.dirname(os.path.dirname(os.path.abspath(gomoku.__file__)))
     env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
-    command = "from gomoku.search.core.single import _state, _warm_up; _warm_up(); raise SystemExit(not _state['ready'])"
+    command = ("from gomoku.search.core.single import _state, _warm_up; "
+               "_warm_up(); raise SystemExit(not _state['ready'])")
     return subprocess.Popen([sys.executable, "-c", command],
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, env=env,
                             preexec_fn=die_with_parent if os.name == "posix" else None)
