@@ -7,7 +7,8 @@ policy net) the net's priors over the whole board and its value. Values are in
 ``Candidate.win_rate`` turn them into win rates, ``(v + 1) / 2``.
 
 ``snapshot(player, board)`` is the one place that reads a search tree
-(``MCTSPlayer.mcts.root``, ``GumbelPlayer.tree.root``); it copies the root's small
+(``MCTSPlayer.live_root()``, the compiled core's root copied or the Python tree's,
+``GumbelPlayer.tree.root``); it copies the root's small
 arrays and checks that they agree, so a caller gets a consistent record or None.
 ``search_with_analysis`` runs a player's search and calls it between playouts, in
 the searching thread itself, so another thread (the window's drawing loop) only ever
@@ -109,8 +110,9 @@ def snapshot(player, board: Board) -> Optional[Analysis]:
     disagree in length, or an array is missing, it returns None rather than a mixed record.
     This is the only function that knows where a player keeps its tree.
     """
+    live = getattr(player, "live_root", None)  # ``MCTSPlayer``: a copy of the core's root while it searches there
     tree = getattr(player, "mcts", None) or getattr(player, "tree", None)
-    root = getattr(tree, "root", None)
+    root = live() if live is not None else getattr(tree, "root", None)
     if root is None:
         return None
     arrays = (root.moves, root.child_N, root.child_Q, root.child_P)

@@ -2,6 +2,9 @@
 
 ``MCTSPlayer`` owns one ``mcts.MCTS`` tree and decides how much to search each
 move and which move to play from the search; the tree decides where a playout goes.
+Its own search (``get_action``, the window's and the terminal's) runs on the compiled
+core (``core.single.CoreSearch``) where the core supports the player (a net's evaluator,
+a rule other than caro's; ``GOMOKU_CORE=off`` turns it off), else on the Python tree.
 """
 
 from __future__ import annotations
@@ -83,6 +86,8 @@ class MCTSPlayer:
         self._done = 0  # playouts done for the current move
         self._full: Optional[bool] = None  # whether the current move is a full search; None until drawn
         self.playouts_run = 0  # playouts over the player's life, for throughput figures
+        self._core = None  # ``get_action``'s search on the compiled core (``core.single.CoreSearch``), once used
+        self._on_core = False  # whether the search running now, or the last one, ran on the core
 
     @property
     def progress(self) -> float:
@@ -149,13 +154,35 @@ class MCTSPlayer:
         self._end_move()
         if self.reuse_tree:
             self.mcts.advance(move)
+            if self._core is not None:
+                self._core.advance(move)
         else:
-            self.mcts.reset()
+            self.reset_trees()
 
     def reset(self) -> None:
         """Forgets the tree, for a new game."""
         self._end_move()
+        self.reset_trees()
+
+    def reset_trees(self) -> None:
         self.mcts.reset()
+        if self._core is not None:
+            self._core.reset()
+
+    def live_root(self):
+        """The root of the search running now (or of the last one): a copy of the core's while the
+        search runs there (the analysis view reads it between playouts), else the tree's own."""
+        return self._core.root if self._on_core else self.mcts.root
+
+    def _core_search(self, board: Board):
+        """The search on the compiled core for ``board``, or None where the core does not support it."""
+        from gomoku.search.core.single import CoreSearch, core_ready, core_supports
+
+        if not core_supports(board, self.evaluator) or not core_ready(background=True):
+            return None
+        if self._core is None:
+            self._core = CoreSearch(self.mcts)
+        return self._core
 
     # -- the sequential search
     def get_action(self, board: Board, return_probs: bool = False,
@@ -180,7 +207,14 @@ class MCTSPlayer:
             self._done = done
             return done >= budget or (stop is not None and stop())
 
-        search(self.mcts, board, self.evaluator, enough)
+        core = self._core_search(board)
+        if core is None and self._on_core:
+            self.mcts.reset()  # the tree holds a copy of the core's root, not a tree to go on with
+        self._on_core = core is not None
+        if core is not None:
+            core.search(board, self.evaluator, enough)  # leaves a copy of its root in ``self.mcts``
+        else:
+            search(self.mcts, board, self.evaluator, enough)
         self.playouts_run += self._done
         if self._done < budget:
             self.reset()

@@ -21,6 +21,8 @@ from gomoku.play.engine.brain_moves import MoveMaker
 from gomoku.play.engine.move_search import PlayoutTimer, Watchdog
 from gomoku.play.engine.protocol import (CONTINUOUS_MARK, MAX_SIDE, OPPONENT, OWN, SIZE_RE, TRIPLE_RE, UNLIMITED_MS,
                                          Position, ProtocolError, TimeControl, parse_pair, shown)
+from gomoku.search.core import core_enabled
+from gomoku.search.core.single import CoreSearch, core_ready
 from gomoku.search.heuristic import HeuristicPlayer
 from gomoku.search.mcts import MCTS
 from gomoku.search.options import SearchOptions
@@ -79,8 +81,9 @@ class _Block:
 class PbrainEngine(MoveMaker):
     """The protocol's brain: reads command lines, keeps the position, searches, answers.
 
-    The search is plain ``mcts.MCTS`` driven one playout at a time with the clock
-    checked after each, so that no playout count, and no run of playouts that all
+    The search is ``mcts.MCTS``'s, on the compiled core where it supports the net
+    (``core.single.CoreSearch``), else on the Python tree, driven one playout at a time with the clock
+    checked before each, so that no playout count, and no run of playouts that all
     end in a finished game, can overrun the deadline; ``move_search`` holds the
     stop rule and the watchdog that answers for a search stuck in one long step.
     The tree is kept from move to move while the game goes on as expected (our
@@ -119,6 +122,9 @@ class PbrainEngine(MoveMaker):
         self._heuristic = None if options.heuristic is None else HeuristicPlayer(options.heuristic, options.seed)
         self._model_spec = None  # the loaded model's NetSpec
         self.mcts = MCTS(options.c_puct, **options.search.kwargs())
+        # the same search on the compiled core, for a net it supports (``GOMOKU_CORE=off``: never)
+        self._core = CoreSearch(self.mcts) if core_enabled() else None
+        self._on_core = False  # whether the last search ran on the core (``self.mcts`` holds a copy of its root)
         self._tree_stones: Optional[tuple] = None  # the stones at the tree's root, to know when to keep it
         self._pending: list[str] = []  # notes waiting for the next reply
         self._block: Optional[_Block] = None
@@ -286,6 +292,8 @@ class PbrainEngine(MoveMaker):
             # The first evaluation builds the inference predictor (a second or so):
             # START is the one command whose time the protocol does not count.
             evaluator.evaluate([Board(spec.width, spec.height, spec.n_in_row)])
+            if self._core is not None:
+                core_ready(background=True)  # the core's kernels: loaded now, or compiled on a thread meanwhile
         except Exception as exc:  # ModelFileError, Paddle errors: all mean "cannot play"
             raise ProtocolError(f"cannot use the model: {exc}") from None
         # The model leaves some 150,000 objects that live as long as the engine; a

@@ -17,6 +17,7 @@ import numpy as np
 from gomoku.game.board import DRAW, Board
 from gomoku.play.engine.move_search import best_so_far, quick_move, timed_search
 from gomoku.play.engine.protocol import OPPONENT, OWN, ProtocolError
+from gomoku.search.core.single import core_ready, core_supports
 from gomoku.search.heuristic import HeuristicPlayer
 
 
@@ -58,7 +59,7 @@ class MoveMaker:
             self._reply(position.label(move), notes)
         else:  # the watchdog has answered this move already: its notes go with the next reply
             self._pending.extend(notes)
-        self.mcts.advance(move)  # after the reply: dropping the other subtrees takes time too
+        self._advance(move)  # after the reply: dropping the other subtrees takes time too
         self._tree_stones = tuple(position.stones)
         gc.collect()
 
@@ -123,6 +124,7 @@ class MoveMaker:
         search that overruns it; returns the search's move (``MCTS.best_move``), or the one the
         watchdog answered, and a note."""
         mcts = self.mcts
+        tree = self._search_tree(board)
         empty = self.position.empty_cells
         watchdog = self._watchdog
         hard = self.time.hard_seconds(empty)
@@ -130,15 +132,15 @@ class MoveMaker:
         if armed:
             early = quick_move(board)
             self._move_started = started
-            watchdog.arm(started + hard, lambda: best_so_far(mcts, early))
+            watchdog.arm(started + hard, lambda: best_so_far(tree, early))
         try:
-            playouts, now = timed_search(mcts, board, self._evaluator, self._clock, started,
+            playouts, now = timed_search(tree, board, self._evaluator, self._clock, started,
                                          self.time.move_seconds(empty), self._timer, self.options.max_playouts,
                                          self.time.tree_limit(board.size))
         finally:
             if armed:
                 self._answered = watchdog.disarm()
-        root = mcts.root
+        root = mcts.root  # after a search on the core, a copy of its root
         elapsed = now - started
         if self._answered is not None:
             move = self._answered
@@ -169,11 +171,33 @@ class MoveMaker:
         known = self._tree_stones
         if (known is not None and len(stones) == len(known) + 1 and stones[:-1] == known
                 and stones[-1][1] == OPPONENT):
-            self.mcts.advance(stones[-1][0])
+            self._advance(stones[-1][0])
         else:
-            self.mcts.reset()
+            self._reset_trees()
         self._tree_stones = stones
 
     def _forget_tree(self) -> None:
-        self.mcts.reset()
+        self._reset_trees()
         self._tree_stones = None
+
+    def _search_tree(self, board: Board):
+        """The search for ``board``: the one on the compiled core (``CoreSearch``) where it supports the
+        evaluator and the rule and its kernels are ready, else the Python tree."""
+        core = self._core
+        on_core = (core is not None and core_supports(board, self._evaluator)
+                   and core_ready(background=True))
+        if self._on_core and not on_core:
+            self.mcts.reset()  # it holds a copy of the core's root, not a tree to go on with
+        self._on_core = on_core
+        return core if on_core else self.mcts
+
+    def _advance(self, move: int) -> None:
+        """Tree reuse: both trees keep the subtree under ``move`` (the core's, where it has one)."""
+        self.mcts.advance(move)
+        if self._core is not None:
+            self._core.advance(move)
+
+    def _reset_trees(self) -> None:
+        self.mcts.reset()
+        if self._core is not None:
+            self._core.reset()

@@ -65,6 +65,12 @@ and the turn's end (``move_search``). A move that completes a line is played at
 once, without a search. The heuristic player (``--heuristic``, ``search.heuristic``)
 needs far less than a turn and ignores the clock.
 
+The search runs on the compiled core (``search.core.single``) with a model's net,
+on the Python tree with rollouts (``--pure``), under caro, or with
+``GOMOKU_CORE=off``: the same search, move for move. The kernels load at
+``START``; without numba's cache of them another process compiles them (about a
+minute of CPU, once) while the Python search plays.
+
 Won and lost positions. The engine never resigns and never forfeits. With the
 solver (``--solve``, on by default on the command line) the search can prove a
 position won or lost by force, and then stops early. A won position is finished

@@ -30,12 +30,13 @@ import sys
 import threading
 import time
 from collections import deque
-from typing import Callable, Iterator, Optional, TextIO
+from typing import Callable, Iterator, Optional, TextIO, Union
 
 import numpy as np
 
 from gomoku.game.board import Board
 from gomoku.play.engine.protocol import MIN_PLAYOUTS
+from gomoku.search.core.single import CoreSearch
 from gomoku.search.heuristic import HeuristicPlayer
 from gomoku.search.mcts import MCTS, search
 
@@ -172,29 +173,37 @@ def quick_move(board: Board) -> int:
         return int(legal[np.argmin((rows - (board.height - 1) / 2) ** 2 + (cols - (board.width - 1) / 2) ** 2)])
 
 
-def best_so_far(mcts: MCTS, early: int) -> int:
+def best_so_far(tree, early: int) -> int:
     """The move a search in progress would play now, read from another thread: the root's most
     visited move (``TreeNode.best_index``), the prior's favourite before any visit, or ``early``
-    while the root is not expanded. Only reads the root's arrays, never the board."""
-    root = mcts.root
+    while the root is not expanded. ``tree`` is the search's ``MCTS`` or ``CoreSearch``: only the
+    root's arrays are read (a copy of them on the core, whose move is checked against the
+    position, as the kernels may be writing the root meanwhile), never the board."""
     try:
+        root = tree.root
         moves, visits, priors = root.moves, root.child_N, root.child_P
         if moves is None or visits is None or priors is None or len(moves) != len(visits):
             return early
         if root.win < 0 and not visits.any():
             lost = root.lost if root.lost is not None and not root.lost.all() else None
-            return int(moves[int(np.argmax(priors if lost is None else np.where(lost, -1.0, priors)))])
-        return int(moves[root.best_index()])
+            move = int(moves[int(np.argmax(priors if lost is None else np.where(lost, -1.0, priors)))])
+        else:
+            move = int(moves[root.best_index()])
     except Exception:  # a root half-way through its expansion
         return early
+    playable = getattr(tree, "playable", None)
+    return move if playable is None or playable(move) else early
 
 
 # ------------------------------------------------------------------- the search
-def timed_search(mcts: MCTS, board: Board, evaluator, clock: Callable[[], float], started: float,
+def timed_search(tree: Union[MCTS, CoreSearch], board: Board, evaluator, clock: Callable[[], float], started: float,
                  budget: float, timer: PlayoutTimer, most_new: Optional[int] = None,
                  most_tree: Optional[int] = None) -> tuple[int, float]:
     """Playouts until the soft deadline (``PlayoutTimer``), a playout cap, the tree's size limit or a
     proven root; returns the playouts run and the moment the last one ended.
+
+    ``tree`` is the Python tree (``mcts.search``) or the search on the compiled core
+    (``CoreSearch.search``, which leaves a copy of its root in its reference tree).
 
     Args:
         started: when the move's command arrived (``clock``'s seconds).
@@ -206,7 +215,17 @@ def timed_search(mcts: MCTS, board: Board, evaluator, clock: Callable[[], float]
     most_reserve = RESERVE_SHARE * budget
     most_new = max(MIN_PLAYOUTS, most_new or sys.maxsize)
     most_tree = most_tree or sys.maxsize
-    fresh = not mcts.root.expanded  # the first playout expands the root (and runs its threat searches)
+    core = isinstance(tree, CoreSearch)
+    if core:
+        tree.prepare(board, evaluator)  # the tree kept from the last move, if it stands on this position
+
+    def root_state() -> tuple[bool, int, int]:  # the root's (expanded, proven, N), read every playout
+        if core:
+            return tree.root_state()
+        root = tree.root
+        return root.expanded, root.proven, root.N
+
+    fresh = not root_state()[0]  # the first playout expands the root (and runs its threat searches)
     last = now = clock()
 
     def enough(playouts: int) -> bool:
@@ -219,13 +238,14 @@ def timed_search(mcts: MCTS, board: Board, evaluator, clock: Callable[[], float]
         if playouts > 1 or playouts == 1 and not fresh:
             timer.record(now - last, now)
         last = now
-        if not mcts.root.expanded:
+        expanded, proven, visits = root_state()
+        if not expanded:
             return False
-        return mcts.root.proven != 0 or playouts >= MIN_PLAYOUTS and (
+        return proven != 0 or playouts >= MIN_PLAYOUTS and (
             now + min(timer.reserve(now), most_reserve) >= deadline or playouts >= most_new
-            or mcts.root.N >= most_tree)
+            or visits >= most_tree)
 
-    playouts = search(mcts, board, evaluator, enough)
+    playouts = tree.search(board, evaluator, enough) if core else search(tree, board, evaluator, enough)
     timer.ended(now - deadline)
     return playouts, now
 

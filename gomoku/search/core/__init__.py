@@ -1,7 +1,9 @@
 """The compiled search core: many games' trees and boards in arrays, one numba call a step.
 
 ``games.CoreGames`` plays the games of a ``lockstep.Lockstep`` whose players it supports
-(``games.supported``); ``trees.CoreTrees`` holds the arrays (their columns: ``layout``);
+(``games.supported``); ``single.CoreSearch`` runs one game's search of play time (the
+engine's timed search, ``MCTSPlayer.get_action``) one playout at a time; ``trees.CoreTrees``
+holds the arrays (their columns: ``layout``);
 ``descent`` is the compiled step (descents, leaves, backups), ``kernels`` the tree functions,
 ``boards`` the rules, ``vcf`` the VCF search, ``threats`` the threat searches of the trees
 (the leaf's VCF and its cache compiled, the root's in Python), ``planes`` input version 2's
@@ -9,8 +11,8 @@ threat planes, and ``sums`` NumPy's summation order. The Python search (``mcts``
 stays the reference: a seeded game is the same move for move on both (tests/test_core.py,
 tests/test_core_threats.py).
 
-``GOMOKU_CORE=off`` in the environment turns the core off (every game on the reference
-trees), as does a missing numba.
+``GOMOKU_CORE=off`` in the environment turns the core off (every game and every search of
+play time on the reference trees), as does a missing numba.
 """
 
 from __future__ import annotations
@@ -21,5 +23,18 @@ from gomoku.search.core.jit import available
 
 
 def core_enabled() -> bool:
-    """Whether lockstep games use the compiled core: numba is there and ``GOMOKU_CORE`` is not ``off``."""
+    """Whether the searches use the compiled core: numba is there and ``GOMOKU_CORE`` is not ``off``."""
     return available and os.environ.get("GOMOKU_CORE", "on").strip().lower() not in ("off", "0", "no")
+
+
+def supports_board(board) -> bool:
+    """Whether the core can search this game: numba is there, the game goes on and the rule is not
+    caro's (its blocked lines stay on the Python trees)."""
+    return available and not board.game_over and board.rule.flanked_wins
+
+
+def supports_evaluator(evaluator) -> bool:
+    """Whether the core can search with this evaluator: a net's (``NetEvaluator``), of input version 1 or 2."""
+    from gomoku.search.evaluator import NetEvaluator
+
+    return type(evaluator) is NetEvaluator and evaluator.input_version in (1, 2)

@@ -23,23 +23,20 @@ import numpy as np
 
 from gomoku.game.features import input_channels
 from gomoku.search.core import layout as k
-from gomoku.search.core.jit import available, cached
+from gomoku.search.core import supports_board, supports_evaluator
+from gomoku.search.core.jit import cached
 from gomoku.search.core.threats import analyse_root, install_cache
 from gomoku.search.core.trees import UNLIMITED, CoreTrees
-from gomoku.search.evaluator import NetEvaluator
 from gomoku.search.gumbel import GumbelPlayer
 from gomoku.search.mcts_player import MCTSPlayer
 
 
 def supported(board, players) -> bool:
     """Whether the compiled core can play this game with these players (see the module docstring)."""
-    if not available or board.game_over or not board.rule.flanked_wins:  # caro: the Python trees
+    if not supports_board(board):
         return False
     for player in {id(p): p for p in players.values()}.values():
-        if type(player) not in (MCTSPlayer, GumbelPlayer):
-            return False
-        evaluator = player.evaluator
-        if type(evaluator) is not NetEvaluator or evaluator.input_version not in (1, 2):
+        if type(player) not in (MCTSPlayer, GumbelPlayer) or not supports_evaluator(player.evaluator):
             return False
     return True
 
@@ -236,14 +233,8 @@ class CoreGames:
                 planes = np.ascontiguousarray(planes[:, :channels])
             planes = planes.reshape(len(index), channels, height, width)
             if evaluator.cache_size:
-                keys = [_cache_key(trees, s) for _, s in pending]
+                keys = [trees.cache_key(s) for _, s in pending]
                 group.priors[index], group.values[index] = evaluator.predict_keyed(keys, planes)
             else:
                 group.priors[index], group.values[index] = evaluator.predict_planes(planes)
 
-
-def _cache_key(trees, s: int) -> tuple:
-    """``NetEvaluator``'s cache key of search ``s``'s position (its leaf, while it waits for the net)."""
-    hlen = trees.sint[s, k.S_HLEN]
-    last = int(trees.hist[s, hlen - 1]) if hlen else -1
-    return trees.cells[s].tobytes(), last, int(trees.sint[s, k.S_CUR]), trees.rule

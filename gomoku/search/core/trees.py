@@ -247,6 +247,12 @@ class CoreTrees:
                           first_row, self.width, self.height, self.n_in_row, self.exact, self.renju, self.vcf_args,
                           self.tables, self.rootmoves, self.caches))
 
+    def cache_key(self, s: int) -> tuple:
+        """``NetEvaluator``'s cache key of search ``s``'s position (its leaf, while it waits for the net)."""
+        hlen = self.sint[s, k.S_HLEN]
+        last = int(self.hist[s, hlen - 1]) if hlen else -1
+        return self.cells[s].tobytes(), last, int(self.sint[s, k.S_CUR]), self.rule
+
     def root_view(self, s: int) -> TreeNode:
         """A copy of search ``s``'s root as the reference tree's node, its created children
         standing for themselves with their proven results."""
