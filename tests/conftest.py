@@ -42,6 +42,20 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.slow)
 
 
+@pytest.fixture(autouse=True, scope="session")
+def compiled_search_core():
+    """Compiles the search core once, before the first test (or loads it from numba's cache, in
+    under a second): the engines and players the tests start then find it cached, instead of each
+    compiling it in a process of its own while the test runs."""
+    from gomoku.search.core import core_enabled
+
+    if core_enabled():
+        from gomoku.search.core.single import core_ready
+
+        core_ready()
+    yield
+
+
 @pytest.fixture(autouse=True)
 def no_process_outlives_its_test():
     """Fails a test that leaves a child process behind (and stops the child), so one test's
