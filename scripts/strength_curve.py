@@ -1,0 +1,130 @@
+"""A training run's strength against its CPU hours, by colour, from arena games.
+
+    python scripts/strength_curve.py docs/long_run_15x15.json --plot docs/long_run_15x15.png
+
+The points file lists the run's models as it went, each with the CPU hours of training behind it
+(``cpu_s`` in the run's metrics, ``training_cpu_hours`` in a shipped record) and the arena games it
+played as player A (``gomoku-arena --out``), one file or more against each yardstick:
+
+    {"title": "the long 15x15 run", "points": [
+        {"model": "gomoku_15x15_5.npz (shipped)", "cpu_hours": 0,
+         "games": {"Rapfi, 10,000 nodes": ["docs/ladder/freestyle/az800_r10000.jsonl"]}},
+        {"model": "iteration 30", "cpu_hours": 1.6,
+         "games": {"Rapfi, 10,000 nodes": ["games/it30_r10k.jsonl"],
+                   "the shipped model": ["games/it30_shipped.jsonl"]}}]}
+
+It prints a Markdown table (each model's wins, draws and losses as Black and as White against
+each yardstick, and the score with its 95% interval) and draws the score by colour against the
+CPU hours, one panel per yardstick. Paths in the file are relative to the current folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from gomoku.play.arena.report import ArenaError, read_games, wilson_interval
+
+
+def colour_record(paths: list[str]) -> dict:
+    """``{"black": [w, d, l], "white": [w, d, l]}`` of player A over the games in ``paths``."""
+    record = {"black": [0, 0, 0], "white": [0, 0, 0]}
+    for path in paths:
+        for game in read_games(path):
+            colour = game["colours"]["A"]
+            outcome = 0 if game["winner"] == "A" else 2 if game["winner"] == "B" else 1
+            record[colour][outcome] += 1
+    return record
+
+
+def score(wdl) -> tuple[float, int]:
+    """The score (a draw is half a point) and the number of games of a W-D-L triple."""
+    games = sum(wdl)
+    return ((wdl[0] + 0.5 * wdl[1]) / games if games else float("nan")), games
+
+
+def read_points(path: str) -> tuple[str, list[dict]]:
+    """The title and the points of a points file, each with ``records``: yardstick -> colour record.
+
+    Raises:
+        ValueError: the file is missing or malformed, or a games file cannot be read.
+    """
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+        points = []
+        for point in data["points"]:
+            records = {name: colour_record(files) for name, files in point["games"].items()}
+            points.append({"model": str(point["model"]), "cpu_hours": float(point["cpu_hours"]), "records": records})
+    except (OSError, ValueError, KeyError, TypeError, ArenaError) as exc:
+        raise ValueError(f"{path}: {exc}") from None
+    return str(data.get("title", "strength against training")), sorted(points, key=lambda p: p["cpu_hours"])
+
+
+def table(points: list[dict]) -> str:
+    lines = ["| model | CPU hours | against | as Black (W-D-L) | as White (W-D-L) | score (95% interval) |",
+             "|---|---:|---|---|---|---|"]
+    for point in points:
+        for name, record in point["records"].items():
+            total = [b + w for b, w in zip(record["black"], record["white"])]
+            value, games = score(total)
+            low, high = wilson_interval(value, games)
+            lines.append(f"| {point['model']} | {point['cpu_hours']:g} | {name} | "
+                         f"{'-'.join(map(str, record['black']))} | {'-'.join(map(str, record['white']))} | "
+                         f"{value:.3f} ({low:.2f}-{high:.2f}), {games} games |")
+    return "\n".join(lines)
+
+
+def plot(title: str, points: list[dict], path: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = list(dict.fromkeys(name for point in points for name in point["records"]))
+    fig, axes = plt.subplots(1, len(names), figsize=(5 * len(names), 3.8), squeeze=False)
+    for ax, name in zip(axes[0], names):
+        for colour, marker in (("black", "o"), ("white", "s")):
+            xs, ys, errors = [], [], [[], []]
+            for point in points:
+                if name in point["records"]:
+                    value, games = score(point["records"][name][colour])
+                    low, high = wilson_interval(value, games)
+                    xs.append(point["cpu_hours"])
+                    ys.append(value)
+                    errors[0].append(value - low)
+                    errors[1].append(high - value)
+            ax.errorbar(xs, ys, yerr=errors, marker=marker, capsize=3, label=f"as {colour.capitalize()}",
+                        color="black" if colour == "black" else "tab:orange")
+        ax.set_ylim(-0.05, 1.05)
+        ax.axhline(0.5, color="grey", lw=0.5)
+        ax.set_xlabel("CPU hours of training")
+        ax.set_ylabel("score (95% interval)")
+        ax.set_title(f"against {name}")
+        ax.legend()
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("points", help="the points file (see the module's docstring)")
+    parser.add_argument("--plot", metavar="PNG", help="draw the curves into this file")
+    args = parser.parse_args(argv)
+    try:
+        title, points = read_points(args.points)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(table(points))
+    if args.plot:
+        plot(title, points, args.plot)
+        print(f"wrote {args.plot}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,49 @@
+"""scripts/strength_curve.py: a run's score by colour against its CPU hours, from arena games files."""
+
+import json
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+
+import strength_curve  # noqa: E402
+
+
+def games_file(path, results):
+    """An arena games file: one game per (A's colour, winner) pair."""
+    lines = [{"format": "gomoku-zero-game/1", "moves": [], "colours": {"A": colour, "B": "white" if colour == "black"
+                                                                     else "black"}, "winner": winner}
+             for colour, winner in results]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return str(path)
+
+
+def test_the_table_counts_each_colour_and_the_plot_is_drawn(tmp_path, capsys):
+    first = games_file(tmp_path / "a.jsonl", [("black", "A"), ("white", "B"), ("black", None), ("white", "B")])
+    later = games_file(tmp_path / "b.jsonl", [("black", "A"), ("white", "A")])
+    shipped = games_file(tmp_path / "c.jsonl", [("black", "B"), ("white", "A")])
+    points = tmp_path / "points.json"
+    points.write_text(json.dumps({"title": "a run", "points": [
+        {"model": "later", "cpu_hours": 2.5, "games": {"an engine": [later], "the old model": [shipped]}},
+        {"model": "first", "cpu_hours": 0, "games": {"an engine": [first]}}]}))
+    png = tmp_path / "curve.png"
+    assert strength_curve.main([str(points), "--plot", str(png)]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| first") or
+            line.startswith("| later")]
+    # sorted by CPU hours; W-D-L as Black and as White; a draw is half a point
+    assert rows[0].startswith("| first | 0 | an engine | 1-1-0 | 0-0-2 | 0.375 (")
+    assert rows[1].startswith("| later | 2.5 | an engine | 1-0-0 | 1-0-0 | 1.000 (")
+    assert rows[2].startswith("| later | 2.5 | the old model | 0-0-1 | 1-0-0 | 0.500 (")
+    assert png.stat().st_size > 0
+
+
+def test_a_bad_points_file_is_one_clear_error(tmp_path, capsys):
+    missing = tmp_path / "points.json"
+    missing.write_text(json.dumps({"points": [{"model": "x", "cpu_hours": 1, "games": {"e": ["nowhere.jsonl"]}}]}))
+    assert strength_curve.main([str(missing)]) == 2
+    assert "nowhere.jsonl" in capsys.readouterr().err
+    broken = tmp_path / "broken.json"
+    broken.write_text("{")
+    assert strength_curve.main([str(broken)]) == 2
+    assert "broken.json" in capsys.readouterr().err
