@@ -5,6 +5,7 @@ import os
 import pickle
 import subprocess
 import sys
+from dataclasses import replace
 
 import pytest
 
@@ -51,11 +52,11 @@ def first(monkeypatch):
 
 
 def test_every_kind_reads_back_what_it_writes(first):
-    for text in ("human", "az:m.npz:30", "pure:7", "policy:m.npz", "heuristic:2", "engine:pbrain-x --y 1", "first"):
+    for text in ("human", "az:m.npz:30", "gumbel:m.npz:16", "pure:7", "policy:m.npz", "heuristic:2", "engine:pbrain-x --y 1", "first"):
         spec = PlayerSpec.parse(text)
         assert spec_text(spec) == text and PlayerSpec.parse(spec_text(spec)) == spec
         assert spec.entry is player_kind(spec.kind)
-    assert [kind.name for kind in player_kinds()][:6] == ["human", "az", "pure", "policy", "heuristic", "engine"]
+    assert [kind.name for kind in player_kinds()][:7] == ["human", "az", "gumbel", "pure", "policy", "heuristic", "engine"]
     with pytest.raises(ValueError, match="unknown player 'robot'.*first"):
         PlayerSpec.parse("robot")
 
@@ -126,3 +127,16 @@ def test_the_engine_flags_are_specs_of_the_registry():
 def test_the_test_kind_is_gone_after_its_test():
     with pytest.raises(ValueError, match="unknown player"):
         PlayerSpec.parse("first")
+
+
+def test_the_gumbel_kind_plays_the_models_net_with_its_search_options():
+    from gomoku.search.gumbel import GumbelPlayer
+
+    spec = PlayerSpec.parse("gumbel:models/gomoku_6x6_4.npz:24")
+    sharp = replace(spec, search=SearchOptions(fpu=0.25, solve=True, win_check=True))
+    player = make_player(sharp, Board(6, 6, 4), seed=3)
+    assert isinstance(player, GumbelPlayer) and player.n_playout == 24 and player.tree.solve
+    assert sharp.entry.describe(sharp) == "Gumbel 24 (solver)"  # first-play urgency is PUCT's alone
+    board = Board(6, 6, 4)
+    move = player.get_action(board)
+    assert board.cells[move] == 0 and player.tree.root.child_N.sum() == 24

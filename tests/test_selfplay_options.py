@@ -336,3 +336,37 @@ def test_win_check_is_an_on_off_flag_and_old_checkpoints_holding_1_still_load():
     assert TrainConfig.from_dict({**old, "win_check": 0}).win_check is False
     with pytest.raises(ValueError, match="win_check must be True or False"):
         TrainConfig(win_check=1).validate()
+
+
+@pytest.mark.parametrize("rule, threats", [("freestyle", False), ("renju", True)])
+def test_gumbel_rounds_grow_the_tree_one_simulation_after_the_other_grows(rule, threats):
+    # get_action evaluates a round's leaves (one per root child) in one batch; next_leaf and
+    # receive give them one at a time, as the lockstep runners do: the trees must be the same
+    board = Board(9, 9, 5, rule=rule)
+    for move in (40, 41, 31, 49, 50, 32):
+        board.play(move)
+    batched_evaluator = HashEvaluator()
+    batched = GumbelPlayer(batched_evaluator, n_playout=48, seed=5, solve=threats, threats=threats)
+    move, pi = batched.get_action(board, return_probs=True)
+    single = GumbelPlayer(HashEvaluator(), n_playout=48, seed=5, solve=threats, threats=threats)
+    while (leaf := single.next_leaf(board)) is not None:
+        priors, values = single.evaluator.evaluate([board])
+        single.receive(leaf, board, priors[0], float(values[0]))
+    result = single.choose(board)
+    assert (move, batched.playouts_run) == (result.move, single.playouts_run)
+    np.testing.assert_array_equal(pi, result.pi)
+    for a, b in ((batched.tree.root, single.tree.root),):
+        np.testing.assert_array_equal(a.child_N, b.child_N)
+        np.testing.assert_array_equal(a.child_Q, b.child_Q)
+    assert max(batched_evaluator.batches) > 1 and len(batched_evaluator.batches) < sum(batched_evaluator.batches)
+    assert board.history == [40, 41, 31, 49, 50, 32]  # restored
+
+
+def test_a_stopped_gumbel_search_says_so_and_forgets_its_tree():
+    from gomoku.search.mcts import SearchStopped
+
+    player = GumbelPlayer(HashEvaluator(), n_playout=64, seed=0)
+    asked = []
+    with pytest.raises(SearchStopped):
+        player.get_action(fresh_board(), stop=lambda: asked.append(1) or len(asked) > 3)
+    assert not player.tree.root.expanded

@@ -43,7 +43,7 @@ import numpy as np
 
 from gomoku import interrupt
 from gomoku.game.board import Board
-from gomoku.search.mcts import MCTS, Evaluator
+from gomoku.search.mcts import MCTS, Evaluator, SearchStopped
 from gomoku.search.player import SearchResult
 from gomoku.search.playout_cap import N_FAST, check_playout_cap
 from gomoku.search.tree import Leaf, TreeNode
@@ -305,17 +305,76 @@ class GumbelPlayer:
         self._end_move()
         self.tree.reset()
 
+    def next_round(self, board: Board) -> list[tuple[Leaf, Board]]:
+        """The leaves of the next simulations that go into different root children, each descended
+        on its own copy of ``board`` (one leaf, the root's, before the root is expanded; none once the
+        move's budget is spent). Hand each back with ``receive`` (with the net's output) or
+        ``receive_known`` (a leaf with a known value), in this order.
+
+        Their subtrees are disjoint, and below the root the deterministic rule reads only the
+        node's own subtree, while the root's child is given: so evaluating them in one batch and
+        backing them up in order grows the tree that one simulation after the other grows. A round
+        ends where the phase would visit a child again, or where it ends (the next phase is planned
+        from the round's results).
+        """
+        tree = self.tree
+        if not tree.root.expanded:
+            leaf = self.next_leaf(board)
+            return [] if leaf is None else [(leaf, board)]
+        if self._scores is None:
+            self._start_halving()
+        budget = self._budget()
+        leaves: list[tuple[Leaf, Board]] = []
+        taken = set()
+        while self._done + len(leaves) < budget:
+            if not self._queue:
+                if leaves:
+                    break
+                self._queue = self.next_phase()
+            if self._queue[0] in taken:
+                break
+            tree.root_choice = self._queue.pop(0)
+            taken.add(tree.root_choice)
+            copy = board.copy()
+            leaves.append((tree.select_leaf(copy), copy))
+        return leaves
+
+    def receive_known(self, leaf: Leaf, board: Board) -> None:
+        """Backs up a leaf of ``next_round`` whose value is known (a finished game, a proven position)."""
+        self.tree.backup(leaf, board, None, leaf.value)
+        self._done += 1
+        self.playouts_run += 1
+
     def get_action(self, board: Board, return_probs: bool = False, stop=None):
-        """Searches ``board`` alone (``stop`` is not supported: the plan needs its whole budget)."""
+        """Searches ``board`` alone, a round of ``next_round`` (up to ``gumbel_m`` leaves) per net call.
+
+        Args:
+            stop: asked between rounds; once it returns true the search ends.
+
+        Raises:
+            SearchStopped: ``stop`` ended the search before the budget was spent (the half-done
+                search is forgotten: sequential halving needs its whole budget).
+        """
         if board.game_over:
             raise ValueError("the game is over: there is no move to choose")
         while True:
-            interrupt.check()  # under interrupt.deferred(), Ctrl-C stops here, between simulations
-            leaf = self.next_leaf(board)
-            if leaf is None:
+            interrupt.check()  # under interrupt.deferred(), Ctrl-C stops here, between rounds
+            if stop is not None and stop():
+                self.reset()
+                raise SearchStopped()
+            leaves = self.next_round(board)
+            if not leaves:
                 break
-            priors, values = self.evaluator.evaluate([board])
-            self.receive(leaf, board, priors[0], float(values[0]))
+            asked = [copy for leaf, copy in leaves if leaf.value is None]
+            if asked:
+                priors, values = self.evaluator.evaluate(asked)
+            k = 0
+            for leaf, copy in leaves:
+                if leaf.value is None:
+                    self.receive(leaf, copy, priors[k], float(values[k]))
+                    k += 1
+                else:
+                    self.receive_known(leaf, copy)
         result = self.choose(board)
         return (result.move, result.pi) if return_probs else result.move
 

@@ -33,6 +33,7 @@ from typing import Optional
 import numpy as np
 
 from gomoku.game.board import Board
+from gomoku.search.gumbel import GumbelPlayer
 from gomoku.search.heuristic import DEFAULT_LEVEL, HeuristicPlayer, check_level
 from gomoku.search.mcts_player import MCTSPlayer
 from gomoku.search.options import SearchOptions
@@ -319,6 +320,16 @@ def _describe_az(spec: PlayerSpec) -> str:
     return f"AlphaZero {spec.playouts}" + (f" ({', '.join(options)})" if options else "")
 
 
+def _describe_gumbel(spec: PlayerSpec) -> str:
+    options = replace(spec.search, fpu=None).words() + ([spec.precision] if spec.precision else [])
+    return f"Gumbel {spec.playouts}" + (f" ({', '.join(options)})" if options else "")
+
+
+def _gumbel_search(search) -> dict:
+    """The search options a Gumbel search takes: first-play urgency is PUCT's alone."""
+    return {key: value for key, value in search.kwargs().items() if key != "fpu"}
+
+
 def _evaluator(spec: PlayerSpec, build: Build):
     """The net evaluator of the spec's model, loaded once per file and precision into the cache."""
     from gomoku.net.policy_value import PolicyValueModel
@@ -349,6 +360,13 @@ register(PlayerKind(
     model=True, search=True,
     offer=lambda model, playouts, search: PlayerSpec("az", model, playouts, search=search) if model else None),
     __name__)
+register(PlayerKind(
+    "gumbel", "gumbel[:MODEL[:N]]", "the model's net with N simulations of Gumbel search (sequential halving "
+    "at the root, the self-play recipe's search), 400 by default", _parse_model_player("gumbel", 2),
+    lambda spec: f"gumbel:{spec.model}:{spec.playouts}", _describe_gumbel,
+    lambda spec, build: GumbelPlayer(_evaluator(spec, build), n_playout=spec.playouts, seed=build.seed,
+                                     name=str(spec), **_gumbel_search(spec.search)),
+    model=True, search=True), __name__)
 register(PlayerKind(
     "pure", "pure[:N]", "pure MCTS with random rollouts", _parse_pure,
     lambda spec: f"pure:{spec.playouts}", lambda spec: f"pure MCTS {spec.playouts}",
