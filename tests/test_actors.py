@@ -13,7 +13,8 @@ from gomoku.search.players import PlayerSpec
 from gomoku.train.actors import InlineActors
 from gomoku.train.backends import WORKER_NICE, make_actors
 from gomoku.train.tasks import PUBLISHED, SelfPlaySettings, SelfPlayTask, WorkerError, split
-from gomoku.train.workers import COLLECT, ProcessActors, _serve
+from gomoku.train.worker_loop import COLLECT, _serve
+from gomoku.train.workers import ProcessActors
 from tests.helpers import tiny_model, tiny_self_play
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
