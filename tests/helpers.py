@@ -54,6 +54,18 @@ class FlatEvaluator:
         return np.full((len(boards), boards[0].size), 1.0 / boards[0].size), np.zeros(len(boards))
 
 
+def train_in_process(capsys, *args) -> tuple[int, str]:
+    """train.py's command line run in this process (its usage errors need no process of their
+    own): the exit code, and what it wrote to stderr (read through pytest's ``capsys``)."""
+    from gomoku.train.cli import main
+
+    try:
+        code = main(list(args))
+    except SystemExit as exc:
+        code = exc.code
+    return code, capsys.readouterr().err
+
+
 # ------------------------------------------------------------ tiny configs and nets
 def tiny_config(**overrides):
     """A ``TrainConfig`` for a run of a few seconds on a 6x6 board, four in a row."""

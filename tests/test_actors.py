@@ -13,7 +13,8 @@ from gomoku.search.players import PlayerSpec
 from gomoku.train.actors import InlineActors
 from gomoku.train.backends import WORKER_NICE, make_actors
 from gomoku.train.tasks import PUBLISHED, SelfPlaySettings, SelfPlayTask, WorkerError, split
-from gomoku.train.workers import COLLECT, ProcessActors, _serve
+from gomoku.train.worker_loop import COLLECT, _serve
+from gomoku.train.workers import ProcessActors
 from tests.helpers import tiny_model, tiny_self_play
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -64,11 +65,13 @@ def test_a_second_ctrl_c_while_closing_kills_the_workers_without_an_error(monkey
 def test_starting_and_closing_at_random_moments_of_start_up_never_hangs_or_reaches_paddle(capfd):
     # A signal that lands while a worker imports Paddle must wait for the worker's own handler:
     # Paddle's handler, run in the middle of malloc, deadlocked the worker and then the caller.
-    rng = random.Random(19)
-    for _ in range(12):
+    # One random moment in each sixth of the first 2.5 s of start-up, so that every run spreads
+    # its moments over the whole window (from before gomoku's import into Paddle's).
+    rng, rounds = random.Random(19), 6
+    for k in range(rounds):
         actors = ProcessActors(2, device="cpu")
         procs = [w.proc for w in actors._workers]
-        time.sleep(rng.uniform(0.0, 2.5))
+        time.sleep((k + rng.random()) * 2.5 / rounds)
         actors._pending = 1  # as if a task were in flight: terminate at once, no polite wait
         start = time.monotonic()
         actors.close()

@@ -532,7 +532,9 @@ def test_a_lost_position_and_the_kept_tree_after_it_each_get_a_legal_move():
 
 
 # The game of a forfeit: the engine as White answered ERROR on the turn after its search proved
-# the loss (after 27 stones). Each White turn comes as a BOARD block, as managers send it.
+# the loss (after 27 stones). Each White turn comes as a BOARD block, as managers send it. The
+# engine joins the game after 19 stones: two turns searched as usual, then the turn whose search
+# proves the loss (23 stones) and the turns from the proven root kept from it.
 FORFEITED_GAME = [(8, 7), (5, 9), (7, 6), (6, 5), (7, 7), (5, 7), (7, 8), (7, 9), (6, 9), (9, 6),
                   (5, 8), (6, 8), (4, 6), (7, 5), (6, 6), (5, 6), (5, 5), (4, 4), (4, 7), (7, 10),
                   (5, 10), (4, 11), (4, 9), (8, 10), (9, 11), (9, 10), (6, 7)]
@@ -546,7 +548,7 @@ def test_the_forfeited_game_gets_a_legal_move_on_every_turn():
     engine = PbrainEngine(options, out, FakeClock(0.0001))
     assert converse(engine, out, "START 15", "INFO timeout_turn 60000")[-1] == "OK"
     proven = 0
-    for stones in range(1, len(FORFEITED_GAME) + 1, 2):
+    for stones in range(19, len(FORFEITED_GAME) + 1, 2):
         lines = ["BOARD"] + [f"{x},{y},{OPPONENT if i % 2 == 0 else OWN}"
                              for i, (x, y) in enumerate(FORFEITED_GAME[:stones])] + ["DONE"]
         reply = converse(engine, out, *lines)

@@ -15,7 +15,7 @@ from gomoku.net.training import kl_divergence
 from gomoku.train.pipeline import TrainPipeline
 from gomoku.train.replay import ReplayBuffer
 from gomoku.train.stream_state import game_from_state
-from tests.helpers import ROOT, TINY, tiny_config
+from tests.helpers import ROOT, TINY, tiny_config, train_in_process
 
 
 def train(*args, **kwargs):
@@ -187,25 +187,28 @@ def test_ctrl_c_saves_and_exits_cleanly(tmp_path):
     assert state["iteration"] >= 1
 
 
-def test_bad_flags_and_runs_are_clear_errors(tmp_path):
+def test_bad_flags_and_runs_are_clear_errors(tmp_path, capsys):
+    # train.py itself, once: the error is one line, without a traceback
     missing = train("--resume", str(tmp_path / "nowhere"))
     assert missing.returncode == 2 and "no checkpoint" in missing.stderr
     assert "Traceback" not in missing.stderr
-    bad = train("--preset", "6x6x4", "--n-in-row", "9", "--run-dir", str(tmp_path / "r"))
-    assert bad.returncode == 2 and "cannot hold" in bad.stderr
-    unknown = train("--preset", "7x7x7")
-    assert unknown.returncode == 2 and "invalid choice" in unknown.stderr
+    # the other errors of the same command line, in this process
+    code, err = train_in_process(capsys, "--preset", "6x6x4", "--n-in-row", "9", "--run-dir", str(tmp_path / "r"))
+    assert code == 2 and "cannot hold" in err
+    code, err = train_in_process(capsys, "--preset", "7x7x7")
+    assert code == 2 and "invalid choice" in err
     os.makedirs(tmp_path / "c")
     (tmp_path / "c" / "checkpoint.pkl").write_bytes(b"GOMOKU-ZERO-CKPT-1\nabc\nxyz")
-    corrupt = train("--resume", str(tmp_path / "c"))
-    assert corrupt.returncode == 2 and "corrupted" in corrupt.stderr
+    code, err = train_in_process(capsys, "--resume", str(tmp_path / "c"))
+    assert code == 2 and "corrupted" in err
     wrong_model = tmp_path / "m.npz"
     from gomoku.net.policy_value import PolicyValueModel
     from gomoku.net.spec import NetSpec
 
     PolicyValueModel(NetSpec(8, 8, 5), device="cpu").save(str(wrong_model))
-    refused = train(*TINY, "--run-dir", str(tmp_path / "w"), "--init-model", str(wrong_model))
-    assert refused.returncode == 2 and "8x8, 5 in a row" in refused.stderr
+    code, err = train_in_process(capsys, *TINY, "--run-dir", str(tmp_path / "w"), "--init-model", str(wrong_model))
+    assert code == 2 and "8x8, 5 in a row" in err
+    assert not os.path.exists(tmp_path / "w" / "checkpoint.pkl")
 
 
 def test_help_explains_every_flag():

@@ -7,14 +7,21 @@ comes from the optimizer's weight decay.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 from gomoku.net.backend import paddle
 import paddle.nn.functional as F
 
-if TYPE_CHECKING:
-    from gomoku.net.policy_value import PolicyValueModel
+
+class Trainable(Protocol):
+    """What a step needs of a model (``policy_value.PolicyValueModel`` is one): its net, its
+    optimizer, and the note that its weights changed."""
+
+    net: paddle.nn.Layer
+    optimizer: paddle.optimizer.Optimizer
+
+    def weights_changed(self) -> None: ...
 
 
 class BatchFit:
@@ -24,12 +31,12 @@ class BatchFit:
     one the next step differentiates, so ``k`` steps cost ``k + 1`` forward passes.
 
     Args:
-        model: the ``PolicyValueModel`` to train.
+        model: the model to train (a ``policy_value.PolicyValueModel``).
         planes, pis, zs: the batch.
         measure_after: do the forward pass after each step (``False`` for a single step).
     """
 
-    def __init__(self, model: "PolicyValueModel", planes: np.ndarray, pis: np.ndarray, zs: np.ndarray,
+    def __init__(self, model: Trainable, planes: np.ndarray, pis: np.ndarray, zs: np.ndarray,
                  measure_after: bool = True):
         self.model = model
         self.measure_after = measure_after

@@ -12,7 +12,8 @@ policy net) the net's priors over the whole board and its value. Values are in
 arrays and checks that they agree, so a caller gets a consistent record or None.
 ``search_with_analysis`` runs a player's search and calls it between playouts, in
 the searching thread itself, so another thread (the window's drawing loop) only ever
-sees finished ``Analysis`` records, never the tree.
+sees finished ``Analysis`` records, never the tree. ``SearchTask`` runs it in a daemon
+thread on a copy of the board, for the window's AI moves and hints.
 
 ``advisor(match)`` builds the player that gives hints: the AI in one of the seats,
 else the first AI the match offers. ``analysis_text`` and ``hint_text`` write an
@@ -22,6 +23,7 @@ analysis for the terminal.
 from __future__ import annotations
 
 import dataclasses
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Optional
@@ -31,6 +33,7 @@ import numpy as np
 from gomoku.game.board import Board
 from gomoku.game.gamefile import COLOUR_NAMES
 from gomoku.search.evaluator import NetEvaluator
+from gomoku.search.mcts import SearchStopped
 from gomoku.search.tree import legal_moves
 
 SNAPSHOT_SECONDS = 0.1  # how often a running search reports its root
@@ -237,3 +240,63 @@ def analysis_text(analysis: Analysis, board: Board, name: str) -> str:
     if analysis.best() is not None:
         lines.append(f"{side} would play {board.move_to_label(analysis.best())}.")
     return "\n".join(lines)
+
+
+class SearchTask:
+    """One AI move (or a hint), searched in a daemon thread on a copy of the board.
+
+    ``analysis`` is the search's latest ``analysis.Analysis``, replaced whole between
+    playouts by the searching thread; the final one carries the chosen ``move``.
+
+    Args:
+        player: an AI player (``next_leaf`` / ``receive`` / ``choose`` / ``reset``).
+        board: the position; it is copied, so the window may keep drawing the original.
+        generation: the window's game generation when the search started.
+    """
+
+    def __init__(self, player, board: Board, generation: int):
+        self.player = player
+        self.board = board.copy()
+        self.generation = generation
+        self.move: Optional[int] = None
+        self.analysis: Optional[Analysis] = None  # the latest snapshot of the search, replaced whole
+        self.error: Optional[BaseException] = None
+        self.started = time.monotonic()
+        self._stop = threading.Event()
+        self._finished = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="gomoku-search", daemon=True)
+
+    def start(self) -> "SearchTask":
+        self._thread.start()
+        return self
+
+    @property
+    def done(self) -> bool:
+        return self._finished.is_set()
+
+    @property
+    def progress(self) -> float:
+        return 1.0 if self.done else min(1.0, max(0.0, float(self.player.progress)))
+
+    def cancel(self, wait: float = 2.0) -> None:
+        """Stops the search after its current playout (waiting up to ``wait`` seconds)."""
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(wait)
+
+    def wait(self, timeout: Optional[float] = None) -> bool:
+        return self._finished.wait(timeout)
+
+    def _run(self) -> None:
+        try:
+            def seen(analysis: Analysis) -> None:
+                self.analysis = analysis
+
+            final = search_with_analysis(self.player, self.board, stop=self._stop.is_set, report=seen)
+            self.analysis, self.move = final, final.move
+        except SearchStopped:
+            pass  # cancelled: the player has already forgotten the half-done search
+        except Exception as exc:  # shown in the window: a failed search must not kill it
+            self.error = exc
+        finally:
+            self._finished.set()

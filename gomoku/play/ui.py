@@ -6,7 +6,7 @@ centre of a point on the grid and ``cell_at(pixel)`` is the point nearest a
 pixel (None off the grid), so tests can post clicks exactly where a user would.
 Row 0 is drawn at the bottom, as the labels of ``Board.move_to_label`` say.
 
-An AI move is searched by a ``SearchTask``: a daemon thread that runs the
+An AI move is searched by an ``analysis.SearchTask``: a daemon thread that runs the
 player's two search halves (``next_leaf`` / ``receive``) on a *copy* of the
 board, checking a stop flag between playouts. The drawing loop only reads the
 player's ``progress`` for the progress bar, so the window stays responsive, and
@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import os
 import sys
-import threading
 import time
 from typing import Optional
 
@@ -45,12 +44,11 @@ import pygame  # noqa: E402
 from gomoku.game.board import Board, IllegalMoveError  # noqa: E402
 from gomoku.game.gamefile import COLOUR_NAMES, default_game_path, save_game  # noqa: E402
 from gomoku.game.rules import FREESTYLE  # noqa: E402
-from gomoku.play.analysis import Analysis, search_with_analysis  # noqa: E402
+from gomoku.play.analysis import SearchTask  # noqa: E402
 from gomoku.play.match import Match  # noqa: E402
 from gomoku.play.ui_analysis import AnalysisView  # noqa: E402
 from gomoku.play.ui_draw import (PANEL_WIDTH, STATUS_HEIGHT, Button, WindowDrawing, shadow_sprite,  # noqa: E402
                                   stone_sprite, wood_texture)
-from gomoku.search.mcts import SearchStopped  # noqa: E402
 
 NOTICE_SECONDS = 4.0
 
@@ -74,67 +72,6 @@ def display_available() -> bool:
     except pygame.error:
         return False
     return pygame.display.get_driver() not in ("offscreen", "dummy")
-
-
-# ------------------------------------------------------------------ search
-class SearchTask:
-    """One AI move (or a hint), searched in a daemon thread on a copy of the board.
-
-    ``analysis`` is the search's latest ``analysis.Analysis``, replaced whole between
-    playouts by the searching thread; the final one carries the chosen ``move``.
-
-    Args:
-        player: an AI player (``next_leaf`` / ``receive`` / ``choose`` / ``reset``).
-        board: the position; it is copied, so the window may keep drawing the original.
-        generation: the window's game generation when the search started.
-    """
-
-    def __init__(self, player, board: Board, generation: int):
-        self.player = player
-        self.board = board.copy()
-        self.generation = generation
-        self.move: Optional[int] = None
-        self.analysis: Optional[Analysis] = None  # the latest snapshot of the search, replaced whole
-        self.error: Optional[BaseException] = None
-        self.started = time.monotonic()
-        self._stop = threading.Event()
-        self._finished = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="gomoku-search", daemon=True)
-
-    def start(self) -> "SearchTask":
-        self._thread.start()
-        return self
-
-    @property
-    def done(self) -> bool:
-        return self._finished.is_set()
-
-    @property
-    def progress(self) -> float:
-        return 1.0 if self.done else min(1.0, max(0.0, float(self.player.progress)))
-
-    def cancel(self, wait: float = 2.0) -> None:
-        """Stops the search after its current playout (waiting up to ``wait`` seconds)."""
-        self._stop.set()
-        if self._thread.is_alive():
-            self._thread.join(wait)
-
-    def wait(self, timeout: Optional[float] = None) -> bool:
-        return self._finished.wait(timeout)
-
-    def _run(self) -> None:
-        try:
-            def seen(analysis: Analysis) -> None:
-                self.analysis = analysis
-
-            final = search_with_analysis(self.player, self.board, stop=self._stop.is_set, report=seen)
-            self.analysis, self.move = final, final.move
-        except SearchStopped:
-            pass  # cancelled: the player has already forgotten the half-done search
-        except Exception as exc:  # shown in the window: a failed search must not kill it
-            self.error = exc
-        finally:
-            self._finished.set()
 
 
 # ------------------------------------------------------------------ window

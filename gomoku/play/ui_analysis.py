@@ -3,7 +3,7 @@ moves on the board, a heat map of the policy net, and a hint for a human player.
 
 ``AnalysisView`` is a part of ``ui.GameWindow`` (a mixin, like ``ui_draw.WindowDrawing``): it
 keeps what the window knows of the AI's view and draws it. Everything it shows comes from
-``analysis.Analysis`` records, which the search threads hand over finished (``ui.SearchTask``
+``analysis.Analysis`` records, which the search threads hand over finished (``analysis.SearchTask``
 keeps the latest one), so the drawing loop never reads a search tree.
 
 * Win-rate bar (panel): Black's share dark, White's light, for the shown position: from a
@@ -27,7 +27,8 @@ import pygame.gfxdraw
 
 from gomoku.game.board import Board
 from gomoku.game.gamefile import COLOUR_NAMES
-from gomoku.play.analysis import TOP_MOVES, Analysis, advisor, hint_text, net_evaluator, percent, policy_of
+from gomoku.play.analysis import (TOP_MOVES, Analysis, SearchTask, advisor, hint_text, net_evaluator, percent,
+                                   policy_of)
 
 MAX_ANALYSES = 1000  # finished analyses kept, by position
 BEST = (70, 170, 235)
@@ -71,7 +72,7 @@ class AnalysisView:
     def _init_analysis(self) -> None:
         self.show_moves = True
         self.show_heatmap = False
-        self.hint_task = None  # a ui.SearchTask looking for a hint
+        self.hint_task = None  # an analysis.SearchTask looking for a hint
         self.hint_key: Optional[tuple] = None  # the position whose hint is shown
         self.analyses: dict[tuple, Analysis] = {}  # finished analyses by position (its moves)
         self._policies: dict[tuple, Optional[tuple]] = {}
@@ -159,8 +160,6 @@ class AnalysisView:
 
     def ask_hint(self) -> None:
         """Shows the AI's move for the human to move, searching for it first if need be."""
-        from gomoku.play.ui import SearchTask
-
         board = self.match.board
         if self.view is not None or not self.match.human_to_move:
             self.say("A hint is for a human's move in the live game.")

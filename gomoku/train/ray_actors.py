@@ -48,7 +48,7 @@ from gomoku.search.lockstep import RunStats
 from gomoku.train.actors import Actors, Pending
 from gomoku.train.runner import TaskRunner, load_evaluator
 from gomoku.train.tasks import CallTask, MatchGame, MatchTask, Progress, SelfPlayTask, WorkerError
-from gomoku.train.workers import prepare_actor_process
+from gomoku.train.worker_loop import prepare_actor_process
 from gomoku.util import usable_cpus
 
 INSTALL_HINT = "--actors ray needs Ray: pip install -r requirements-ray.txt"

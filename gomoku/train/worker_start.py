@@ -34,10 +34,10 @@ def parent_alive(parent_pid: int) -> bool:
 
 def start_worker(parent_pid: int, *args) -> None:
     """The worker's target: dies with its parent (or at once if the parent is already gone),
-    then runs ``workers.worker_main(parent_pid, *args)``."""
+    then runs ``worker_loop.worker_main`` with the test of whether the parent still lives."""
     die_with_parent()
     if not parent_alive(parent_pid):
         os._exit(0)
-    from gomoku.train.workers import worker_main
+    from gomoku.train.worker_loop import worker_main  # the heavy imports, once tied to the parent
 
-    worker_main(parent_pid, *args)
+    worker_main(lambda: parent_alive(parent_pid), *args)

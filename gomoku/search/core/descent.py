@@ -3,7 +3,7 @@
 ``step`` backs up each search's pending leaf with the net's output, then runs its playouts
 until a leaf needs the net, its planes written into the net's input: ``select_leaf`` follows
 ``MCTS.select_leaf`` (the win check, the in-tree solver, and with the threat searches on the
-VCF at new leaves and the root's moves and hint that ``threats.analyse_root`` left), the tree
+VCF at new leaves and the root's moves and hint that ``roots.analyse_root`` left), the tree
 kernels (``kernels``) do the rest. Input version 2's threat planes come from ``planes``.
 """
 

@@ -5,7 +5,7 @@
 version 1 or 2, with or without the threat searches, under any rule. The players keep
 what happens once a move in Python: their random draws (playout cap, Gumbel, noise,
 move sampling), the move choice and the training target, read from a copy of the root
-(``CoreTrees.root_view``), and the root's threat searches (``threats.analyse_root``, the
+(``CoreTrees.root_view``), and the root's threat searches (``roots.analyse_root``, the
 reference's Python, which shares the VCF cache of the player's tree with the kernels).
 Everything between two moves runs in the kernels.
 
@@ -25,7 +25,8 @@ from gomoku.game.features import input_channels
 from gomoku.search.core import layout as k
 from gomoku.search.core import supports_board, supports_evaluator
 from gomoku.search.core.jit import cached
-from gomoku.search.core.threats import analyse_root, install_cache
+from gomoku.search.core.roots import analyse_root
+from gomoku.search.core.threats import install_cache
 from gomoku.search.core.trees import UNLIMITED, CoreTrees
 from gomoku.search.gumbel import GumbelPlayer
 from gomoku.search.mcts_player import MCTSPlayer

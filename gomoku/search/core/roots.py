@@ -6,13 +6,20 @@ after which it no longer wins (a move after which the line still replays loses b
 cached as such; the others get a VCF search); else the player's own VCT, whose first move is
 the hint; else the opponent's VCT, and the moves near its lines (and the player's fours) after
 which the opponent has neither a VCF nor a VCT. The budgets are the reference's.
+
+``analyse_root`` runs them for a search about to start its move, as the reference does on its
+first descent: on a new root it leaves the moves to expand the root with (the own VCF's first
+move, or the moves that defend) and the move to favour; on a root kept from the last move it
+proves the own VCF or marks the moves that do not defend as lost.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from gomoku.search.core.boards import is_forbidden
+from gomoku.search.core import kernels
+from gomoku.search.core import layout as k
+from gomoku.search.core.boards import completing_cells, is_forbidden
 from gomoku.search.core.jit import njit
 from gomoku.search.core.planes import _crowded
 from gomoku.search.core.threats import _store, cached_vcf, line_plies
@@ -84,9 +91,9 @@ def replays(cells, s, a, line, length, n, exact, renju, width, height, windows, 
         put(cells, s, move, a, 1, exact, through, beyond, cnt, against)
         put(cells, s, reply, d, 1, exact, through, beyond, cnt, against)
         played += 1
-    for k in range(played - 1, -1, -1):
-        put(cells, s, line[2 * k + 1], d, -1, exact, through, beyond, cnt, against)
-        put(cells, s, line[2 * k], a, -1, exact, through, beyond, cnt, against)
+    for p in range(played - 1, -1, -1):
+        put(cells, s, line[2 * p + 1], d, -1, exact, through, beyond, cnt, against)
+        put(cells, s, line[2 * p], a, -1, exact, through, beyond, cnt, against)
     return ok
 
 
@@ -106,8 +113,8 @@ def defences(cells, s, me, line, length, plies, vcf_nodes, vct_nodes, vct_depth,
                 for j in range(n):
                     tried[windows[w, j]] = True
         count = four_list(cells, s, me, n, width, height, renju, windows, cnt, against, pairs, moves, fives, counts)
-        for k in range(count):
-            tried[moves[k]] = True
+        for m in range(count):
+            tried[moves[m]] = True
     else:
         tried[:] = True
     defended = False
@@ -167,3 +174,51 @@ def root(cells, s, me, vct_nodes, defence_vct_nodes, vct_depth, cache, n, exact,
                     height, windows, ends, through, beyond, zobrist, weights, ws, vs, keep):
             return KEEP, -1, 0
     return NONE, -1, 0
+
+
+def analyse_root(trees, s: int, solver) -> None:
+    """The root's threat searches for search ``s`` before its move (see the module docstring),
+    with the budgets of the player's ``ThreatSolver``."""
+    sint = trees.sint
+    sint[s, k.S_ROOT_NMOVES] = -1
+    sint[s, k.S_HINT] = -1
+    node = sint[s, k.S_ROOT]
+    expanded = trees.nodei[node, k.N_FIRST] >= 0
+    if expanded and trees.nodei[node, k.N_PROVEN]:
+        return
+    mine, theirs = completing_cells(trees.cells, trees.sint, s, trees.vcf_args[0], trees.vcf_args[1], trees.n_in_row,
+                                    trees.exact, trees.mark, trees.mine, trees.theirs)
+    if mine or theirs:
+        return  # the in-tree solver's own rules answer these
+    kind, move, plies = root(trees.cells, s, sint[s, k.S_CUR], solver.vct_nodes, solver.defence_vct_nodes,
+                             solver.vct_depth, solver.cache.table, trees.n_in_row, trees.exact, trees.renju,
+                             trees.width, trees.height, *trees.vcf_args, trees.weights, trees.ws, trees.vs,
+                             trees.keep, trees.line)
+    keep = trees.keep if kind == KEEP else None
+    if not expanded:
+        if kind == WIN:
+            trees.rootmoves[s, 0] = move
+            sint[s, k.S_ROOT_NMOVES] = 1
+        elif keep is not None:
+            moves = np.flatnonzero(keep)
+            trees.rootmoves[s, :len(moves)] = moves
+            sint[s, k.S_ROOT_NMOVES] = len(moves)
+        elif kind == HINT:
+            sint[s, k.S_HINT] = move
+        return
+    first, nchild = trees.nodei[node, k.N_FIRST], trees.nodei[node, k.N_NCHILD]
+    moves = trees.edgei[first:first + nchild, k.E_MOVE]
+    if kind == WIN:
+        where = np.flatnonzero(moves == move)
+        if len(where):
+            trees.make_room(1)
+            node = sint[s, k.S_ROOT]
+            index = int(where[0])
+            child = kernels.child_node(trees.nodef, trees.nodei, trees.edgei, trees.pool, node, index)
+            path = np.array([[[node, index]]], np.int64)
+            kernels.prove(trees.nodef, trees.nodei, trees.edgei, path, 0, 1, child, -1, plies - 1)
+    elif keep is not None:
+        bad = ~keep[moves]
+        if bad.any() and not bad.all():
+            for index in np.flatnonzero(bad):
+                kernels.mark_lost(trees.nodei, trees.edgei, node, int(index))

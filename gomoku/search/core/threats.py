@@ -9,20 +9,13 @@ trees keeps one table, filled in the same order and cleared at the same size. It
 position by a 64-bit Zobrist hash of its stones and the attacker, and keeps a line's first
 move and length (what the searches read back), not the whole line.
 
-``analyse_root`` runs the root's searches (``roots``, compiled too) for a search about to
-start its move, as the reference does on its first descent: on a new root it leaves the moves
-to expand the root with (the own VCF's first move, or the moves that defend) and the move to
-favour; on a root kept from the last move it proves the own VCF or marks the moves that do
-not defend as lost.
+The root's searches (``roots``) build on these and read the same cache.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from gomoku.search.core import kernels
-from gomoku.search.core import layout as k
-from gomoku.search.core.boards import completing_cells
 from gomoku.search.core.jit import Dict, List, njit, types
 from gomoku.search.core.vcf import (CACHE_SIZE, LEAF_VCF_DEPTH, LEAF_VCF_NODES, is_five_cell, position_hash, put,
                                     search)
@@ -206,53 +199,3 @@ def install_cache(solver, board, zobrist: np.ndarray) -> VcfCache:
         table[key] = value
     solver.cache = table
     return table
-
-
-def analyse_root(trees, s: int, solver) -> None:
-    """The root's threat searches for search ``s`` before its move (see the module docstring),
-    with the budgets of the player's ``ThreatSolver``."""
-    from gomoku.search.core.roots import HINT, KEEP, WIN, root as root_searches
-
-    sint = trees.sint
-    sint[s, k.S_ROOT_NMOVES] = -1
-    sint[s, k.S_HINT] = -1
-    root = sint[s, k.S_ROOT]
-    expanded = trees.nodei[root, k.N_FIRST] >= 0
-    if expanded and trees.nodei[root, k.N_PROVEN]:
-        return
-    mine, theirs = completing_cells(trees.cells, trees.sint, s, trees.vcf_args[0], trees.vcf_args[1], trees.n_in_row,
-                                    trees.exact, trees.mark, trees.mine, trees.theirs)
-    if mine or theirs:
-        return  # the in-tree solver's own rules answer these
-    kind, move, plies = root_searches(trees.cells, s, sint[s, k.S_CUR], solver.vct_nodes, solver.defence_vct_nodes,
-                                      solver.vct_depth, solver.cache.table, trees.n_in_row, trees.exact, trees.renju,
-                                      trees.width, trees.height, *trees.vcf_args, trees.weights, trees.ws, trees.vs,
-                                      trees.keep, trees.line)
-    keep = trees.keep if kind == KEEP else None
-    if not expanded:
-        if kind == WIN:
-            trees.rootmoves[s, 0] = move
-            sint[s, k.S_ROOT_NMOVES] = 1
-        elif keep is not None:
-            moves = np.flatnonzero(keep)
-            trees.rootmoves[s, :len(moves)] = moves
-            sint[s, k.S_ROOT_NMOVES] = len(moves)
-        elif kind == HINT:
-            sint[s, k.S_HINT] = move
-        return
-    first, nchild = trees.nodei[root, k.N_FIRST], trees.nodei[root, k.N_NCHILD]
-    moves = trees.edgei[first:first + nchild, k.E_MOVE]
-    if kind == WIN:
-        where = np.flatnonzero(moves == move)
-        if len(where):
-            trees.make_room(1)
-            root = sint[s, k.S_ROOT]
-            index = int(where[0])
-            child = kernels.child_node(trees.nodef, trees.nodei, trees.edgei, trees.pool, root, index)
-            path = np.array([[[root, index]]], np.int64)
-            kernels.prove(trees.nodef, trees.nodei, trees.edgei, path, 0, 1, child, -1, plies - 1)
-    elif keep is not None:
-        bad = ~keep[moves]
-        if bad.any() and not bad.all():
-            for index in np.flatnonzero(bad):
-                kernels.mark_lost(trees.nodei, trees.edgei, root, int(index))

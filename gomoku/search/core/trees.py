@@ -65,7 +65,7 @@ class CoreTrees:
         self.leafmoves = np.zeros((0, size), np.int64)
         self.queue = np.zeros((0, 1), np.int64)
         self.rootmoves = np.zeros((0, size), np.int64)  # a new root's moves from the threat searches
-        # the root's threat searches' scratch (``threats.analyse_root``)
+        # the root's threat searches' scratch (``roots.analyse_root``)
         self.weights = _weights(n_in_row)
         self.ws, self.vs = workspace(size, len(self.vcf_args[0])), vct_workspace(size)
         self.keep, self.line = np.zeros(size, np.bool_), np.zeros(2 * size + 2, np.int64)
