@@ -2,8 +2,8 @@
 
 A spawned worker imports its parent's main module and this module before it runs any code of
 ours, and everything heavy (NumPy, Paddle) after. This module imports nothing but the standard
-library, so that it asks Linux for ``PR_SET_PDEATHSIG`` a fraction of a second after the worker
-starts. A parent killed before that moment sends no signal, so the worker then compares its
+library (and ``util``, which imports nothing more), so that it asks Linux for ``PR_SET_PDEATHSIG``
+a fraction of a second after the worker starts. A parent killed before that moment sends no signal, so the worker then compares its
 parent's pid with the one the parent passed it and leaves at once if they differ; after that
 moment the kernel kills it with the parent. ``workers.ProcessActors`` starts workers here.
 """
@@ -11,20 +11,8 @@ moment the kernel kills it with the parent. ``workers.ProcessActors`` starts wor
 from __future__ import annotations
 
 import os
-import signal
 
-PR_SET_PDEATHSIG = 1
-
-
-def die_with_parent() -> None:
-    """Asks Linux to kill this process when its parent dies (elsewhere the pipe's EOF ends it)."""
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    except (OSError, AttributeError):
-        pass
+from gomoku.util import die_with_parent  # the standard library only, like this module
 
 
 def parent_alive(parent_pid: int) -> bool:
