@@ -56,7 +56,7 @@ def cpu_seconds() -> float:
 
     own, reaped = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     total = own.ru_utime + own.ru_stime + reaped.ru_utime + reaped.ru_stime
-    parents, times = {}, {}
+    children, ticks = {}, {}  # parent pid -> its children's pids; pid -> its CPU ticks
     try:
         for name in os.listdir("/proc"):
             if name.isdigit():
@@ -65,18 +65,16 @@ def cpu_seconds() -> float:
                         fields = f.read().rsplit(b")", 1)[1].split()
                 except OSError:  # it ended meanwhile
                     continue
-                parents[int(name)] = int(fields[1])
-                times[int(name)] = sum(int(x) for x in fields[11:15])  # utime stime cutime cstime
+                children.setdefault(int(fields[1]), []).append(int(name))
+                ticks[int(name)] = sum(int(x) for x in fields[11:15])  # utime stime cutime cstime
     except OSError:  # no /proc: the live children are not counted
         return total
-    ticks, live, todo = os.sysconf("SC_CLK_TCK"), 0, [os.getpid()]
+    live, todo = 0, list(children.get(os.getpid(), ()))
     while todo:
-        parent = todo.pop()
-        for pid, ppid in parents.items():
-            if ppid == parent:
-                live += times[pid]
-                todo.append(pid)
-    return total + live / ticks
+        pid = todo.pop()
+        live += ticks[pid]
+        todo.extend(children.get(pid, ()))
+    return total + live / os.sysconf("SC_CLK_TCK")
 
 
 def atomic_write(path: str, write: Callable[[IO[bytes]], None]) -> None:

@@ -315,14 +315,14 @@ def _parse_model_player(kind: str, most: int):
     return parse
 
 
-def _describe_az(spec: PlayerSpec) -> str:
-    options = spec.search.words() + ([spec.precision] if spec.precision else [])
-    return f"AlphaZero {spec.playouts}" + (f" ({', '.join(options)})" if options else "")
-
-
-def _describe_gumbel(spec: PlayerSpec) -> str:
-    options = replace(spec.search, fpu=None).words() + ([spec.precision] if spec.precision else [])
-    return f"Gumbel {spec.playouts}" + (f" ({', '.join(options)})" if options else "")
+def _describe_searcher(label: str, puct: bool = True):
+    """``describe`` of a kind that searches with the model's net: the label, the playouts, the
+    search options it takes (first-play urgency only for PUCT) and the precision."""
+    def describe(spec: PlayerSpec) -> str:
+        search = spec.search if puct else replace(spec.search, fpu=None)
+        options = search.words() + ([spec.precision] if spec.precision else [])
+        return f"{label} {spec.playouts}" + (f" ({', '.join(options)})" if options else "")
+    return describe
 
 
 def _gumbel_search(search) -> dict:
@@ -354,7 +354,7 @@ register(PlayerKind(
     lambda spec, build: None, ai=False, offer=lambda model, playouts, search: PlayerSpec("human")), __name__)
 register(PlayerKind(
     "az", "az[:MODEL[:N]]", "AlphaZero: the model's net with N playouts of MCTS, 400 by default",
-    _parse_model_player("az", 2), lambda spec: f"az:{spec.model}:{spec.playouts}", _describe_az,
+    _parse_model_player("az", 2), lambda spec: f"az:{spec.model}:{spec.playouts}", _describe_searcher("AlphaZero"),
     lambda spec, build: MCTSPlayer(_evaluator(spec, build), c_puct=build.c_puct, n_playout=spec.playouts,
                                    seed=build.seed, name=str(spec), **spec.search.kwargs()),
     model=True, search=True,
@@ -363,7 +363,7 @@ register(PlayerKind(
 register(PlayerKind(
     "gumbel", "gumbel[:MODEL[:N]]", "the model's net with N simulations of Gumbel search (sequential halving "
     "at the root, the self-play recipe's search), 400 by default", _parse_model_player("gumbel", 2),
-    lambda spec: f"gumbel:{spec.model}:{spec.playouts}", _describe_gumbel,
+    lambda spec: f"gumbel:{spec.model}:{spec.playouts}", _describe_searcher("Gumbel", puct=False),
     lambda spec, build: GumbelPlayer(_evaluator(spec, build), n_playout=spec.playouts, seed=build.seed,
                                      name=str(spec), **_gumbel_search(spec.search)),
     model=True, search=True), __name__)
