@@ -6,6 +6,7 @@ moves, visits, values and priors, so the same move; move after move with tree re
 """
 
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -161,9 +162,10 @@ def test_best_so_far_reads_the_core_root_from_another_thread():
     answers, running = [], threading.Event()
     running.set()
 
-    def read():
+    def read():  # a reader that spins on the GIL would slow the search a hundredfold: it pauses between reads
         while running.is_set():
             answers.append(best_so_far(core, early=-7))
+            time.sleep(0.0005)
 
     reader = threading.Thread(target=read)
     reader.start()

@@ -272,6 +272,39 @@ def test_self_play_stream_hands_out_games_in_start_order_not_short_ones_first():
     assert [g.moves for g in rest] == [g.moves for g in reference[2:]]
 
 
+def test_a_game_far_longer_than_the_rest_is_passed_over_and_handed_out_when_it_ends():
+    # Game 0 runs on while games 1 to 5 finish: with 2 games in lockstep it is passed over once
+    # two later games have finished, and the first call after it ends hands it out first.
+    from types import SimpleNamespace
+
+    from gomoku.train.selfplay import SelfPlayStream
+
+    class ScriptedGames:  # finishes the games of each step as scripted; what plays is what has not
+        def __init__(self, steps):
+            self.steps, self.done = list(steps), set()
+            self.slots = [SimpleNamespace(index=0)]
+
+        def fill(self, parallel):
+            pass
+
+        def step(self, stats):
+            finished = self.steps.pop(0)
+            self.done |= set(finished)
+            self.slots = [SimpleNamespace(index=i) for i in range(8) if i not in self.done][:2]
+            return [SimpleNamespace(index=i) for i in finished]
+
+    stream = SelfPlayStream(HashEvaluator(), (6, 6, 4), 2, SelfPlayRecipe(n_playout=10), 0)
+    stream.lockstep = ScriptedGames([[1], [2], [3], [4], [0], [5], [6]])
+    first, _ = stream.collect(1)
+    assert [g.index for g in first] == [1]  # passed by 1 and 2 (two later games): 0 waits no longer
+    assert len(stream.lockstep.steps) == 5 and stream._passed == {0}
+    second, _ = stream.collect(2)
+    assert [g.index for g in second] == [2, 3]  # 3 was still to come: one more step
+    third, _ = stream.collect(2)
+    assert [g.index for g in third] == [0, 4]  # 0 ended: it comes first
+    assert not stream._passed and stream._next == 5
+
+
 def test_self_play_stream_plays_ahead_a_few_calls_at_most_and_keeps_the_order():
     from gomoku.train.selfplay import PLAY_AHEAD_CALLS, SelfPlayStream
 

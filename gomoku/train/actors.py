@@ -35,7 +35,8 @@ Paddle Inference predictor and its own games in lockstep;
 Self-play keeps a stream of games per actor and board shape
 (``selfplay.SelfPlayStream``, held by ``runner.TaskRunner``): games in progress
 carry over between calls (also when a run alternates board sizes), they are
-handed out in the order they started, and an actor whose share is done plays
+handed out in the order they started (a game far longer than the rest is passed
+over until it ends, see ``SelfPlayStream``), and an actor whose share is done plays
 ahead (at most ``selfplay.PLAY_AHEAD_CALLS`` calls' games) until the caller
 collects, and again after its reply, until the next task: the caller waits for
 the slowest actor. The trainer asks for each stream's snapshot with its games and

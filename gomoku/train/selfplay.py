@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from bisect import bisect_right
 from dataclasses import fields
 from typing import Callable, Optional, Sequence
 
@@ -42,6 +43,11 @@ class SelfPlayStream:
     iteration asks for. Handing games out in the order they started, not the
     order they finished, keeps short games from crowding the first
     collections after a start: the first games to finish are the short ones.
+    A game that runs far longer than the rest would then hold up every call
+    while later games pile up: once as many of the games that started after
+    it as play in lockstep (``parallel``) have finished, it is passed over,
+    and handed out first by the first call after it finishes. It is late, not
+    lost, and only a game about twice as long as the typical one is passed.
     Game ``i`` draws its noise, move sampling and opening from random streams
     of its own, derived from ``(seed, i)`` (``game_seeds``): no two games of
     a stream, nor of two streams with different seeds, share one. It opens
@@ -94,7 +100,8 @@ class SelfPlayStream:
 
         self.lockstep = Lockstep(new_game, record=True, compiled=compiled)
         self._finished: dict[int, FinishedGame] = {}  # by index, until handed out
-        self._next = 0  # the index of the next game to hand out
+        self._next = 0  # the index of the next game to hand out in start order
+        self._passed: set[int] = set()  # games passed over (still playing, or finished and next out)
         self._stats = RunStats()  # what was played since the last call handed games out
 
     def set_evaluator(self, evaluator) -> None:
@@ -112,6 +119,7 @@ class SelfPlayStream:
         switch drops. ``restore`` on a new stream of the same settings then plays on exactly as
         this one would after ``set_evaluator`` now. Copies: the stream may play on meanwhile."""
         return {"seed": self.seed, "next": self._next, "started": self.lockstep.started,
+                "passed": sorted(self._passed),
                 "finished": [game_state(g) for _, g in sorted(self._finished.items())],
                 "playing": [slot_state(slot) for slot in self.lockstep.slots]}
 
@@ -126,6 +134,7 @@ class SelfPlayStream:
             raise ValueError("a snapshot is restored into a new stream of its own seed")
         width, height, n_in_row, rule = self._board
         self._next, self.lockstep.started = state["next"], state["started"]
+        self._passed = set(state.get("passed", ()))
         self._finished = {g.index: g for g in map(game_from_state, state["finished"])}
         for game in state["playing"]:
             board = Board(width, height, n_in_row, start_player=game["start_player"], rule=rule)
@@ -137,21 +146,23 @@ class SelfPlayStream:
 
     def collect(self, n_games: int, keep_playing: Optional[Callable[[], bool]] = None,
                 on_step: Optional[Callable[[int, RunStats], None]] = None):
-        """Returns ``(games, stats)`` for the next ``n_games`` games in the order they started.
+        """Returns ``(games, stats)`` for the next ``n_games`` games in the order they started
+        (after any game passed over that has since finished).
 
         Later games that finish first wait for a later call. With ``keep_playing``
         the stream then plays ahead, while ``keep_playing()`` is true and until the
         next ``PLAY_AHEAD_CALLS`` calls' games (of ``n_games`` each) have finished, so
         that a worker whose games are done goes on playing while the learner still
         updates or another worker finishes a long game. ``on_step(done, stats)`` is
-        called after every step until the ``n_games`` have finished, with how many of
-        them have. The stats count what was played since the last call: this call's
+        called after every step until the ``n_games`` are ready, with how many of
+        them are. The stats count what was played since the last call: this call's
         playing and any ``play_ahead`` between the calls, and the seconds it took.
         """
-        wanted = range(self._next, self._next + n_games)
-        self._play_until(wanted, on_step=on_step)
-        games = [self._finished.pop(i) for i in wanted]
-        self._next += n_games
+        picked = self._play_until(n_games, on_step=on_step)
+        games = [self._finished.pop(i) for i in picked]
+        self._passed -= set(picked)
+        self._next = max(self._next, max(picked) + 1)
+        self._passed |= {i for i in self._playing() if i < self._next}
         if keep_playing is not None:
             self.play_ahead(n_games, keep_playing)
         stats, self._stats = self._stats, RunStats()
@@ -160,19 +171,38 @@ class SelfPlayStream:
     def play_ahead(self, n_games: int, keep_playing: Callable[[], bool]) -> None:
         """Plays while ``keep_playing()`` is true, until the next ``PLAY_AHEAD_CALLS`` calls
         of ``n_games`` each have their games; the next call's stats count what it played."""
-        self._play_until(range(self._next, self._next + PLAY_AHEAD_CALLS * n_games), keep_playing)
+        self._play_until(PLAY_AHEAD_CALLS * n_games, keep_playing)
 
-    def _play_until(self, indices: range, keep_playing=lambda: True, on_step=None) -> None:
+    def _playing(self) -> set[int]:
+        return {slot.index for slot in self.lockstep.slots}
+
+    def _pick(self, n_games: int) -> tuple[list[int], bool]:
+        """The indices of the next ``n_games`` games to hand out, as far as they are known, and
+        whether they all are: games passed over that have finished come first, then the games in
+        start order, skipping one still playing that enough later games have finished past."""
+        picked = sorted(i for i in self._passed if i in self._finished)[:n_games]
+        later = sorted(i for i in self._finished if i >= self._next)
+        index = self._next
+        while len(picked) < n_games:
+            if index in self._finished:
+                picked.append(index)
+            elif len(later) - bisect_right(later, index) < self.parallel:
+                return picked, False  # not finished, nor passed by enough later games: wait for it
+            index += 1
+        return picked, True
+
+    def _play_until(self, n_games: int, keep_playing=lambda: True, on_step=None) -> list[int]:
         start = time.perf_counter()
-        missing = {i for i in indices if i not in self._finished}
-        while missing and keep_playing():
+        picked, ready = self._pick(n_games)
+        while not ready and keep_playing():
             self.lockstep.fill(self.parallel)
             for game in self.lockstep.step(self._stats):
                 self._finished[game.index] = game
-                missing.discard(game.index)
+            picked, ready = self._pick(n_games)
             if on_step is not None:
-                on_step(len(indices) - len(missing), self._stats)
+                on_step(len(picked), self._stats)
         self._stats.seconds += time.perf_counter() - start
+        return picked
 
 
 def self_play_games(evaluator, board_shape: Sequence[int], n_games: int, parallel: int, seed: int = 0,
