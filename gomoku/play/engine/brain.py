@@ -18,11 +18,12 @@ from gomoku.game.board import Board
 from gomoku.game.rules import CONTINUOUS_BIT, FREESTYLE, RULES, rule_from_protocol
 from gomoku.net import shipped
 from gomoku.play.engine.brain_moves import MoveMaker
-from gomoku.play.engine.move_search import PlayoutTimer, Watchdog
+from gomoku.play.engine.move_search import PlayoutTimer, SimulationRate, Watchdog
 from gomoku.play.engine.protocol import (CONTINUOUS_MARK, MAX_SIDE, OPPONENT, OWN, SIZE_RE, TRIPLE_RE, UNLIMITED_MS,
                                          Position, ProtocolError, TimeControl, parse_pair, shown)
 from gomoku.search.core import core_enabled
 from gomoku.search.core.single import CoreSearch, core_ready
+from gomoku.search.gumbel import GumbelPlayer
 from gomoku.search.heuristic import HeuristicPlayer
 from gomoku.search.mcts import MCTS
 from gomoku.search.options import SearchOptions
@@ -67,6 +68,10 @@ class EngineOptions:
     search: SearchOptions = SearchOptions()
     """how the search goes beyond the reference PUCT search (here the reference itself; the
     command line's default is the sharp preset, see ``build_parser``)"""
+    root_search: str = "puct"
+    """with a model: "puct" searches ``mcts.MCTS``'s tree; "gumbel" plans Gumbel's sequential halving
+    (``gumbel.GumbelPlayer``) from the clock, a round of root candidates a net call (``search``'s
+    in-tree solver and threat searches apply; its fpu does not)"""
 
 
 @dataclass
@@ -124,6 +129,10 @@ class PbrainEngine(MoveMaker):
         self.mcts = MCTS(options.c_puct, **options.search.kwargs())
         # the same search on the compiled core, for a net it supports (``GOMOKU_CORE=off``: never)
         self._core = CoreSearch(self.mcts) if core_enabled() else None
+        self._gumbel = None if options.root_search != "gumbel" else GumbelPlayer(
+            None, win_check=options.search.win_check, solve=options.search.solve, threats=options.search.threats,
+            seed=options.seed, name="engine")
+        self._rate = SimulationRate()  # the Gumbel search's recent seconds a simulation, to plan its budget
         self._on_core = False  # whether the last search ran on the core (``self.mcts`` holds a copy of its root)
         self._tree_stones: Optional[tuple] = None  # the stones at the tree's root, to know when to keep it
         self._pending: list[str] = []  # notes waiting for the next reply

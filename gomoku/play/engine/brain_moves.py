@@ -15,7 +15,7 @@ import traceback
 import numpy as np
 
 from gomoku.game.board import DRAW, Board
-from gomoku.play.engine.move_search import best_so_far, quick_move, timed_search
+from gomoku.play.engine.move_search import best_so_far, gumbel_timed_search, quick_move, timed_search
 from gomoku.play.engine.protocol import OPPONENT, OWN, ProtocolError
 from gomoku.search.core.single import core_ready, core_supports
 from gomoku.search.heuristic import HeuristicPlayer
@@ -120,11 +120,13 @@ class MoveMaker:
 
     # ------------------------------------------------------------ search
     def _search(self, board: Board, started: float) -> tuple[int, str]:
-        """Playouts until the move's deadline (``move_search.timed_search``), the watchdog armed for a
-        search that overruns it; returns the search's move (``MCTS.best_move``), or the one the
-        watchdog answered, and a note."""
-        mcts = self.mcts
-        tree = self._search_tree(board)
+        """Playouts until the move's deadline (``move_search.timed_search``, or ``gumbel_timed_search``
+        for ``--root-search gumbel`` with a model), the watchdog armed for a search that overruns it;
+        returns the search's move (``MCTS.best_move``, Gumbel's ``choose``), or the one the watchdog
+        answered, and a note."""
+        gumbel = self._gumbel if self._model_spec is not None else None
+        tree = gumbel.tree if gumbel is not None else self._search_tree(board)
+        mcts = gumbel.tree if gumbel is not None else self.mcts
         empty = self.position.empty_cells
         watchdog = self._watchdog
         hard = self.time.hard_seconds(empty)
@@ -134,9 +136,14 @@ class MoveMaker:
             self._move_started = started
             watchdog.arm(started + hard, lambda: best_so_far(tree, early))
         try:
-            playouts, now = timed_search(tree, board, self._evaluator, self._clock, started,
-                                         self.time.move_seconds(empty), self._timer, self.options.max_playouts,
-                                         self.time.tree_limit(board.size))
+            if gumbel is not None:
+                gumbel.evaluator = self._evaluator
+                playouts, now = gumbel_timed_search(gumbel, board, self._clock, started, self.time.move_seconds(empty),
+                                                    self._timer, self._rate, self.options.max_playouts)
+            else:
+                playouts, now = timed_search(tree, board, self._evaluator, self._clock, started,
+                                             self.time.move_seconds(empty), self._timer, self.options.max_playouts,
+                                             self.time.tree_limit(board.size))
         finally:
             if armed:
                 self._answered = watchdog.disarm()
@@ -147,7 +154,9 @@ class MoveMaker:
             how = f"the watchdog answered at {watchdog.fired_at - started:.2f} s: "
             self.time.spend(watchdog.fired_at - started)  # the manager's clock stopped at the answer
         else:
-            move, how = mcts.best_move(board), ""
+            # A proven root plays the solver's line (``best_move``); else Gumbel's best candidate.
+            move = mcts.best_move(board) if gumbel is None or root.proven else gumbel.choose(board).move
+            how = "Gumbel: " if gumbel is not None else ""
             self.time.spend(elapsed)
         where = np.flatnonzero(root.moves == move) if root.expanded else []
         if len(where):
@@ -199,5 +208,7 @@ class MoveMaker:
 
     def _reset_trees(self) -> None:
         self.mcts.reset()
+        if self._gumbel is not None:
+            self._gumbel.reset()
         if self._core is not None:
             self._core.reset()

@@ -128,7 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help=f"play the threat-aware heuristic, on any board; LEVEL is "
                           f"{', '.join(map(str, LEVELS))} ({DEFAULT_LEVEL} without one)")
     who.add_argument("--player", metavar="PLAYER",
-                     help="the player as play.py and the arena write it: az:MODEL[:N], pure[:N], heuristic[:LEVEL] "
+                     help="the player as play.py and the arena write it: az:MODEL[:N], gumbel:MODEL[:N], pure[:N], heuristic[:LEVEL] "
                           "(N: at most N playouts a move); --model, --pure and --heuristic are short for these")
     parser.add_argument("--n-in-row", type=int, default=5,
                         help="stones in a row that win, for --pure, --heuristic and the shipped models")
@@ -136,6 +136,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--threads", type=int, default=1, help="CPU threads for the model")
     parser.add_argument("--c-puct", type=float, default=5.0, help="PUCT exploration constant")
     add_search_flags(parser, "the search", default="sharp")
+    parser.add_argument("--root-search", choices=("puct", "gumbel"), default="puct",
+                        help="with a model: PUCT playouts one at a time, or Gumbel's sequential halving at the root, "
+                             "its budget planned from the clock and a round of candidates a net call "
+                             "(--player gumbel:MODEL is --model MODEL --root-search gumbel)")
     parser.add_argument("--max-playouts", type=int,
                         help="at most this many playouts per move, however much time is left")
     parser.add_argument("--turn-ms", type=int, default=5000,
@@ -162,6 +166,7 @@ def engine_options(argv: Optional[list[str]] = None) -> EngineOptions:
     else:
         who = ENGINE_PLAYERS[spec.kind](spec)
     max_playouts = args.max_playouts if args.max_playouts is not None or spec is None else spec.playouts
+    who.setdefault("root_search", args.root_search)
     return EngineOptions(**who, n_in_row=args.n_in_row,
                          device=args.device, threads=args.threads, precision=args.precision, c_puct=args.c_puct,
                          max_playouts=max_playouts, turn_ms=args.turn_ms, margin_ms=args.margin_ms,
@@ -170,6 +175,7 @@ def engine_options(argv: Optional[list[str]] = None) -> EngineOptions:
 
 ENGINE_PLAYERS = {
     "az": lambda spec: {"model": spec.model},
+    "gumbel": lambda spec: {"model": spec.model, "root_search": "gumbel"},
     "pure": lambda spec: {},
     "heuristic": lambda spec: {"heuristic": spec.level},
 }

@@ -250,6 +250,82 @@ def timed_search(tree: Union[MCTS, CoreSearch], board: Board, evaluator, clock: 
     return playouts, now
 
 
+# ------------------------------------------------------- the timed Gumbel search
+PLAN_SHARE = 0.85
+"""a Gumbel search plans this share of the simulations the move's time holds at the recent rate;
+time left once they are done goes to more simulations of the last two candidates"""
+
+
+class SimulationRate:
+    """Seconds a simulation of the Gumbel search took on recent moves (by rounds, the root's
+    expansion apart), for planning the next move's budget; None before the first move."""
+
+    def __init__(self):
+        self.seconds: Optional[float] = None
+
+    def update(self, simulations: int, seconds: float) -> None:
+        if simulations > 0:
+            now = seconds / simulations
+            self.seconds = now if self.seconds is None else 0.5 * (self.seconds + now)
+
+
+def gumbel_timed_search(player, board: Board, clock: Callable[[], float], started: float, budget: float,
+                        timer: PlayoutTimer, rate: SimulationRate,
+                        most: Optional[int] = None) -> tuple[int, float]:
+    """One move of ``player`` (a ``gumbel.GumbelPlayer`` with its evaluator) against the clock; returns
+    the simulations run and the moment the last round ended. Its ``choose`` then gives the move.
+
+    Sequential halving needs its budget before it starts: after the root's expansion the budget
+    is ``PLAN_SHARE`` of what the time to the soft deadline holds at ``rate`` (the root's own
+    evaluation time at the first move), at most ``most``. A round of simulations (one net call)
+    starts only if the slowest recent round would still end before the deadline, as a playout of
+    ``timed_search`` does; a plan the time cannot hold ends early, with the candidates still in
+    the running, and time left after the plan goes on over the last two.
+    """
+    deadline = timer.soft_deadline(started, budget)
+    most_reserve = RESERVE_SHARE * budget
+    most = max(MIN_PLAYOUTS, most or sys.maxsize)
+    player.reset()
+    player.n_playout = most
+    simulations, planned, searching = 0, False, 0.0
+    now = clock()
+    while True:
+        round_start = now
+        if planned and (simulations >= MIN_PLAYOUTS and now + min(timer.reserve(now), most_reserve) >= deadline
+                        or player.tree.root.proven != 0):
+            break
+        leaves = player.next_round(board)
+        if not leaves:
+            left = deadline - now
+            per = rate.seconds
+            if not planned or per is None or player.n_playout >= most or left < 4 * max(per, timer.reserve(now)):
+                break
+            player.n_playout = min(most, player.n_playout + max(2, int(PLAN_SHARE * left / per)))
+            continue  # more simulations of the last two candidates
+        asked = [copy for leaf, copy in leaves if leaf.value is None]
+        if asked:
+            priors, values = player.evaluator.evaluate(asked)
+        k = 0
+        for leaf, copy in leaves:
+            if leaf.value is None:
+                player.receive(leaf, copy, priors[k], float(values[k]))
+                k += 1
+            else:
+                player.receive_known(leaf, copy)
+        now = clock()
+        timer.record(now - round_start, now)
+        if not planned:  # the root is expanded: plan the simulations from the time left
+            per = rate.seconds if rate.seconds is not None else now - round_start
+            player.n_playout = max(MIN_PLAYOUTS, min(most, int(PLAN_SHARE * max(0.0, deadline - now) / max(per, 1e-6))))
+            planned = True
+        else:
+            simulations += len(leaves)
+            searching += now - round_start
+    rate.update(simulations, searching)
+    timer.ended(now - deadline)
+    return simulations, now
+
+
 # ------------------------------------------------------------------- the input
 def stamped_lines(stream: TextIO, clock: Callable[[], float] = time.monotonic) -> Iterator[tuple[str, float]]:
     """The lines of ``stream``, each with the moment it arrived, read on a thread of their own
