@@ -127,8 +127,9 @@ class PbrainEngine(MoveMaker):
         self._heuristic = None if options.heuristic is None else HeuristicPlayer(options.heuristic, options.seed)
         self._model_spec = None  # the loaded model's NetSpec
         self.mcts = MCTS(options.c_puct, **options.search.kwargs())
-        # the same search on the compiled core, for a net it supports (``GOMOKU_CORE=off``: never)
-        self._core = CoreSearch(self.mcts) if core_enabled() else None
+        # the same search on the compiled core, for a net it supports (``GOMOKU_CORE=off``: never; the Gumbel
+        # search runs on the Python tree, a round of candidates a net call)
+        self._core = CoreSearch(self.mcts) if core_enabled() and options.root_search != "gumbel" else None
         self._gumbel = None if options.root_search != "gumbel" else GumbelPlayer(
             None, win_check=options.search.win_check, solve=options.search.solve, threats=options.search.threats,
             seed=options.seed, name="engine")

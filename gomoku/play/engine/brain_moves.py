@@ -138,8 +138,9 @@ class MoveMaker:
         try:
             if gumbel is not None:
                 gumbel.evaluator = self._evaluator
+                caps = [c for c in (self.options.max_playouts, self.time.tree_limit(board.size)) if c]
                 playouts, now = gumbel_timed_search(gumbel, board, self._clock, started, self.time.move_seconds(empty),
-                                                    self._timer, self._rate, self.options.max_playouts)
+                                                    self._timer, self._rate, min(caps, default=None))
             else:
                 playouts, now = timed_search(tree, board, self._evaluator, self._clock, started,
                                              self.time.move_seconds(empty), self._timer, self.options.max_playouts,
