@@ -71,6 +71,13 @@ on the Python tree with rollouts (``--pure``), under caro, or with
 ``START``; without numba's cache of them another process compiles them (about a
 minute of CPU, once) while the Python search plays.
 
+With ``--root-search gumbel`` a model's move is Gumbel's sequential halving at the
+root (``gumbel.GumbelPlayer``, on the Python tree): after the root's expansion the
+budget is planned from the recent seconds a simulation, each round of candidates
+goes to the net in one call, a plan the time cannot hold ends at the deadline with
+the best candidate still in the running, and time left over goes to the last two
+(``move_search.gumbel_timed_search``).
+
 Won and lost positions. The engine never resigns and never forfeits. With the
 solver (``--solve``, on by default on the command line) the search can prove a
 position won or lost by force, and then stops early. A won position is finished
