@@ -64,10 +64,12 @@ def board_lines(moves: list[int], size: int) -> list[str]:
     return lines + ["DONE"]
 
 
-def engine_run(model: str, games: list[list[int]], size: int, turn_ms: int, core: str, threats: bool) -> list[tuple]:
+def engine_run(model: str, games: list[list[int]], size: int, turn_ms: int, core: str, threats: bool,
+               root: str = "puct") -> list[tuple]:
     """One engine process over the positions; returns (playouts, seconds) of each move."""
     env = dict(os.environ, GOMOKU_CORE=core)
-    command = [sys.executable, "-m", "gomoku.play.engine", "--model", model, "--turn-ms", str(turn_ms)]
+    command = [sys.executable, "-m", "gomoku.play.engine", "--model", model, "--turn-ms", str(turn_ms),
+               "--root-search", root]
     if threats:
         command.append("--threats")
     proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, bufsize=1)
@@ -183,6 +185,9 @@ def main(argv=None) -> None:
     parser.add_argument("--repeat", type=int, default=1, help="engine runs of each setting, in turn")
     parser.add_argument("--rounds", type=int, default=2, help="searches of each position on each path (CPU part)")
     parser.add_argument("--parts", default="engine,cpu", help="engine, cpu or both")
+    parser.add_argument("--paths", default="off,on",
+                        help="the engine's searches, in turn: off (PUCT, Python trees), on (PUCT, the core), "
+                             "gumbel (Gumbel's sequential halving, a round of candidates a net call)")
     args = parser.parse_args(argv)
     games = positions(args.size, args.first, args.positions, args.extra)
     print(f"{len(games)} positions of {len(games[0])} to {len(games[-1])} stones")
@@ -190,8 +195,9 @@ def main(argv=None) -> None:
         per_second: dict = {}
         for round_ in range(args.repeat):  # the settings in turn, so that a change of load hits them alike
             for threats in (False, True):
-                for core in ("off", "on"):
-                    found = engine_run(args.model, games, args.size, args.turn_ms, core, threats)
+                for core in args.paths.split(","):
+                    found = engine_run(args.model, games, args.size, args.turn_ms, "on" if core == "gumbel" else core,
+                                       threats, "gumbel" if core == "gumbel" else "puct")
                     counts = np.array([p for p, _ in found])
                     seconds = np.array([s for _, s in found])
                     rate = counts.sum() / seconds.sum()

@@ -143,10 +143,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--threads", type=int, default=1, help="CPU threads for the model")
     parser.add_argument("--c-puct", type=float, default=5.0, help="PUCT exploration constant")
     add_search_flags(parser, "the search", default="sharp")
-    parser.add_argument("--root-search", choices=("puct", "gumbel"), default="puct",
-                        help="with a model: PUCT playouts one at a time, or Gumbel's sequential halving at the root, "
-                             "its budget planned from the clock and a round of candidates a net call "
-                             "(--player gumbel:MODEL is --model MODEL --root-search gumbel)")
+    parser.add_argument("--root-search", choices=("puct", "gumbel"), default="gumbel",
+                        help="with a model: Gumbel's sequential halving at the root, its budget planned from the clock "
+                             "and a round of candidates a net call (the stronger at 1 s a move), or PUCT playouts "
+                             "one at a time on the compiled core")
     parser.add_argument("--max-playouts", type=int,
                         help="at most this many playouts per move, however much time is left")
     parser.add_argument("--turn-ms", type=int, default=5000,
