@@ -45,6 +45,7 @@ def test_the_plan_fits_the_time_and_a_second_move_plans_from_the_rate_measured()
     clock = FakeClock(0.001)
     board, sims = _timed(player, clock, 1.0, rate)
     assert sims >= PLAN_SHARE * 0.5 / seconds
+    assert 0.95 <= clock.now <= 1.01  # the time the plan left went to the last two candidates, to the deadline
     assert player.choose(board).move in board.legal_moves()
 
 

@@ -252,8 +252,9 @@ def timed_search(tree: Union[MCTS, CoreSearch], board: Board, evaluator, clock: 
 
 # ------------------------------------------------------- the timed Gumbel search
 PLAN_SHARE = 0.85
-"""a Gumbel search plans this share of the simulations the move's time holds at the recent rate;
-time left once they are done goes to more simulations of the last two candidates"""
+"""a Gumbel search plans this share of the simulations the move's time holds at the recent rate (a
+plan cut short by the deadline leaves candidates unequally searched); time left once they are done
+goes to more simulations of the last two candidates, until the deadline"""
 
 
 class SimulationRate:
@@ -295,13 +296,13 @@ def gumbel_timed_search(player, board: Board, clock: Callable[[], float], starte
                         or player.tree.root.proven != 0):
             break
         leaves = player.next_round(board)
-        if not leaves:
-            left = deadline - now
-            per = rate.seconds
-            if not planned or per is None or player.n_playout >= most or left < 4 * max(per, timer.reserve(now)):
+        if not leaves:  # the plan is done, and the round check above says another round has time
+            per = rate.seconds or searching / max(simulations, 1)
+            if not planned or player.n_playout >= most or per <= 0:
                 break
-            player.n_playout = min(most, player.n_playout + max(2, int(PLAN_SHARE * left / per)))
-            continue  # more simulations of the last two candidates
+            # More simulations of the last two candidates, a round of two at a time, until the deadline.
+            player.n_playout = min(most, player.n_playout + max(2, int((deadline - now) / per)))
+            continue
         asked = [copy for leaf, copy in leaves if leaf.value is None]
         if asked:
             priors, values = player.evaluator.evaluate(asked)
