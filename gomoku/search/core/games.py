@@ -204,7 +204,7 @@ class CoreGames:
     def _queue(player, s, trees) -> None:
         """The next phase of a Gumbel search's sequential halving (the first draws the Gumbel
         noise and the playout cap, as ``GumbelPlayer.next_leaf`` does)."""
-        player.tree.root = trees.root_view(s)
+        player.tree.root = trees.root_view(s, children=False)
         player._done = trees.done(s)
         if player._scores is None:
             player._start_halving()

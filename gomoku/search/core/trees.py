@@ -253,13 +253,14 @@ class CoreTrees:
         last = int(self.hist[s, hlen - 1]) if hlen else -1
         return self.cells[s].tobytes(), last, int(self.sint[s, k.S_CUR]), self.rule
 
-    def root_view(self, s: int) -> TreeNode:
+    def root_view(self, s: int, children: bool = True) -> TreeNode:
         """A copy of search ``s``'s root as the reference tree's node, its created children
-        standing for themselves with their proven results."""
+        standing for themselves with their proven results (without ``children``: the root's own
+        statistics alone, all that sequential halving's next phase reads)."""
         gumbel = self.sint[s, k.S_KIND] == k.GUMBEL
         view = _node(self, self.sint[s, k.S_ROOT], gumbel)
         first, nchild = self.nodei[self.sint[s, k.S_ROOT], [k.N_FIRST, k.N_NCHILD]]
-        if first >= 0:
+        if children and first >= 0:
             for index in range(nchild):
                 child = self.edgei[first + index, k.E_CHILD]
                 if child >= 0:
