@@ -100,3 +100,37 @@ def test_the_engine_answers_with_the_gumbel_search_and_says_so(tmp_path):
     lines = converse(engine, out, "BOARD", "0,0,1", "1,0,1", "2,0,1", "5,5,2", "4,4,2", "3,5,2", "DONE")
     assert lines[-1] == "3,0"
     assert np.isfinite(engine._rate.seconds)
+
+
+@pytest.mark.timeout(120)
+def test_the_watchdog_answers_for_a_gumbel_search_stuck_in_one_net_call(tmp_path):
+    import threading
+    import time
+
+    from gomoku.net.policy_value import PolicyValueModel
+    from gomoku.net.spec import NetSpec
+    from tests.test_engine_clock import LIMIT, MARGIN_MS, TURN_MS, SlowEvaluator, StampedOut
+
+    path = tmp_path / "random_8x8.npz"
+    PolicyValueModel(NetSpec(8, 8, 5), device="cpu").save(str(path))
+    out = StampedOut()
+    engine = PbrainEngine(EngineOptions(model=str(path), device="cpu", root_search="gumbel", seed=0,
+                                        margin_ms=MARGIN_MS), out)
+    for line in ("START 8", f"INFO timeout_turn {TURN_MS}"):
+        engine.handle(line)
+    assert out.reply()[0] == "OK"
+    slow = SlowEvaluator(engine._evaluator, usual=0.002, every=1000, stuck_at=6)
+    engine._evaluator = slow
+    sent = time.monotonic()
+    searching = threading.Thread(target=engine.handle, args=("BEGIN", sent))
+    searching.start()
+    try:
+        move, at, _ = out.reply()
+        assert slow.stuck.is_set() and not slow.release.is_set()  # answered while the net call is stuck
+        assert at - sent < LIMIT, f"the watchdog answered after {at - sent:.3f} s"
+    finally:
+        slow.release.set()
+        searching.join(30)
+    assert not searching.is_alive()
+    x, y = map(int, move.split(","))
+    assert engine.position.stones == [(engine.position.move_of(x, y), 1)]  # the answered move is the one played
