@@ -339,6 +339,20 @@ class GumbelPlayer:
             leaves.append((tree.select_leaf(copy), copy))
         return leaves
 
+    def play_round(self, leaves: list[tuple[Leaf, Board]]) -> None:
+        """Evaluates a round of ``next_round`` in one net call (the leaves whose value is not known)
+        and backs every leaf up, in order."""
+        asked = [copy for leaf, copy in leaves if leaf.value is None]
+        if asked:
+            priors, values = self.evaluator.evaluate(asked)
+        k = 0
+        for leaf, copy in leaves:
+            if leaf.value is None:
+                self.receive(leaf, copy, priors[k], float(values[k]))
+                k += 1
+            else:
+                self.receive_known(leaf, copy)
+
     def receive_known(self, leaf: Leaf, board: Board) -> None:
         """Backs up a leaf of ``next_round`` whose value is known (a finished game, a proven position)."""
         self.tree.backup(leaf, board, None, leaf.value)
@@ -365,16 +379,7 @@ class GumbelPlayer:
             leaves = self.next_round(board)
             if not leaves:
                 break
-            asked = [copy for leaf, copy in leaves if leaf.value is None]
-            if asked:
-                priors, values = self.evaluator.evaluate(asked)
-            k = 0
-            for leaf, copy in leaves:
-                if leaf.value is None:
-                    self.receive(leaf, copy, priors[k], float(values[k]))
-                    k += 1
-                else:
-                    self.receive_known(leaf, copy)
+            self.play_round(leaves)
         result = self.choose(board)
         return (result.move, result.pi) if return_probs else result.move
 

@@ -303,16 +303,7 @@ def gumbel_timed_search(player, board: Board, clock: Callable[[], float], starte
             # More simulations of the last two candidates, a round of two at a time, until the deadline.
             player.n_playout = min(most, player.n_playout + max(2, int((deadline - now) / per)))
             continue
-        asked = [copy for leaf, copy in leaves if leaf.value is None]
-        if asked:
-            priors, values = player.evaluator.evaluate(asked)
-        k = 0
-        for leaf, copy in leaves:
-            if leaf.value is None:
-                player.receive(leaf, copy, priors[k], float(values[k]))
-                k += 1
-            else:
-                player.receive_known(leaf, copy)
+        player.play_round(leaves)
         now = clock()
         timer.record(now - round_start, now)
         if not planned:  # the root is expanded: plan the simulations from the time left
