@@ -10,6 +10,8 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import queue
+import threading
 import time
 
 import numpy as np
@@ -243,3 +245,49 @@ def assert_same_games(reference, compiled, pi_tolerance=0.0):
             assert np.array_equal(a.root_values, b.root_values)
     assert stats_a.playouts == stats_b.playouts
     assert stats_a.moves == stats_b.moves
+
+
+# ------------------------------------------------------------ engines against a clock
+class StampedOut:
+    """An engine's output: every line with the moment it was written."""
+
+    def __init__(self):
+        self.lines: queue.Queue = queue.Queue()
+        self._part = ""
+
+    def write(self, text: str) -> None:
+        self._part += text
+        while "\n" in self._part:
+            line, self._part = self._part.split("\n", 1)
+            self.lines.put((line, time.monotonic()))
+
+    def flush(self) -> None:
+        pass
+
+    def reply(self, timeout: float = 20.0) -> tuple[str, float, list[str]]:
+        """The next line that is not a MESSAGE, when it was written, and the MESSAGE lines before it."""
+        messages = []
+        while True:
+            line, at = self.lines.get(timeout=timeout)
+            if not line.startswith("MESSAGE"):
+                return line, at, messages
+            messages.append(line)
+
+
+class SlowEvaluator:
+    """Wraps an evaluator: every call sleeps ``usual`` seconds, every ``every``-th call ten times that,
+    and call number ``stuck_at`` (if given) waits until ``release`` is set."""
+
+    def __init__(self, inner, usual: float = 0.005, every: int = 7, stuck_at: int | None = None):
+        self.inner, self.usual, self.every, self.stuck_at = inner, usual, every, stuck_at
+        self.calls = 0
+        self.stuck = threading.Event()
+        self.release = threading.Event()
+
+    def evaluate(self, boards):
+        self.calls += 1
+        if self.calls == self.stuck_at:
+            self.stuck.set()
+            self.release.wait(30)
+        time.sleep(self.usual * (10 if self.calls % self.every == 0 else 1))
+        return self.inner.evaluate(boards)

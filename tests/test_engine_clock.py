@@ -11,7 +11,6 @@ a process back for a few hundred milliseconds. The timing of real games is measu
 from __future__ import annotations
 
 import os
-import queue
 import threading
 import time
 
@@ -23,54 +22,10 @@ from gomoku.play.engine.brain import EngineOptions, PbrainEngine
 from gomoku.play.engine.move_search import PlayoutTimer, Watchdog, best_so_far, quick_move, stamped_lines
 from gomoku.play.engine.protocol import TimeControl
 from gomoku.search.mcts import MCTS
+from tests.helpers import SlowEvaluator, StampedOut
 
 TURN_MS, MARGIN_MS = 2000, 500
 LIMIT = TURN_MS / 1000
-
-
-class StampedOut:
-    """An engine's output: every line with the moment it was written."""
-
-    def __init__(self):
-        self.lines: queue.Queue = queue.Queue()
-        self._part = ""
-
-    def write(self, text: str) -> None:
-        self._part += text
-        while "\n" in self._part:
-            line, self._part = self._part.split("\n", 1)
-            self.lines.put((line, time.monotonic()))
-
-    def flush(self) -> None:
-        pass
-
-    def reply(self, timeout: float = 20.0) -> tuple[str, float, list[str]]:
-        """The next line that is not a MESSAGE, when it was written, and the MESSAGE lines before it."""
-        messages = []
-        while True:
-            line, at = self.lines.get(timeout=timeout)
-            if not line.startswith("MESSAGE"):
-                return line, at, messages
-            messages.append(line)
-
-
-class SlowEvaluator:
-    """Wraps an evaluator: every call sleeps ``usual`` seconds, every ``every``-th call ten times that,
-    and call number ``stuck_at`` (if given) waits until ``release`` is set."""
-
-    def __init__(self, inner, usual: float = 0.005, every: int = 7, stuck_at: int | None = None):
-        self.inner, self.usual, self.every, self.stuck_at = inner, usual, every, stuck_at
-        self.calls = 0
-        self.stuck = threading.Event()
-        self.release = threading.Event()
-
-    def evaluate(self, boards):
-        self.calls += 1
-        if self.calls == self.stuck_at:
-            self.stuck.set()
-            self.release.wait(30)
-        time.sleep(self.usual * (10 if self.calls % self.every == 0 else 1))
-        return self.inner.evaluate(boards)
 
 
 def started_engine(evaluator_options: dict) -> tuple[PbrainEngine, StampedOut, SlowEvaluator]:
