@@ -291,3 +291,21 @@ class SlowEvaluator:
             self.release.wait(30)
         time.sleep(self.usual * (10 if self.calls % self.every == 0 else 1))
         return self.inner.evaluate(boards)
+
+
+def begin_while_stuck(engine, out, slow) -> tuple[str, float, bool]:
+    """Sends ``BEGIN`` to an in-process engine on a thread of its own while ``slow`` (a
+    ``SlowEvaluator`` with ``stuck_at``) holds a net call; returns the answer, its seconds from the
+    command, and whether the net call was still stuck when it came. The call is then released and
+    the search thread joined (it must end)."""
+    sent = time.monotonic()
+    searching = threading.Thread(target=engine.handle, args=("BEGIN", sent))
+    searching.start()
+    try:
+        move, at, _ = out.reply()
+        stuck = slow.stuck.is_set() and not slow.release.is_set()
+    finally:
+        slow.release.set()
+        searching.join(30)
+    assert not searching.is_alive()
+    return move, at - sent, stuck

@@ -22,7 +22,7 @@ from gomoku.play.engine.brain import EngineOptions, PbrainEngine
 from gomoku.play.engine.move_search import PlayoutTimer, Watchdog, best_so_far, quick_move, stamped_lines
 from gomoku.play.engine.protocol import TimeControl
 from gomoku.search.mcts import MCTS
-from tests.helpers import SlowEvaluator, StampedOut
+from tests.helpers import SlowEvaluator, StampedOut, begin_while_stuck
 
 TURN_MS, MARGIN_MS = 2000, 500
 LIMIT = TURN_MS / 1000
@@ -63,19 +63,11 @@ def test_playouts_ten_times_slower_than_usual_do_not_make_the_answers_late():
 @pytest.mark.timeout(120)
 def test_the_watchdog_answers_for_a_search_stuck_in_one_playout():
     engine, out, slow = started_engine({"usual": 0.002, "every": 1000, "stuck_at": 20})
-    sent = time.monotonic()
-    searching = threading.Thread(target=engine.handle, args=("BEGIN", sent))
-    searching.start()
-    try:
-        move, at, _ = out.reply()
-        assert slow.stuck.is_set() and not slow.release.is_set()  # answered while the playout is stuck
-        assert at - sent < LIMIT, f"the watchdog answered after {at - sent:.3f} s"
-        hard = TimeControl(TURN_MS, margin_ms=MARGIN_MS).hard_seconds(64)
-        assert at - sent >= hard - 0.01  # not before its hard deadline
-    finally:
-        slow.release.set()
-        searching.join(30)
-    assert not searching.is_alive()
+    move, seconds, stuck = begin_while_stuck(engine, out, slow)
+    assert stuck  # answered while the playout is stuck
+    assert seconds < LIMIT, f"the watchdog answered after {seconds:.3f} s"
+    hard = TimeControl(TURN_MS, margin_ms=MARGIN_MS).hard_seconds(64)
+    assert seconds >= hard - 0.01  # not before its hard deadline
     x, y = map(int, move.split(","))
     assert engine.position.stones == [(engine.position.move_of(x, y), 1)]  # the answered move is the one played
     assert out.lines.empty()  # and answered once

@@ -14,7 +14,7 @@ from gomoku.play.engine.cli import engine_options
 from gomoku.play.engine.move_search import PLAN_SHARE, PlayoutTimer, SimulationRate, gumbel_timed_search
 from gomoku.search.evaluator import NetEvaluator
 from gomoku.search.gumbel import GumbelPlayer
-from tests.helpers import FakeClock, FakeNet, SlowEvaluator, StampedOut, converse
+from tests.helpers import FakeClock, FakeNet, SlowEvaluator, StampedOut, begin_while_stuck, converse
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -104,9 +104,6 @@ def test_the_engine_answers_with_the_gumbel_search_and_says_so(tmp_path):
 
 @pytest.mark.timeout(120)
 def test_the_watchdog_answers_for_a_gumbel_search_stuck_in_one_net_call(tmp_path):
-    import threading
-    import time
-
     from gomoku.net.policy_value import PolicyValueModel
     from gomoku.net.spec import NetSpec
 
@@ -120,16 +117,8 @@ def test_the_watchdog_answers_for_a_gumbel_search_stuck_in_one_net_call(tmp_path
     assert out.reply()[0] == "OK"
     slow = SlowEvaluator(engine._evaluator, usual=0.002, every=1000, stuck_at=6)
     engine._evaluator = slow
-    sent = time.monotonic()
-    searching = threading.Thread(target=engine.handle, args=("BEGIN", sent))
-    searching.start()
-    try:
-        move, at, _ = out.reply()
-        assert slow.stuck.is_set() and not slow.release.is_set()  # answered while the net call is stuck
-        assert at - sent < 2.0, f"the watchdog answered after {at - sent:.3f} s"
-    finally:
-        slow.release.set()
-        searching.join(30)
-    assert not searching.is_alive()
+    move, seconds, stuck = begin_while_stuck(engine, out, slow)
+    assert stuck  # answered while the net call is stuck
+    assert seconds < 2.0, f"the watchdog answered after {seconds:.3f} s"
     x, y = map(int, move.split(","))
     assert engine.position.stones == [(engine.position.move_of(x, y), 1)]  # the answered move is the one played
