@@ -297,12 +297,12 @@ def test_a_game_far_longer_than_the_rest_is_passed_over_and_handed_out_when_it_e
     stream.lockstep = ScriptedGames([[1], [2], [3], [4], [0], [5], [6]])
     first, _ = stream.collect(1)
     assert [g.index for g in first] == [1]  # passed by 1 and 2 (two later games): 0 waits no longer
-    assert len(stream.lockstep.steps) == 5 and stream._passed == {0}
+    assert len(stream.lockstep.steps) == 5 and stream.passed == {0}
     second, _ = stream.collect(2)
     assert [g.index for g in second] == [2, 3]  # 3 was still to come: one more step
     third, _ = stream.collect(2)
     assert [g.index for g in third] == [0, 4]  # 0 ended: it comes first
-    assert not stream._passed and stream._next == 5
+    assert not stream.passed and stream._next == 5
 
 
 def test_self_play_stream_plays_ahead_a_few_calls_at_most_and_keeps_the_order():

@@ -100,8 +100,7 @@ class SelfPlayStream:
 
         self.lockstep = Lockstep(new_game, record=True, compiled=compiled)
         self._finished: dict[int, FinishedGame] = {}  # by index, until handed out
-        self._next = 0  # the index of the next game to hand out in start order
-        self._passed: set[int] = set()  # games passed over (still playing, or finished and next out)
+        self._next = 0  # the index of the next game to hand out in start order (earlier ones: ``passed``)
         self._stats = RunStats()  # what was played since the last call handed games out
 
     def set_evaluator(self, evaluator) -> None:
@@ -119,7 +118,6 @@ class SelfPlayStream:
         switch drops. ``restore`` on a new stream of the same settings then plays on exactly as
         this one would after ``set_evaluator`` now. Copies: the stream may play on meanwhile."""
         return {"seed": self.seed, "next": self._next, "started": self.lockstep.started,
-                "passed": sorted(self._passed),
                 "finished": [game_state(g) for _, g in sorted(self._finished.items())],
                 "playing": [slot_state(slot) for slot in self.lockstep.slots]}
 
@@ -134,7 +132,6 @@ class SelfPlayStream:
             raise ValueError("a snapshot is restored into a new stream of its own seed")
         width, height, n_in_row, rule = self._board
         self._next, self.lockstep.started = state["next"], state["started"]
-        self._passed = set(state.get("passed", ()))
         self._finished = {g.index: g for g in map(game_from_state, state["finished"])}
         for game in state["playing"]:
             board = Board(width, height, n_in_row, start_player=game["start_player"], rule=rule)
@@ -160,9 +157,7 @@ class SelfPlayStream:
         """
         picked = self._play_until(n_games, on_step=on_step)
         games = [self._finished.pop(i) for i in picked]
-        self._passed -= set(picked)
         self._next = max(self._next, max(picked) + 1)
-        self._passed |= {i for i in self._playing() if i < self._next}
         if keep_playing is not None:
             self.play_ahead(n_games, keep_playing)
         stats, self._stats = self._stats, RunStats()
@@ -173,14 +168,18 @@ class SelfPlayStream:
         of ``n_games`` each have their games; the next call's stats count what it played."""
         self._play_until(PLAY_AHEAD_CALLS * n_games, keep_playing)
 
-    def _playing(self) -> set[int]:
-        return {slot.index for slot in self.lockstep.slots}
+    @property
+    def passed(self) -> set[int]:
+        """The games passed over and not yet handed out: started before ``_next``, still playing or
+        finished since."""
+        return ({slot.index for slot in self.lockstep.slots if slot.index < self._next}
+                | {i for i in self._finished if i < self._next})
 
     def _pick(self, n_games: int) -> tuple[list[int], bool]:
         """The indices of the next ``n_games`` games to hand out, as far as they are known, and
         whether they all are: games passed over that have finished come first, then the games in
         start order, skipping one still playing that enough later games have finished past."""
-        picked = sorted(i for i in self._passed if i in self._finished)[:n_games]
+        picked = sorted(i for i in self._finished if i < self._next)[:n_games]  # passed, now finished
         later = sorted(i for i in self._finished if i >= self._next)
         index = self._next
         while len(picked) < n_games:
