@@ -64,8 +64,12 @@ def board_lines(moves: list[int], size: int) -> list[str]:
     return lines + ["DONE"]
 
 
-def engine_run(model: str, games: list[list[int]], size: int, turn_ms: int, core: str, threats: bool,
-               root: str = "puct") -> list[tuple]:
+PATHS = {"off": ("off", "puct"), "on": ("on", "puct"), "gumbel": ("on", "gumbel")}
+"""``--paths``: each name's ``GOMOKU_CORE`` and ``--root-search`` (Gumbel runs on the Python tree either way)"""
+
+
+def engine_run(model: str, games: list[list[int]], size: int, turn_ms: int, core: str, root: str,
+               threats: bool) -> list[tuple]:
     """One engine process over the positions; returns (playouts, seconds) of each move."""
     env = dict(os.environ, GOMOKU_CORE=core)
     command = [sys.executable, "-m", "gomoku.play.engine", "--model", model, "--turn-ms", str(turn_ms),
@@ -189,15 +193,17 @@ def main(argv=None) -> None:
                         help="the engine's searches, in turn: off (PUCT, Python trees), on (PUCT, the core), "
                              "gumbel (Gumbel's sequential halving, a round of candidates a net call)")
     args = parser.parse_args(argv)
+    paths = args.paths.split(",")
+    if not set(paths) <= set(PATHS):
+        parser.error(f"--paths: choose from {', '.join(PATHS)}, got {args.paths!r}")
     games = positions(args.size, args.first, args.positions, args.extra)
     print(f"{len(games)} positions of {len(games[0])} to {len(games[-1])} stones")
     if "engine" in args.parts:
         per_second: dict = {}
         for round_ in range(args.repeat):  # the settings in turn, so that a change of load hits them alike
             for threats in (False, True):
-                for core in args.paths.split(","):
-                    found = engine_run(args.model, games, args.size, args.turn_ms, "on" if core == "gumbel" else core,
-                                       threats, "gumbel" if core == "gumbel" else "puct")
+                for core in paths:
+                    found = engine_run(args.model, games, args.size, args.turn_ms, *PATHS[core], threats=threats)
                     counts = np.array([p for p, _ in found])
                     seconds = np.array([s for _, s in found])
                     rate = counts.sum() / seconds.sum()

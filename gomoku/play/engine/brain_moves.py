@@ -125,8 +125,10 @@ class MoveMaker:
         returns the search's move (``MCTS.best_move``, Gumbel's ``choose``), or the one the watchdog
         answered, and a note."""
         gumbel = self._gumbel if self._model_spec is not None else None
-        tree = gumbel.tree if gumbel is not None else self._search_tree(board)
-        mcts = gumbel.tree if gumbel is not None else self.mcts
+        if gumbel is not None:
+            tree = mcts = gumbel.tree
+        else:  # ``tree`` may be the core's search, which leaves a copy of its root in ``mcts``
+            tree, mcts = self._search_tree(board), self.mcts
         empty = self.position.empty_cells
         watchdog = self._watchdog
         hard = self.time.hard_seconds(empty)

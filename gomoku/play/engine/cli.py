@@ -144,9 +144,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--c-puct", type=float, default=5.0, help="PUCT exploration constant")
     add_search_flags(parser, "the search", default="sharp")
     parser.add_argument("--root-search", choices=("puct", "gumbel"), default="gumbel",
-                        help="with a model: Gumbel's sequential halving at the root, its budget planned from the clock "
-                             "and a round of candidates a net call (the stronger at 1 s a move), or PUCT playouts "
-                             "one at a time on the compiled core")
+                        help="with a model (--model, az:MODEL, the shipped models): Gumbel's sequential halving at the "
+                             "root, its budget planned from the clock and a round of candidates a net call (the "
+                             "stronger at 1 s a move), or PUCT playouts one at a time on the compiled core; "
+                             "gumbel:MODEL is always Gumbel")
     parser.add_argument("--max-playouts", type=int,
                         help="at most this many playouts per move, however much time is left")
     parser.add_argument("--turn-ms", type=int, default=5000,

@@ -296,11 +296,12 @@ def gumbel_timed_search(player, board: Board, clock: Callable[[], float], starte
                         or player.tree.root.proven != 0):
             break
         leaves = player.next_round(board)
-        if not leaves:  # the plan is done, and the round check above says another round has time
-            per = rate.seconds or searching / max(simulations, 1)
-            if not planned or player.n_playout >= most or per <= 0:
+        if not leaves:  # the plan is done (after the root's round), and the check above says a round has time
+            if player.n_playout >= most:
                 break
-            # More simulations of the last two candidates, a round of two at a time, until the deadline.
+            # More simulations of the last two candidates, a round of two at a time, until the deadline,
+            # at this move's own rate.
+            per = max(searching / max(simulations, 1), 1e-6)
             player.n_playout = min(most, player.n_playout + max(2, int((deadline - now) / per)))
             continue
         player.play_round(leaves)
