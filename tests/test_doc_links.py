@@ -18,8 +18,7 @@ pytestmark = pytest.mark.timeout(60)
 
 def anchor(heading: str) -> str:
     """GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens."""
-    text = re.sub(r"`|\*|_(?=\W)|(?<=\W)_", "", heading.lower())
-    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", heading.lower())  # a link in a heading keeps its text
     return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
 
 
