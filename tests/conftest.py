@@ -35,11 +35,19 @@ SLOW_TESTS = {
 }
 
 
+# Modules whose tests start Ray clusters: one test process runs them one after another (pytest-xdist's
+# group), since a Ray cluster that one test starts is found by another's ray.init() through the
+# address file Ray writes for the machine.
+RAY_MODULES = {"test_ray_actors", "test_ray_cluster"}
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         module = os.path.splitext(os.path.basename(str(item.fspath)))[0]
         if module in SLOW_MODULES or f"{module}::{item.originalname}" in SLOW_TESTS:
             item.add_marker(pytest.mark.slow)
+        if module in RAY_MODULES:
+            item.add_marker(pytest.mark.xdist_group("ray"))
 
 
 @pytest.fixture(autouse=True, scope="session")

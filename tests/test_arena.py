@@ -1,5 +1,6 @@
 """The arena: score, interval and Elo maths, paired openings, real runs in- and out-of-process, bad input."""
 
+import io
 import json
 import math
 import os
@@ -8,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -176,6 +178,39 @@ def test_arena_script_with_two_workers(tmp_path):
         assert line["winner"] == expected
 
 
+def test_games_are_logged_and_kept_as_they_end_and_a_stop_keeps_them(tmp_path):
+    """With no progress bar (not a terminal) each game gets a log line as it ends, and the games
+    file gets it in ``PATH.partial``; a stop after the second game keeps both, and ``finish``
+    writes them to ``PATH`` in order."""
+    path = str(tmp_path / "games.jsonl")
+    games_file = arena_report.GamesFile(path)
+    lines = []
+
+    def stop_after_two(result, game):
+        games_file.add(result, game)
+        if len(result.games) == 2:
+            raise KeyboardInterrupt
+
+    settings = ArenaSettings("pure:20", "pure:20", games=6, workers=1, parallel=1, seed=3, **TINY_BOARD)
+    with pytest.raises(arena.ArenaInterrupted) as stopped:
+        run_arena(settings, log=lines.append, progress_stream=io.StringIO(), on_game=stop_after_two)
+    result = stopped.value.result
+    assert [g.index for g in result.games] == [0, 1]
+    ended = [line for line in lines if line.startswith("game ")]
+    assert ended[0].startswith("game 1: A (Black)") and ended[1].startswith("game 2: A (White)"), lines
+    assert ended[1].endswith("of 2 (4 to play)")
+    assert [json.loads(line)["game"] for line in open(games_file.partial)] == [0, 1]
+    games_file.finish(result)
+    assert [line["game"] for line in arena_report.read_games(path)] == [0, 1]
+    assert not os.path.exists(games_file.partial)
+
+    whole, seen = [], []
+    result = run_arena(replace(settings, parallel=3), log=whole.append, progress_stream=io.StringIO(),
+                       on_game=lambda so_far, game: seen.append(game.index))
+    assert sorted(seen) == [0, 1, 2, 3, 4, 5] and len(result.games) == 6
+    assert len([line for line in whole if line.startswith("game ")]) == 6
+
+
 # -------------------------------------------------------------- bad input
 def run_main(capsys, *args):
     code = arena.main(list(args))
@@ -231,7 +266,7 @@ def test_ctrl_c_stops_the_arena_with_a_short_message(workers):
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
-    assert "Interrupted." in err and "Traceback" not in err
+    assert "Interrupted after 0 of 2 games." in err and "Traceback" not in err
 
 
 @pytest.mark.parametrize("command", [

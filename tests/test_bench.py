@@ -35,18 +35,6 @@ def test_the_benchmark_measures_each_precision_side_by_side(tmp_path):
     assert "selfplay_games_per_hour_bf16" in table and "nn_positions_per_s_sizefree_7x7_bf16" in table
 
 
-def test_the_benchmark_plays_the_gumbel_recipe_with_the_threat_solver():
-    results = run_benchmark(7, 7, 4, n_playout=8, workers=1, parallel=4, pure_parallel=2, pure_playouts=20,
-                            seconds=0.2, device="cpu", log=lambda line: None, sizefree_sizes=(),
-                            root_search="gumbel", threats=True, opening_stones=2, moves_per_game=20)
-    assert results["selfplay_playouts_per_s"] > 0 and results["selfplay_moves_per_game"] == 20
-    # games per hour from the given length; playouts/s is rounded to a whole number in the results,
-    # which moves games per hour by up to half a playout's worth (large on a slow machine)
-    assert results["selfplay_games_per_hour"] == pytest.approx(results["selfplay_playouts_per_s"] * 3600 / (20 * 8),
-                                                               abs=0.5 * 3600 / (20 * 8) + 1)
-    assert results["selfplay_recipe"] == "gumbel, threats on, opening stones 2"
-
-
 def test_bad_precisions_are_refused(capsys):
     for flags in (["--precisions", "fp16"], ["--precisions", "fp32,fp32"]):
         with pytest.raises(SystemExit):
@@ -54,12 +42,19 @@ def test_bad_precisions_are_refused(capsys):
         assert "precision" in capsys.readouterr().err
 
 
-def test_the_benchmark_puts_both_trees_and_a_sweep_side_by_side():
-    results = run_benchmark(6, 6, 4, n_playout=8, workers=1, parallel=3, pure_parallel=2, pure_playouts=20,
+def test_the_benchmark_plays_the_gumbel_recipe_on_both_trees_and_a_sweep_side_by_side():
+    results = run_benchmark(7, 7, 4, n_playout=8, workers=1, parallel=3, pure_parallel=2, pure_playouts=20,
                             seconds=0.2, device="cpu", log=lambda line: None, sizefree_sizes=(),
+                            root_search="gumbel", threats=True, opening_stones=2, moves_per_game=20,
                             trees=("reference", "compiled"), sweep=(2,))
     for key in ("selfplay_share_of_nn", "selfplay_share_of_nn_reference", "sweep_2_nn_positions_per_s",
                 "sweep_2_selfplay_playouts_per_s", "sweep_2_selfplay_share_of_nn"):
         assert results[key] > 0, key
     table = format_table(results)
     assert "selfplay_share_of_nn_reference" in table and "sweep_2_selfplay_share_of_nn" in table
+    assert results["selfplay_playouts_per_s"] > 0 and results["selfplay_moves_per_game"] == 20
+    # games per hour from the given length; playouts/s is rounded to a whole number in the results,
+    # which moves games per hour by up to half a playout's worth (large on a slow machine)
+    assert results["selfplay_games_per_hour"] == pytest.approx(results["selfplay_playouts_per_s"] * 3600 / (20 * 8),
+                                                               abs=0.5 * 3600 / (20 * 8) + 1)
+    assert results["selfplay_recipe"] == "gumbel, threats on, opening stones 2"

@@ -20,12 +20,17 @@ from gomoku.train.pipeline import TrainPipeline  # noqa: E402
 from gomoku.train.ray_actors import RayActors  # noqa: E402
 
 PLACED_S = 90  # how long a node that joined may take to get an actor (Paddle's import, on a busy machine)
+# The cluster declares a node dead after three missed health checks a second apart, each given two
+# seconds: a killed raylet is known dead within about five seconds (Ray's default is about thirty),
+# while a live one on a busy machine still has seconds to answer.
+HEALTH_CHECKS = {"health_check_initial_delay_ms": 1000, "health_check_period_ms": 1000,
+                 "health_check_timeout_ms": 2000, "health_check_failure_threshold": 3}
 
 
 @pytest.fixture
 def cluster():
     """A head node of one CPU; the test adds the others. Everything stops when the test ends."""
-    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "_system_config": HEALTH_CHECKS})
     try:
         yield cluster
     finally:

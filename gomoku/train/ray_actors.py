@@ -88,7 +88,6 @@ class GameActor:
         self._evaluator = None
         self._loaded: Optional[int] = None
         self._collected = 0  # the highest ticket the caller has collected
-        self._dir = tempfile.mkdtemp(prefix="gomoku-ray-actor-")
 
     def where(self) -> tuple[int, str]:
         """The actor's process id and the id of its Ray node (the answer also says it has started)."""
@@ -108,11 +107,13 @@ class GameActor:
         self._collected = max(self._collected, ticket)
 
     def _load(self, weights: dict) -> None:
-        directory = tempfile.mkdtemp(prefix=f"v{weights['version']}-", dir=self._dir)
-        for name, data in weights["files"].items():
-            with open(os.path.join(directory, name), "wb") as f:
-                f.write(data)
-        self._evaluator = load_evaluator(directory, self._device, self._threads, self._precision)
+        # The predictor reads the files once, when it is made: the directory goes right after, so
+        # an actor that Ray kills leaves no weights behind.
+        with tempfile.TemporaryDirectory(prefix=f"gomoku-ray-v{weights['version']}-") as directory:
+            for name, data in weights["files"].items():
+                with open(os.path.join(directory, name), "wb") as f:
+                    f.write(data)
+            self._evaluator = load_evaluator(directory, self._device, self._threads, self._precision)
         self._loaded = weights["version"]
 
 
@@ -122,8 +123,8 @@ def _totals(results: list) -> Progress:
     for result in results:
         if isinstance(result, tuple) and len(result) >= 2 and isinstance(result[1], RunStats):
             games, stats = result[:2]  # a self-play result may carry its stream's snapshot third
-            points = sum(g.a_points for g in games if isinstance(g, MatchGame))
-            total = total + Progress(len(games), stats.moves, points)
+            matched = tuple(g for g in games if isinstance(g, MatchGame))
+            total = total + Progress(len(games), stats.moves, sum(g.a_points for g in matched), matched)
     return total
 
 

@@ -15,7 +15,7 @@ from gomoku.search.players import PlayerSpec, close_players, make_player
 from gomoku.search.rollout import RolloutEvaluator
 from gomoku.train.selfplay import SelfPlayStream
 from gomoku.train.tasks import (PUBLISHED, CallTask, MatchGame, MatchTask, Progress, SelfPlaySettings, SelfPlayTask,
-                                WorkerError, a_colour, game_seed, points)
+                                WorkerError, a_colour, game_seed)
 
 
 def load_evaluator(model_dir: str, device: str, threads: int, precision: str = "fp32"):
@@ -54,18 +54,23 @@ def play_match(task: MatchTask, published=None,
                    3 - colour: build(task.b, board, game_seed(task.seed, index, 1))}
         return board, players
 
+    def match_game(record) -> MatchGame:
+        index = task.first_game + record.index
+        return MatchGame(index, list(task.openings[record.index]), record.moves, a_colour(index), record.winner,
+                         record.faults, record.fault_notes)
+
+    done: list[MatchGame] = []  # the finished games, in the order they ended
+
     def on_step(finished, stats):
-        a_points = sum(points(g.winner, a_colour(task.first_game + g.index)) for g in finished)
-        report(Progress(len(finished), stats.moves, a_points))
+        done.extend(match_game(record) for record in finished[len(done):])
+        report(Progress(len(done), stats.moves, sum(g.a_points for g in done), tuple(done)))
 
     try:
         records, stats = run_games(len(task.openings), new_game, min(task.parallel, len(task.openings)),
                                    on_step=on_step if report is not None else None)
     finally:
         close_players(models)  # the engine processes of the share's games
-    games = [MatchGame(task.first_game + r.index, list(task.openings[r.index]), r.moves,
-                       a_colour(task.first_game + r.index), r.winner, r.faults, r.fault_notes) for r in records]
-    return games, stats
+    return [match_game(record) for record in records], stats
 
 
 class _Stream:

@@ -40,9 +40,12 @@ class Progress:
     """moves played"""
     points: float = 0.0
     """A's points in the finished games of a match (1 a win, 0.5 a draw); 0 in self-play"""
+    finished: tuple = ()
+    """the ``MatchGame`` of every finished game of a match (self-play reports none)"""
 
     def __add__(self, other: "Progress") -> "Progress":
-        return Progress(self.games + other.games, self.moves + other.moves, self.points + other.points)
+        return Progress(self.games + other.games, self.moves + other.moves, self.points + other.points,
+                        self.finished + other.finished)
 
 
 # ------------------------------------------------------------------ what to play

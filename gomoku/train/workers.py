@@ -36,6 +36,7 @@ from gomoku.train.worker_loop import COLLECT, PROGRESS, STARTUP_SIGNALS
 from gomoku.train.worker_start import start_worker
 
 STOP_GRACE_S = 5.0  # how long close() waits at each step: asked, terminated, killed
+EXPORT_PREFIX = "gomoku-actors-"  # the temporary folder of a process's actors: the prefix, its pid, "-"
 
 
 class _Worker:
@@ -77,7 +78,8 @@ class ProcessActors(Actors):
         self._pending = 0  # workers busy with a task whose result nobody has read yet
         self._progress: Optional[Callable[[Progress], None]] = None
         self._export_dir: Optional[str] = None
-        self._tmp = tempfile.mkdtemp(prefix="gomoku-actors-")
+        _sweep_exports()
+        self._tmp = tempfile.mkdtemp(prefix=f"{EXPORT_PREFIX}{os.getpid()}-")
         _live.add(self)
         try:
             for _ in range(n):
@@ -221,6 +223,30 @@ class ProcessActors(Actors):
             for worker in workers:
                 worker.conn.close()
             shutil.rmtree(self._tmp, ignore_errors=True)
+
+
+def _sweep_exports(root: Optional[str] = None) -> None:
+    """Removes the temporary folders of actors whose process is gone (``close`` removes its own;
+    a process killed with SIGKILL cannot), found by the pid in their names."""
+    root = root or tempfile.gettempdir()
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return
+    for name in names:
+        pid = name[len(EXPORT_PREFIX):].split("-", 1)[0]
+        if name.startswith(EXPORT_PREFIX) and pid.isdigit() and not _pid_alive(int(pid)):
+            shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process
+    return True
 
 
 def _join_all(procs: list, seconds: float) -> None:

@@ -2,15 +2,17 @@
 
 ``ArenaResult`` holds the games of a run (``arena.run_arena`` makes it); ``format_report``
 is the table ``gomoku-arena`` prints, ``write_summary`` the ``--json`` summary, and
-``write_games`` / ``read_games`` the ``--out`` games file, one JSON object a game.
+``write_games`` / ``read_games`` the ``--out`` games file, one JSON object a game (``GamesFile``
+writes it as the games end).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import IO, Optional, Sequence
 
 import numpy as np
 
@@ -158,34 +160,35 @@ class ArenaResult:
         return totals
 
     def game_lines(self) -> list[dict]:
-        """One JSON object per game (``--out``): a ``gamefile`` record plus the arena's fields.
+        """One JSON object per game (``--out``), in the games' order: see ``game_line``."""
+        return [game_line(game, self.spec_a, self.spec_b, self.geometry, self.settings.rule,
+                          self.settings.engine_info) for game in self.games]
 
-        The record part (format, board, ``moves`` as labels, ``players`` by
-        colour, ``result``) is what ``play.py --load`` reads, once a line is
-        saved as a file of its own.
-        """
-        specs = {"A": spec_text(self.spec_a), "B": spec_text(self.spec_b)}
-        width, height, n_in_row = self.geometry
-        labeller = Board(width, height, n_in_row)
-        lines = []
-        for game in self.games:
-            players = {game.a_colour: specs["A"], 3 - game.a_colour: specs["B"]}
-            line = GameRecord(width, height, n_in_row, game.moves, 1, players, game.winner,
-                              self.settings.rule or FREESTYLE).to_json()
-            line.update(
-                game=game.index,
-                opening=[labeller.move_to_label(m) for m in game.opening],
-                colours={"A": COLOUR_NAMES[game.a_colour].lower(),
-                         "B": COLOUR_NAMES[3 - game.a_colour].lower()},
-                winner="draw" if game.winner == 0 else ("A" if game.a_points == 1.0 else "B"),
-            )
-            if self.settings.engine_info and (self.spec_a.engine_info or self.spec_b.engine_info):
-                line["engine_info"] = self.settings.engine_info  # the engines' settings: part of who played
-            if game.faults:
-                line["faults"] = {("A" if c == game.a_colour else "B"): counts for c, counts in game.faults.items()}
-                line["fault_notes"] = list(game.fault_notes)
-            lines.append(line)
-        return lines
+
+def game_line(game: MatchGame, spec_a: PlayerSpec, spec_b: PlayerSpec, geometry: Sequence[int],
+              rule: Optional[str], engine_info: str = "") -> dict:
+    """One game as a JSON object (a line of ``--out``): a ``gamefile`` record plus the arena's fields.
+
+    The record part (format, board, ``moves`` as labels, ``players`` by colour,
+    ``result``) is what ``play.py --load`` reads, once a line is saved as a file
+    of its own.
+    """
+    width, height, n_in_row = geometry
+    labeller = Board(width, height, n_in_row)
+    players = {game.a_colour: spec_text(spec_a), 3 - game.a_colour: spec_text(spec_b)}
+    line = GameRecord(width, height, n_in_row, game.moves, 1, players, game.winner, rule or FREESTYLE).to_json()
+    line.update(
+        game=game.index,
+        opening=[labeller.move_to_label(m) for m in game.opening],
+        colours={"A": COLOUR_NAMES[game.a_colour].lower(), "B": COLOUR_NAMES[3 - game.a_colour].lower()},
+        winner="draw" if game.winner == 0 else ("A" if game.a_points == 1.0 else "B"),
+    )
+    if engine_info and (spec_a.engine_info or spec_b.engine_info):
+        line["engine_info"] = engine_info  # the engines' settings: part of who played
+    if game.faults:
+        line["faults"] = {("A" if c == game.a_colour else "B"): counts for c, counts in game.faults.items()}
+        line["fault_notes"] = list(game.fault_notes)
+    return line
 
 
 def _json_elo(value: float):
@@ -240,6 +243,32 @@ def write_games(path: str, result: ArenaResult) -> None:
     """Writes one JSON line per game (see ``ArenaResult.game_lines``), atomically."""
     text = "".join(json.dumps(line) + "\n" for line in result.game_lines())
     atomic_write(path, lambda f: f.write(text.encode("utf-8")))
+
+
+class GamesFile:
+    """The ``--out`` games file of a run: each game is appended to ``PATH.partial`` as it ends,
+    so that a run that is killed keeps its games there; ``finish`` writes ``PATH`` atomically, in
+    the games' order, and removes the partial file."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.partial = path + ".partial"
+        self._file: Optional[IO] = None
+
+    def add(self, result: ArenaResult, game: MatchGame) -> None:
+        if self._file is None:
+            self._file = open(self.partial, "w", encoding="utf-8")
+        settings = result.settings
+        line = game_line(game, result.spec_a, result.spec_b, result.geometry, settings.rule, settings.engine_info)
+        self._file.write(json.dumps(line) + "\n")
+        self._file.flush()
+
+    def finish(self, result: ArenaResult) -> None:
+        write_games(self.path, result)
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+            os.remove(self.partial)
 
 
 def read_games(path: str) -> list[dict]:

@@ -60,8 +60,9 @@ from gomoku import interrupt
 from gomoku.game.board import Board
 from gomoku.game.openings import OpeningError, load_openings, openings_for_games, paired_openings
 from gomoku.game.rules import FREESTYLE, RULES, rules_help
+from gomoku.game.gamefile import COLOUR_NAMES
 from gomoku.net.flags import PRECISIONS, add_device_flags
-from gomoku.play.arena.report import ArenaResult, format_report, write_games, write_summary
+from gomoku.play.arena.report import ArenaResult, GamesFile, format_report, write_summary
 from gomoku.play.arena.settings import ArenaError, ArenaSettings, parse_player, resolve_geometry, resolve_rule
 from gomoku.play.engine_player import EngineError, parse_engine_info
 from gomoku.progress import advance_to, progress_bar
@@ -69,22 +70,36 @@ from gomoku.search.options import SearchOptions, add_search_flags
 from gomoku.search.player_kinds import player_forms
 from gomoku.search.players import check_player, spec_text
 from gomoku.train.backends import make_actors
+from gomoku.train.tasks import MatchGame
 from gomoku.util import board_size_arg, positive_int_arg, usable_cpus
 
 
+class ArenaInterrupted(KeyboardInterrupt):
+    """Ctrl-C or SIGTERM stopped the arena; ``result`` holds the games that had ended."""
+
+    def __init__(self, result: ArenaResult):
+        super().__init__()
+        self.result = result
+
+
 def run_arena(settings: ArenaSettings, log: Optional[Callable[[str], None]] = None,
-              progress_stream: Optional[IO] = None) -> ArenaResult:
+              progress_stream: Optional[IO] = None,
+              on_game: Optional[Callable[[ArenaResult, MatchGame], None]] = None) -> ArenaResult:
     """Plays the games ``settings`` describe.
 
     Args:
         settings: the players, the number of games, openings, seeds and workers.
-        log: called with a line before the games start.
+        log: called with a line before the games start, and with a line on each game as it ends
+            when no progress bar is drawn (``progress_stream`` is not a terminal).
         progress_stream: where a progress bar (games done, A's running score) goes when it
             is a terminal; standard error by default.
+        on_game: called as each game ends (in the order they end, which with several workers
+            or games in lockstep is not the games' order) with the result so far and the game.
 
     Raises:
         ArenaError: bad player specs, models for different boards, bad openings.
         gomoku.net.ModelFileError: a model file is missing or unreadable.
+        ArenaInterrupted: a stop was asked for; it holds the games that had ended.
     """
     if settings.games < 1:
         raise ArenaError(f"--games must be at least 1, got {settings.games}")
@@ -130,19 +145,46 @@ def run_arena(settings: ArenaSettings, log: Optional[Callable[[str], None]] = No
         log(f"{settings.games} games on {width}x{height}, {n_in_row} in a row{ruled}: {spec_text(spec_a)} "
             f"against {spec_text(spec_b)}{inference}, {workers} worker(s)")
     start = time.perf_counter()
+    settings = replace(settings, rule=rule)
+    ended: dict[int, MatchGame] = {}  # the games that have ended, by index
+
+    def so_far(games: list, playouts: int = 0) -> ArenaResult:
+        return ArenaResult(settings, spec_a, spec_b, geometry, games, time.perf_counter() - start, playouts, workers)
+
+    def game_ended(game: MatchGame) -> None:
+        if game.index in ended:
+            return
+        ended[game.index] = game
+        if bar.disable and log is not None:
+            log(_game_line(game, len(ended), sum(g.a_points for g in ended.values()), settings.games))
+        if on_game is not None:
+            on_game(so_far(list(ended.values())), game)
+
     with make_actors(workers) as actors, \
             progress_bar(settings.games, "arena", stream=progress_stream) as bar:
         def on_progress(progress):
+            for game in progress.finished:
+                game_ended(game)
             bar.set_postfix_str(f"{spec_text(spec_a)} scores {progress.points:g} of {progress.games}",
                                 refresh=False)
             advance_to(bar, progress.games)
 
-        games, stats = actors.match(spec_a, spec_b, geometry, per_game, settings.seed, settings.parallel,
-                                    settings.c_puct, settings.device,
-                                    progress=on_progress if not bar.disable else None,
-                                    precision=settings.precision, rule=rule)
-    return ArenaResult(replace(settings, rule=rule), spec_a, spec_b, geometry, games,
-                       time.perf_counter() - start, stats.playouts, workers)
+        try:
+            games, stats = actors.match(spec_a, spec_b, geometry, per_game, settings.seed, settings.parallel,
+                                        settings.c_puct, settings.device, progress=on_progress,
+                                        precision=settings.precision, rule=rule)
+        except KeyboardInterrupt:
+            raise ArenaInterrupted(so_far(sorted(ended.values(), key=lambda g: g.index))) from None
+        for game in games:  # a backend that reported no progress while it played: every game now
+            game_ended(game)
+    return so_far(games, stats.playouts)
+
+
+def _game_line(game: MatchGame, done: int, points: float, games: int) -> str:
+    """One line on a game that ended, for a log with no progress bar."""
+    outcome = "drew" if game.winner == 0 else ("won" if game.a_points == 1.0 else "lost")
+    return (f"game {game.index + 1}: A ({COLOUR_NAMES[game.a_colour]}) {outcome} in {len(game.moves)} moves; "
+            f"A scores {points:g} of {done} ({games - done} to play)")
 
 
 # --------------------------------------------------------------------- CLI
@@ -198,22 +240,33 @@ def main(argv=None) -> int:
         if not args.quiet:
             print(line, file=sys.stderr, flush=True)
 
+    games_file = GamesFile(args.out) if args.out else None
     try:
         with interrupt.deferred():  # Ctrl-C stops between moves, never inside a Paddle call
-            result = run_arena(settings, log=log, progress_stream=io.StringIO() if args.quiet else None)
+            result = run_arena(settings, log=log, progress_stream=io.StringIO() if args.quiet else None,
+                               on_game=games_file.add if games_file else None)
     except ValueError as exc:  # ArenaError and ModelFileError
         print(f"arena: error: {exc}", file=sys.stderr)
         return 2
+    except ArenaInterrupted as stopped:
+        result = stopped.result
+        print(f"\nInterrupted after {len(result.games)} of {settings.games} games.", file=sys.stderr)
+        if result.games:
+            _report(result, args, games_file)
+        return 130
     except KeyboardInterrupt:
         print("\nInterrupted.", file=sys.stderr)
         return 130
-    print(format_report(result))
-    if args.out:
-        write_games(args.out, result)
-    if args.json:
-        write_summary(args.json, result)
+    _report(result, args, games_file)
     return 0
 
+
+def _report(result: ArenaResult, args: argparse.Namespace, games_file: Optional[GamesFile]) -> None:
+    print(format_report(result))
+    if games_file is not None:
+        games_file.finish(result)
+    if args.json:
+        write_summary(args.json, result)
 
 if __name__ == "__main__":
     sys.exit(main())
