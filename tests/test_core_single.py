@@ -271,8 +271,10 @@ def test_without_a_cache_another_process_compiles_the_kernels_and_the_python_sea
 
     class Compiler:  # the compiling process: running at first, then done
         returncode = None
+        done = threading.Event()
 
-        def poll(self):
+        def wait(self):
+            self.done.wait(60)
             return self.returncode
 
     compiler = Compiler()
@@ -284,9 +286,30 @@ def test_without_a_cache_another_process_compiles_the_kernels_and_the_python_sea
     player.get_action(_board(9, rules.FREESTYLE, [40]))
     assert not player._on_core  # not ready yet: the Python tree searched
     compiler.returncode = 0
+    compiler.done.set()
     deadline = time.monotonic() + 60
     while not core_ready(background=True):
         assert time.monotonic() < deadline
         time.sleep(0.01)
     player.get_action(_board(9, rules.FREESTYLE, [40, 41]))
     assert player._on_core
+
+
+def test_the_compiling_process_is_reaped_as_it_ends(monkeypatch):
+    import subprocess
+    import sys
+    import time
+
+    from gomoku.search.core import single
+
+    core_ready()
+    process = subprocess.Popen([sys.executable, "-c", "pass"])  # a compile that ends at once
+    monkeypatch.setattr(single, "_state", {"ready": False, "started": False, "compiler": None})
+    monkeypatch.setattr(single, "cached", lambda: False)
+    monkeypatch.setattr(single, "_compile_elsewhere", lambda: process)
+    assert not core_ready(background=True)
+    deadline = time.monotonic() + 60
+    while not single._state["ready"]:  # no further call: the process's end alone leads to the load
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    assert process.returncode == 0  # waited for (no zombie) by the thread that loaded the kernels

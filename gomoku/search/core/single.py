@@ -257,27 +257,29 @@ def core_ready(background: bool = False) -> bool:
     """Whether the kernels are compiled in this process. If not, the first call compiles them, or
     loads them from numba's cache, at once; with ``background`` and nothing cached, it starts a
     process that compiles them into the cache (False meanwhile: a compile on a thread here would
-    hold the interpreter's lock for seconds at a time), and the first call after that process has
-    ended loads them on a thread (False until it is done)."""
+    hold the interpreter's lock for seconds at a time), and a thread that waits for that process
+    (reaping it as it ends) loads them (False until it is done)."""
     if _state["ready"]:
         return True
     with _lock:
-        compiler = _state["compiler"]
         if not _state["started"]:
             _state["started"] = True
             if background and not cached():
                 print("compiling the search core in another process (about a minute of CPU, once: it is cached "
                       "for later starts); the Python search plays meanwhile", file=sys.stderr, flush=True)
-                _state["compiler"] = _compile_elsewhere()
+                compiler = _state["compiler"] = _compile_elsewhere()
+                threading.Thread(target=_load_when_compiled, args=(compiler,), name="core-compile",
+                                 daemon=True).start()
             else:
                 if not cached():
                     print("compiling the search core (about a minute of CPU, once: it is cached for later starts) ...",
                           file=sys.stderr, flush=True)
                 _warm_up()
-        elif compiler is not None and compiler.poll() is not None:
-            _state["compiler"] = None
-            if compiler.returncode == 0:
-                threading.Thread(target=_load, name="core-load", daemon=True).start()
-            else:
-                print("the search core failed to compile: the Python search plays", file=sys.stderr, flush=True)
     return _state["ready"]
+
+
+def _load_when_compiled(compiler) -> None:
+    if compiler.wait() == 0:
+        _load()
+    else:
+        print("the search core failed to compile: the Python search plays", file=sys.stderr, flush=True)
