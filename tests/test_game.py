@@ -95,7 +95,7 @@ def test_a_board_with_a_shipped_model_gets_it(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     for size, n_in_row, name in (((6, 6), 4, "gomoku_6x6_4.npz"), ((15, 15), None, "gomoku_15x15_5.npz")):
         match = setup_match(size=size, n_in_row=n_in_row, playouts=30, device="cpu")
-        assert match.specs[2].kind == "az" and os.path.basename(match.specs[2].model) == name
+        assert match.specs[2].kind == "gumbel" and os.path.basename(match.specs[2].model) == name
         assert (match.board.width, match.board.height) == size
     match = setup_match(size=(15, 15), rule="renju", playouts=30, device="cpu")  # play.py --rule renju --size 15x15
     assert os.path.basename(match.specs[2].model) == "gomoku_15x15_renju.npz" and match.board.rule == "renju"
@@ -125,20 +125,23 @@ def test_setup_reads_the_board_from_the_model(tmp_path, monkeypatch):
     PolicyValueModel(NetSpec(6, 6, 4), device="cpu").save(model)
     match = setup_match(model=model, playouts=20, device="cpu")
     assert (match.board.width, match.board.n_in_row) == (6, 4)
-    assert str(match.specs[2]) == "AlphaZero 20"
-    assert [c.kind for c in match.choices] == ["human", "az", "pure", "policy", "heuristic"]
+    assert str(match.specs[2]) == "Gumbel 20"
+    assert [c.kind for c in match.choices] == ["human", "az", "gumbel", "pure", "policy", "heuristic"]
+    assert str(setup_match(model=model, playouts=20, device="cpu", root_search="puct").specs[2]) == "AlphaZero 20"
     with pytest.raises(ValueError, match="games without a model"):
         setup_match(model=model, size=(8, 8), device="cpu")
     watched = setup_match(model=model, black="pure:20", white="human", device="cpu")
     assert watched.board.width == 6  # the model sets the board even before anyone plays it
-    assert [c.kind for c in watched.choices] == ["human", "az", "pure", "policy", "heuristic"]
+    assert [c.kind for c in watched.choices] == ["human", "az", "gumbel", "pure", "policy", "heuristic"]
     options = SearchOptions(fpu=0.25, win_check=True)
-    sharp = setup_match(model=model, playouts=20, device="cpu", search=options)
+    sharp = setup_match(model=model, playouts=20, device="cpu", search=options, root_search="puct")
     assert str(sharp.specs[2]) == "AlphaZero 20 (fpu 0.25, win check)"
+    gumbel = setup_match(model=model, playouts=20, device="cpu", search=options)
+    assert str(gumbel.specs[2]) == "Gumbel 20 (win check)"  # the options Gumbel's search takes
     assert sharp.choices[1].search == options  # a side switched to az gets them too
     search = sharp.players[2].mcts
     assert search.win_check and search.fpu == 0.25 and not search.solve
-    solver = setup_match(model=model, playouts=20, device="cpu", search=SearchOptions(solve=True))
+    solver = setup_match(model=model, playouts=20, device="cpu", search=SearchOptions(solve=True), root_search="puct")
     assert str(solver.specs[2]) == "AlphaZero 20 (solver)" and solver.players[2].mcts.solve
     path = str(tmp_path / "big.json")
     save_game(path, GameRecord.from_board(Board(8, 8, 5), {1: "human", 2: f"az:{model}:20"}))

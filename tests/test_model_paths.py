@@ -86,7 +86,7 @@ def test_play_py_plays_a_run_directory_and_says_which_model(tmp_path, model_6x6)
     result = play("--model", str(run), cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert f"playing {run / 'current_model.npz'}" in result.stdout
-    assert "AlphaZero" in result.stdout or "az" in result.stdout
+    assert "Gumbel" in result.stdout  # the model, with the default search
 
     refused = play("--model", str(run / "checkpoint.pkl"), cwd=tmp_path)
     assert refused.returncode == 1
@@ -150,7 +150,7 @@ def test_model_replaces_the_model_of_a_loaded_games_ai_seat(tmp_path, model_6x6)
 def test_a_rule_alone_plays_its_shipped_model_or_pure_mcts_with_a_note():
     renju = setup_match(rule="renju", device="cpu")
     assert (renju.board.width, renju.board.height, renju.board.rule) == (15, 15, "renju")
-    assert renju.specs[2].kind == "az" and renju.specs[2].model.endswith("gomoku_15x15_renju.npz")
+    assert renju.specs[2].kind == "gumbel" and renju.specs[2].model.endswith("gomoku_15x15_renju.npz")
     assert renju.notes == []
     standard = setup_match(rule="standard", device="cpu")
     assert (standard.board.width, standard.board.rule) == (8, "standard") and standard.specs[2].kind == "pure"

@@ -82,8 +82,9 @@ def test_a_new_kind_reaches_the_window_the_arena_and_the_trainer_as_one_entry(fi
 def test_what_the_window_offers_comes_from_the_kinds():
     search = SearchOptions(fpu=0.25)
     offered = offered_players("m.npz", 50, search)
-    assert [s.kind for s in offered][:5] == ["human", "az", "pure", "policy", "heuristic"]
-    assert offered[1] == PlayerSpec("az", "m.npz", 50, search=search) and offered[2].playouts == 50
+    assert [s.kind for s in offered][:6] == ["human", "az", "gumbel", "pure", "policy", "heuristic"]
+    assert offered[1] == PlayerSpec("az", "m.npz", 50, search=search)
+    assert offered[2] == PlayerSpec("gumbel", "m.npz", 50, search=search) and offered[3].playouts == 50
     assert [s.kind for s in offered_players(None, 50, search)][:3] == ["human", "pure", "heuristic"]
 
 

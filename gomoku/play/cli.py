@@ -81,6 +81,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     add_device_flags(parser, "the models")
     parser.add_argument("--seed", type=int, help="seed for the AI players' randomness")
     add_search_flags(parser, "the AlphaZero player's search", default="sharp")
+    parser.add_argument("--root-search", choices=("gumbel", "puct"), default="gumbel",
+                        help="the model's search where --black/--white name no player: gumbel (sequential halving "
+                             "at the root, ahead of PUCT at equal playouts) or puct (the az player) (default: gumbel)")
     return parser.parse_args(argv)
 
 
@@ -91,7 +94,8 @@ def main(argv=None) -> int:
         match = setup_match(model=args.model, playouts=args.playouts, first=args.first, black=args.black,
                             white=args.white, size=args.size, n_in_row=args.n_in_row, load=args.load,
                             seed=args.seed, device=args.device, search=SearchOptions.from_args(args),
-                            precision=args.precision, rule=args.rule, engine_info=args.engine_info)
+                            precision=args.precision, rule=args.rule, engine_info=args.engine_info,
+                            root_search=args.root_search)
     except MissingModelError as exc:
         print(f"{name}: {exc}", file=sys.stderr)
         return 2

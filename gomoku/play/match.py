@@ -211,11 +211,12 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
                 size: Optional[tuple[int, int]] = None, n_in_row: Optional[int] = None,
                 load: Optional[str] = None, seed: Optional[int] = None,
                 device: str = "auto", search: SearchOptions = SearchOptions(),
-                precision: str = "auto", rule: Optional[str] = None, engine_info: str = "") -> Match:
+                precision: str = "auto", rule: Optional[str] = None, engine_info: str = "",
+                root_search: str = "gumbel") -> Match:
     """Builds the match that ``play.py``'s flags describe.
 
-    By default a human plays Black against AlphaZero with ``model`` (the shipped
-    ``models/gomoku_8x8_5.npz`` when None); ``first='ai'`` swaps them. With ``size``
+    By default a human plays Black against ``model`` (the shipped ``models/gomoku_8x8_5.npz``
+    when None), searched as ``root_search`` says; ``first='ai'`` swaps them. With ``size``
     or ``n_in_row`` and no model the opponent is the shipped model for that board and
     rule (``shipped_model_for``), or pure MCTS where there is none. ``rule`` alone (no model, board
     or saved game) under which the default model was not trained plays the shipped model for
@@ -234,8 +235,8 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
             With ``load`` it replaces the model of the saved game's AI seats.
         playouts: search playouts for the AI players.
         first: 'human' or 'ai': who plays Black, the side that opens.
-        black, white: player specs (``human``, ``az[:PATH[:N]]``, ``pure[:N]``, ``policy[:PATH]``,
-            ``heuristic[:LEVEL]``).
+        black, white: player specs (``human``, ``az[:PATH[:N]]``, ``gumbel[:PATH[:N]]``, ``pure[:N]``,
+            ``policy[:PATH]``, ``heuristic[:LEVEL]``, ``engine:COMMAND``).
         size: ``(width, height)`` for a game without a model or with a size-free one.
         n_in_row: stones in a row that win, for a game without a model.
         load: a game record to continue.
@@ -244,6 +245,8 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
         search: how the AlphaZero players search.
         precision: the arithmetic of the models' inference ('fp32', 'bf16' or 'auto').
         rule: a rule's name (``gomoku.game.rules.RULES``); None: as above.
+        root_search: the model's search where no spec names one: 'gumbel' (Gumbel's sequential
+            halving at the root, the ``gumbel`` player) or 'puct' (the ``az`` player).
 
     Raises:
         MissingModelError: the default model is needed but not there yet.
@@ -276,7 +279,7 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
             notes.append(f"no shipped model plays {rule}: the AI is pure MCTS (--model names one)")
     model_path = model or shipped.DEFAULT_MODEL
 
-    opponent = "pure" if board_flags and model is None else "az"
+    opponent = "pure" if board_flags and model is None else ("gumbel" if root_search == "gumbel" else "az")
     seats = {1: "human", 2: opponent}
     if record is not None and first is None:
         seats.update(record.players)

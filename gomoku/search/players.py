@@ -366,7 +366,9 @@ register(PlayerKind(
     lambda spec: f"gumbel:{spec.model}:{spec.playouts}", _describe_searcher("Gumbel", puct=False),
     lambda spec, build: GumbelPlayer(_evaluator(spec, build), n_playout=spec.playouts, seed=build.seed,
                                      name=str(spec), **_gumbel_search(spec.search)),
-    model=True, search=True), __name__)
+    model=True, search=True,
+    offer=lambda model, playouts, search: PlayerSpec("gumbel", model, playouts, search=search) if model else None),
+    __name__)
 register(PlayerKind(
     "pure", "pure[:N]", "pure MCTS with random rollouts", _parse_pure,
     lambda spec: f"pure:{spec.playouts}", lambda spec: f"pure MCTS {spec.playouts}",
