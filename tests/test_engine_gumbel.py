@@ -74,6 +74,9 @@ def test_the_command_line_and_the_player_spec_give_the_gumbel_search(tmp_path):
     assert engine_options(["--model", "m.npz"]).root_search == "gumbel"  # the default: the stronger at 1 s a move
     assert engine_options(["--model", "m.npz", "--root-search", "puct"]).root_search == "puct"
     assert engine_options([]).root_search == "gumbel"  # the shipped models, as a manager starts the engine
+    # a player spec says its search, as it does in play.py and the arena
+    assert engine_options(["--player", "az:m.npz"]).root_search == "puct"
+    assert engine_options(["--player", "az:m.npz", "--root-search", "gumbel"]).root_search == "puct"
 
 
 def test_the_engine_answers_with_the_gumbel_search_and_says_so(tmp_path):

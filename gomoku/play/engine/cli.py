@@ -4,7 +4,7 @@ A manager starts the engine as a child process and talks to it one line at a
 time over stdin/stdout (the protocol: https://plastovicka.github.io/protocl2en.htm)::
 
     pbrain-gomokuzero                                # the shipped model for the manager's board and rule
-    pbrain-gomokuzero --model best_model.npz         # AlphaZero; the model decides the board size
+    pbrain-gomokuzero --model best_model.npz         # the model (Gumbel search); it decides the board size
     pbrain-gomokuzero --pure --n-in-row 5            # pure MCTS (random rollouts) on any board
     pbrain-gomokuzero --heuristic 3                  # the threat-aware heuristic, on any board
     pbrain-gomokuzero --player heuristic:3           # the same, as a player spec of the registry
@@ -144,10 +144,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--c-puct", type=float, default=5.0, help="PUCT exploration constant")
     add_search_flags(parser, "the search", default="sharp")
     parser.add_argument("--root-search", choices=("puct", "gumbel"), default="gumbel",
-                        help="with a model (--model, az:MODEL, the shipped models): Gumbel's sequential halving at the "
-                             "root, its budget planned from the clock and a round of candidates a net call (the "
-                             "stronger at 1 s a move), or PUCT playouts one at a time on the compiled core; "
-                             "gumbel:MODEL is always Gumbel")
+                        help="with --model or the shipped models: Gumbel's sequential halving at the root, its "
+                             "budget planned from the clock and a round of candidates a net call (the stronger at "
+                             "1 s a move), or PUCT playouts one at a time on the compiled core; as player specs, "
+                             "gumbel:MODEL is always Gumbel and az:MODEL always PUCT, as in play.py and the arena")
     parser.add_argument("--max-playouts", type=int,
                         help="at most this many playouts per move, however much time is left")
     parser.add_argument("--turn-ms", type=int, default=5000,
@@ -182,7 +182,7 @@ def engine_options(argv: Optional[list[str]] = None) -> EngineOptions:
 
 
 ENGINE_PLAYERS = {
-    "az": lambda spec: {"model": spec.model},
+    "az": lambda spec: {"model": spec.model, "root_search": "puct"},
     "gumbel": lambda spec: {"model": spec.model, "root_search": "gumbel"},
     "pure": lambda spec: {},
     "heuristic": lambda spec: {"heuristic": spec.level},
@@ -191,9 +191,9 @@ ENGINE_PLAYERS = {
 
 
 def player_spec(args: argparse.Namespace) -> Optional[PlayerSpec]:
-    """The player the flags name as a registry spec (``--model X`` is ``az:X``, ``--pure`` is
-    ``pure``, ``--heuristic L`` is ``heuristic:L``); None for the shipped models. A spec without
-    playouts leaves them to the clock (``playouts`` None).
+    """The player the flags name as a registry spec (``--model X`` is ``gumbel:X``, or ``az:X`` with
+    ``--root-search puct``; ``--pure`` is ``pure``, ``--heuristic L`` is ``heuristic:L``); None for the
+    shipped models. A spec without playouts leaves them to the clock (``playouts`` None).
 
     Exits with a usage error on a spec the registry cannot read.
     """
@@ -206,7 +206,7 @@ def player_spec(args: argparse.Namespace) -> Optional[PlayerSpec]:
             build_parser().error(f"--player: the {spec.kind} player needs a model file: {spec.entry.form}")
         return spec
     if args.model is not None:
-        return PlayerSpec("az", args.model)
+        return PlayerSpec("gumbel" if args.root_search == "gumbel" else "az", args.model)
     if args.pure:
         return PlayerSpec("pure")
     if args.heuristic is not None:
