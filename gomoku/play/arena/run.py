@@ -58,9 +58,9 @@ import numpy as np
 
 from gomoku import interrupt
 from gomoku.game.board import Board
+from gomoku.game.gamefile import COLOUR_NAMES
 from gomoku.game.openings import OpeningError, load_openings, openings_for_games, paired_openings
 from gomoku.game.rules import FREESTYLE, RULES, rules_help
-from gomoku.game.gamefile import COLOUR_NAMES
 from gomoku.net.flags import PRECISIONS, add_device_flags
 from gomoku.play.arena.report import ArenaResult, GamesFile, format_report, write_summary
 from gomoku.play.arena.settings import ArenaError, ArenaSettings, parse_player, resolve_geometry, resolve_rule
@@ -267,6 +267,7 @@ def _report(result: ArenaResult, args: argparse.Namespace, games_file: Optional[
         games_file.finish(result)
     if args.json:
         write_summary(args.json, result)
+
 
 if __name__ == "__main__":
     sys.exit(main())
