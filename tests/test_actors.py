@@ -395,16 +395,20 @@ def test_no_two_self_play_games_are_the_same_across_actors_iterations_and_playin
 
 
 def test_the_folders_of_actors_whose_process_died_are_swept_and_no_others(tmp_path):
-    from gomoku.train.workers import EXPORT_PREFIX, _sweep_exports
+    from gomoku.train.workers import EXPORT_PREFIX, _pid_namespace, _sweep_exports
 
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait(30)  # a pid that no process has now (reaped)
-    dead = tmp_path / f"{EXPORT_PREFIX}{gone.pid}-abc"
+    here = _pid_namespace()
+    dead = tmp_path / f"{EXPORT_PREFIX}{here}-{gone.pid}-abc"
     (dead / "weights-1").mkdir(parents=True)
-    alive = tmp_path / f"{EXPORT_PREFIX}{os.getpid()}-def"
+    alive = tmp_path / f"{EXPORT_PREFIX}{here}-{os.getpid()}-def"
     alive.mkdir()
+    elsewhere = tmp_path / f"{EXPORT_PREFIX}1{here}-{gone.pid}-ghi"  # another pid namespace's: its pids mean
+    # nothing here
+    elsewhere.mkdir()
     other = tmp_path / f"{EXPORT_PREFIX}xyz"  # not a name this code makes
     other.mkdir()
     _sweep_exports(str(tmp_path))
-    assert not dead.exists() and alive.exists() and other.exists()
+    assert not dead.exists() and alive.exists() and elsewhere.exists() and other.exists()
 

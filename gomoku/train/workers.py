@@ -36,7 +36,16 @@ from gomoku.train.worker_loop import COLLECT, PROGRESS, STARTUP_SIGNALS
 from gomoku.train.worker_start import start_worker
 
 STOP_GRACE_S = 5.0  # how long close() waits at each step: asked, terminated, killed
-EXPORT_PREFIX = "gomoku-actors-"  # the temporary folder of a process's actors: the prefix, its pid, "-"
+EXPORT_PREFIX = "gomoku-actors-"  # a process's actors' temporary folder: the prefix, "PIDS-PID-", a random part
+
+
+def _pid_namespace() -> str:
+    """This process's pid namespace (its inode; "0" where there is none to read): a pid names a
+    process only within one, and a temporary folder may be shared across them (containers)."""
+    try:
+        return str(os.stat("/proc/self/ns/pid").st_ino)
+    except OSError:
+        return "0"
 
 
 class _Worker:
@@ -79,7 +88,7 @@ class ProcessActors(Actors):
         self._progress: Optional[Callable[[Progress], None]] = None
         self._export_dir: Optional[str] = None
         _sweep_exports()
-        self._tmp = tempfile.mkdtemp(prefix=f"{EXPORT_PREFIX}{os.getpid()}-")
+        self._tmp = tempfile.mkdtemp(prefix=f"{EXPORT_PREFIX}{_pid_namespace()}-{os.getpid()}-")
         _live.add(self)
         try:
             for _ in range(n):
@@ -227,15 +236,18 @@ class ProcessActors(Actors):
 
 def _sweep_exports(root: Optional[str] = None) -> None:
     """Removes the temporary folders of actors whose process is gone (``close`` removes its own;
-    a process killed with SIGKILL cannot), found by the pid in their names."""
+    a process killed with SIGKILL cannot), found by the pid in their names: only those made in this
+    process's pid namespace."""
     root = root or tempfile.gettempdir()
+    namespace = _pid_namespace()
     try:
         names = os.listdir(root)
     except OSError:
         return
     for name in names:
-        pid = name[len(EXPORT_PREFIX):].split("-", 1)[0]
-        if name.startswith(EXPORT_PREFIX) and pid.isdigit() and not _pid_alive(int(pid)):
+        parts = name[len(EXPORT_PREFIX):].split("-")
+        if (name.startswith(EXPORT_PREFIX) and len(parts) >= 3 and parts[0] == namespace and parts[1].isdigit()
+                and not _pid_alive(int(parts[1]))):
             shutil.rmtree(os.path.join(root, name), ignore_errors=True)
 
 
