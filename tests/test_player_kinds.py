@@ -114,7 +114,8 @@ def test_a_spec_of_an_upper_layers_kind_unpickles_in_a_process_that_never_import
 
 def test_the_engine_flags_are_specs_of_the_registry():
     same = ((["--heuristic", "2"], ["--player", "heuristic:2"]), (["--pure"], ["--player", "pure"]),
-            (["--model", "m.npz"], ["--player", "az:m.npz"]))
+            (["--model", "m.npz"], ["--player", "gumbel:m.npz"]),
+            (["--model", "m.npz", "--root-search", "puct"], ["--player", "az:m.npz"]))
     for flags, spec in same:
         assert engine_options(flags) == engine_options(spec)
     assert engine_options(["--player", "az:m.npz:50"]).max_playouts == 50
