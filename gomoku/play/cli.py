@@ -37,6 +37,7 @@ from gomoku.play.match import MissingModelError, setup_match
 from gomoku.search.options import SearchOptions, add_search_flags
 from gomoku.search.player_kinds import player_forms
 from gomoku.search.players import EngineError
+from gomoku.search.recipe import ROOT_SEARCHES
 from gomoku.util import board_size_arg, positive_int_arg
 
 # Paddle warns about build tools (ccache) on import: noise to someone who wants to play.
@@ -81,7 +82,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     add_device_flags(parser, "the models")
     parser.add_argument("--seed", type=int, help="seed for the AI players' randomness")
     add_search_flags(parser, "the AlphaZero player's search", default="sharp")
-    parser.add_argument("--root-search", choices=("gumbel", "puct"), default="gumbel",
+    parser.add_argument("--root-search", choices=ROOT_SEARCHES, default="gumbel",
                         help="the model's search where --black/--white name no player: gumbel (sequential halving "
                              "at the root, ahead of PUCT at equal playouts) or puct (the az player) (default: gumbel)")
     return parser.parse_args(argv)

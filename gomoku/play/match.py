@@ -28,7 +28,8 @@ from gomoku.net.modelfile import ModelFileError, find_model, read_model_spec
 from gomoku.play import engine_player  # noqa: F401  (registers the engine:COMMAND players)
 from gomoku.search.options import SearchOptions
 from gomoku.search.player_kinds import player_kinds
-from gomoku.search.players import PlayerSpec, make_player, offered_players, parse_engine_info, spec_text
+from gomoku.search.players import (PlayerSpec, make_player, model_player_kind, offered_players, parse_engine_info,
+                                   spec_text)
 
 STONE_MARKS = {1: "X", 2: "O"}
 
@@ -279,7 +280,7 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
             notes.append(f"no shipped model plays {rule}: the AI is pure MCTS (--model names one)")
     model_path = model or shipped.DEFAULT_MODEL
 
-    opponent = "pure" if board_flags and model is None else ("gumbel" if root_search == "gumbel" else "az")
+    opponent = "pure" if board_flags and model is None else model_player_kind(root_search)
     seats = {1: "human", 2: opponent}
     if record is not None and first is None:
         seats.update(record.players)

@@ -257,6 +257,12 @@ def close_players(models: Optional[dict]) -> None:
             kind.close(models)
 
 
+def model_player_kind(root_search: str) -> str:
+    """The kind of player that searches a model with ``root_search`` (``recipe.ROOT_SEARCHES``): the
+    ``gumbel`` player for Gumbel's sequential halving, the ``az`` player for PUCT."""
+    return "gumbel" if root_search == "gumbel" else "az"
+
+
 def offered_players(model: Optional[str], playouts: int, search: SearchOptions) -> list[PlayerSpec]:
     """The specs the window offers a seat, one per kind that offers one, in the registry's order;
     ``model`` is a model file that fits the board, or None."""

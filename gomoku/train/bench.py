@@ -54,7 +54,7 @@ import numpy as np
 from gomoku.game.features import input_channels
 from gomoku.net.flags import add_device_flags
 from gomoku.progress import timed_phase
-
+from gomoku.search.recipe import ROOT_SEARCHES
 from gomoku.util import DefaultsHelpFormatter, switch_arg, usable_cpus
 
 
@@ -365,7 +365,7 @@ def main(argv=None) -> int:
                              "does it natively")
     parser.add_argument("--model", help="measure the net and self-play with this model file's net "
                                         "(a size-free one also stands in for the size-free net)")
-    parser.add_argument("--root-search", choices=["puct", "gumbel"], default="puct",
+    parser.add_argument("--root-search", choices=ROOT_SEARCHES, default="puct",
                         help="the self-play search, as train.py's --root-search")
     parser.add_argument("--threats", type=switch_arg, default=False, metavar="on|off",
                         help="self-play with the threat solver, as train.py's --threats")

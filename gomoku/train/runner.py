@@ -59,18 +59,19 @@ def play_match(task: MatchTask, published=None,
         return MatchGame(index, list(task.openings[record.index]), record.moves, a_colour(index), record.winner,
                          record.faults, record.fault_notes)
 
-    done: list[MatchGame] = []  # the finished games, in the order they ended
+    done: list[MatchGame] = []  # the finished games, in the order they ended, each made once
 
     def on_step(finished, stats):
-        done.extend(match_game(record) for record in finished[len(done):])
-        report(Progress(len(done), stats.moves, sum(g.a_points for g in done), tuple(done)))
+        if len(finished) > len(done):
+            done.extend(match_game(record) for record in finished[len(done):])
+        if report is not None:
+            report(Progress(len(done), stats.moves, sum(g.a_points for g in done), tuple(done)))
 
     try:
-        records, stats = run_games(len(task.openings), new_game, min(task.parallel, len(task.openings)),
-                                   on_step=on_step if report is not None else None)
+        _, stats = run_games(len(task.openings), new_game, min(task.parallel, len(task.openings)), on_step=on_step)
     finally:
         close_players(models)  # the engine processes of the share's games
-    return [match_game(record) for record in records], stats
+    return sorted(done, key=lambda g: g.index), stats
 
 
 class _Stream:

@@ -110,7 +110,8 @@ from gomoku.play.engine.brain import EngineOptions, PbrainEngine
 from gomoku.play.engine.move_search import stamped_lines
 from gomoku.search.heuristic import DEFAULT_LEVEL, LEVELS
 from gomoku.search.options import SearchOptions, add_search_flags
-from gomoku.search.players import PlayerSpec
+from gomoku.search.players import PlayerSpec, model_player_kind
+from gomoku.search.recipe import ROOT_SEARCHES
 from gomoku.util import DefaultsHelpFormatter
 
 
@@ -143,7 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--threads", type=int, default=1, help="CPU threads for the model")
     parser.add_argument("--c-puct", type=float, default=5.0, help="PUCT exploration constant")
     add_search_flags(parser, "the search", default="sharp")
-    parser.add_argument("--root-search", choices=("puct", "gumbel"), default="gumbel",
+    parser.add_argument("--root-search", choices=ROOT_SEARCHES, default="gumbel",
                         help="with --model or the shipped models: Gumbel's sequential halving at the root, its "
                              "budget planned from the clock and a round of candidates a net call (the stronger at "
                              "1 s a move), or PUCT playouts one at a time on the compiled core; as player specs, "
@@ -206,7 +207,7 @@ def player_spec(args: argparse.Namespace) -> Optional[PlayerSpec]:
             build_parser().error(f"--player: the {spec.kind} player needs a model file: {spec.entry.form}")
         return spec
     if args.model is not None:
-        return PlayerSpec("gumbel" if args.root_search == "gumbel" else "az", args.model)
+        return PlayerSpec(model_player_kind(args.root_search), args.model)
     if args.pure:
         return PlayerSpec("pure")
     if args.heuristic is not None:
