@@ -41,7 +41,9 @@ Z_95 = 1.959963984540054
 def player_label(spec: str, engine_info: str = "") -> str:
     """A short name for a spec: model paths cut to the file name, an engine with its settings."""
     if spec.startswith("engine:"):
-        program = spec[len("engine:"):].split()[0].rsplit("/", 1)[-1] if spec[len("engine:"):].split() else "engine"
+        from gomoku.search.players import engine_program
+
+        program = engine_program(spec[len("engine:"):])
         shown = [part.strip() for part in engine_info.split(";")
                  if part.strip() and part.split()[0].lower() not in ("timeout_turn", "rule")]
         return f"engine {program}" + (f", {', '.join(shown)}" if shown else "")
@@ -70,6 +72,8 @@ def read_games(paths: list[str], aliases: Optional[dict] = None) -> tuple[list[t
 
     A file ending in ``.sgf`` is c-gomoku-cli's; the others are ``gomoku-arena --out`` files.
     """
+    from gomoku.play.arena.report import engine_info_of
+
     games, specs = [], {}
     for path in paths:
         if path.endswith(".sgf"):
@@ -80,10 +84,10 @@ def read_games(paths: list[str], aliases: Optional[dict] = None) -> tuple[list[t
                 if not line.strip():
                     continue
                 game = json.loads(line)
-                info = game.get("engine_info", "")
                 labels = {}
                 for colour in ("1", "2"):
                     spec = game["players"][colour]
+                    info = engine_info_of(game, colour)
                     labels[colour] = player_label(spec, info if spec.startswith("engine:") else "")
                     specs[labels[colour]] = (spec, info if spec.startswith("engine:") else "")
                 result = game["result"]
@@ -187,10 +191,11 @@ def plot(games, anchor: str, prior: float, path: str, title: str = "Elo ladder")
 # ------------------------------------------------------------------ placing
 def place(args, games, specs) -> list:
     """Plays the newcomer ``args.place`` against the nearest rated player until it is placed."""
+    from gomoku.play.arena.report import engine_info_of
     from gomoku.play.arena.run import run_arena
     from gomoku.play.arena.settings import ArenaSettings
 
-    newcomer = player_label(args.place)
+    newcomer = player_label(args.place, args.place_info)
     played = 0
     seed = args.seed
     while played < args.max_games:
@@ -209,8 +214,8 @@ def place(args, games, specs) -> list:
         opponent = min(rated, key=lambda pr: abs(pr[1] - estimate))[0]
         spec, info = specs[opponent]
         result = run_arena(ArenaSettings(args.place, spec, games=2, openings=args.openings, seed=seed,
-                                         workers=1, parallel=2, rule=args.rule, engine_info=info,
-                                         size=args.size, n_in_row=args.n_in_row))
+                                         workers=1, parallel=2, rule=args.rule, engine_info=args.place_info,
+                                         engine_info_b=info, size=args.size, n_in_row=args.n_in_row))
         seed += 1
         played += 2
         lines = result.game_lines()
@@ -218,7 +223,7 @@ def place(args, games, specs) -> list:
             with open(args.out, "a", encoding="utf-8") as f:
                 f.writelines(json.dumps(line) + "\n" for line in lines)
         for line in lines:
-            labels = {c: player_label(line["players"][c], line.get("engine_info", "")) for c in ("1", "2")}
+            labels = {c: player_label(line["players"][c], engine_info_of(line, c)) for c in ("1", "2")}
             games.append((labels["1"], labels["2"], 1.0 if line["result"] == 1 else 0.0 if line["result"] == 2
                           else 0.5))
     return games
@@ -237,6 +242,8 @@ def main(argv=None) -> int:
     parser.add_argument("--plot", help="draw the ladder into this PNG")
     parser.add_argument("--title", default="Elo ladder", help="the plot's title (default: Elo ladder)")
     parser.add_argument("--place", metavar="PLAYER", help="a new player to place with as few games as it takes")
+    parser.add_argument("--place-info", default="", metavar="'KEY VALUE;...'",
+                        help="the INFO lines of --place when it is an engine (the rated engines keep theirs)")
     parser.add_argument("--target", type=float, default=150.0, help="--place stops at this 95%% half-width")
     parser.add_argument("--max-games", type=int, default=20, help="--place plays at most this many games")
     parser.add_argument("--openings", default="balanced", help="--place's openings (default: balanced)")

@@ -37,6 +37,21 @@ def test_labels_cut_paths_and_name_engine_settings():
     assert elo_ladder.player_label("az:runs/x/best_model.npz:800") == "az:best_model.npz:800"
     assert elo_ladder.player_label("engine:/opt/rapfi/pbrain-rapfi --x",
                                    "timeout_turn 5000;max_node 1000") == "engine pbrain-rapfi, max_node 1000"
+    assert elo_ladder.player_label("engine:python -m gomoku.play.engine --model m.npz") == \
+        "engine gomoku.play.engine"
+
+
+def test_games_of_one_engine_at_two_budgets_rate_two_players(tmp_path):
+    path = tmp_path / "games.jsonl"
+    info = {"A": "max_node 1000", "B": "max_node 10000"}
+    lines = [{"players": {"1": "engine:/x/pbrain-e", "2": "engine:/x/pbrain-e"}, "result": 2 if i % 2 == 0 else 1,
+              "colours": {"A": "black" if i % 2 == 0 else "white", "B": "white" if i % 2 == 0 else "black"},
+              "engine_info": info} for i in range(4)]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    games, specs = elo_ladder.read_games([str(path)])
+    weak, strong = "engine pbrain-e, max_node 1000", "engine pbrain-e, max_node 10000"
+    assert games == [(weak, strong, 0.0), (strong, weak, 1.0)] * 2
+    assert specs[strong] == ("engine:/x/pbrain-e", "max_node 10000")
 
 
 def test_table_and_plot_from_a_games_file(tmp_path):

@@ -174,9 +174,32 @@ def test_the_arena_plays_an_engine_and_logs_faults(tmp_path):
     assert game["faults"] == {"B": {"illegal": 1}} and game["fault_notes"]
 
 
+def test_two_engines_at_two_budgets_each_get_their_info_and_the_games_say_whose(tmp_path, monkeypatch):
+    log = tmp_path / "engine.log"
+    monkeypatch.setenv("FAKE_ENGINE_LOG", str(log))
+    settings = ArenaSettings(f"engine:{fake()}", f"engine:{fake()}", games=2, size=(9, 9), n_in_row=5,
+                             workers=1, engine_info="timeout_turn 2000;max_node 7",
+                             engine_info_b="timeout_turn 2000;max_node 9")
+    result = run_arena(settings)
+    lines = log.read_text().splitlines()
+    assert "INFO max_node 7" in lines and "INFO max_node 9" in lines
+    from gomoku.play.arena.report import engine_info_of
+    for game in result.game_lines():
+        assert game["engine_info"] == {"A": "timeout_turn 2000;max_node 7", "B": "timeout_turn 2000;max_node 9"}
+        black_is_a = game["colours"]["A"] == "black"
+        assert engine_info_of(game, "1").endswith("7" if black_is_a else "9")
+        assert engine_info_of(game, "2").endswith("9" if black_is_a else "7")
+    assert result.summary()["engine_info_b"] == "timeout_turn 2000;max_node 9"
+    shared = run_arena(ArenaSettings("heuristic:0", f"engine:{fake()}", games=2, size=(9, 9), n_in_row=5,
+                                     workers=1, engine_info="timeout_turn 2000"))
+    assert all(g["engine_info"] == "timeout_turn 2000" for g in shared.game_lines())
+    assert "engine_info_b" not in shared.summary()
+
+
 @pytest.mark.parametrize("args, message", [
     (["--b", "engine:/nonexistent/pbrain-none"], "cannot start the engine '/nonexistent/pbrain-none'"),
     (["--b", "engine:x", "--engine-info", "max_node"], "--engine-info: cannot read 'max_node'"),
+    (["--b", "engine:x", "--engine-info-b", "max_node 1;x"], "--engine-info: cannot read 'x'"),
     (["--b", "engine:'x"], "cannot read the engine command"),
 ])
 def test_the_arena_gives_one_line_for_bad_engine_input(args, message, capsys):

@@ -91,8 +91,9 @@ def info_text(info: tuple[tuple[str, str], ...]) -> str:
     return ";".join(f"{key} {value}" for key, value in info)
 
 
-def engine_name(command: str, info: tuple = ()) -> str:
-    """A short label: the program's file name and the info's own keys, e.g. ``pbrain-rapfi (max_node 1000)``."""
+def engine_program(command: str) -> str:
+    """The program an engine's command line runs, without its folder: ``pbrain-rapfi``; for
+    ``python -m MODULE`` the module, for ``python SCRIPT`` the script's file name."""
     try:
         argv = shlex.split(command)
     except ValueError:
@@ -101,9 +102,14 @@ def engine_name(command: str, info: tuple = ()) -> str:
     if program.startswith("python") and "-m" in argv[:-1]:
         program = argv[argv.index("-m") + 1]
     elif program.startswith("python") and len(argv) > 1:
-        program = argv[1].rsplit("/", 1)[-1]  # the script
+        program = argv[1].rsplit("/", 1)[-1]
+    return program
+
+
+def engine_name(command: str, info: tuple = ()) -> str:
+    """A short label: the program's file name and the info's own keys, e.g. ``pbrain-rapfi (max_node 1000)``."""
     shown_info = [f"{k} {v}" for k, v in info if k != "rule"]
-    return f"engine {program}" + (f" ({', '.join(shown_info)})" if shown_info else "")
+    return f"engine {engine_program(command)}" + (f" ({', '.join(shown_info)})" if shown_info else "")
 
 
 class PolicyPlayer:

@@ -147,6 +147,7 @@ class ArenaResult:
             "seconds": round(self.seconds, 1),
             "faults": self.faults(),
             "engine_info": self.settings.engine_info,
+            **({"engine_info_b": self.settings.engine_info_b} if self.settings.engine_info_b is not None else {}),
         }
 
     def faults(self) -> dict:
@@ -162,16 +163,17 @@ class ArenaResult:
     def game_lines(self) -> list[dict]:
         """One JSON object per game (``--out``), in the games' order: see ``game_line``."""
         return [game_line(game, self.spec_a, self.spec_b, self.geometry, self.settings.rule,
-                          self.settings.engine_info) for game in self.games]
+                          self.settings.seat_engine_info()) for game in self.games]
 
 
 def game_line(game: MatchGame, spec_a: PlayerSpec, spec_b: PlayerSpec, geometry: Sequence[int],
-              rule: Optional[str], engine_info: str = "") -> dict:
+              rule: Optional[str], engine_info: Optional[dict] = None) -> dict:
     """One game as a JSON object (a line of ``--out``): a ``gamefile`` record plus the arena's fields.
 
     The record part (format, board, ``moves`` as labels, ``players`` by colour,
     ``result``) is what ``play.py --load`` reads, once a line is saved as a file
-    of its own.
+    of its own. ``engine_info`` holds each seat's INFO text, ``{"A": ..., "B": ...}``; the line
+    names it once when the engine seats share it, else by seat (``engine_info_of`` reads both).
     """
     width, height, n_in_row = geometry
     labeller = Board(width, height, n_in_row)
@@ -183,12 +185,27 @@ def game_line(game: MatchGame, spec_a: PlayerSpec, spec_b: PlayerSpec, geometry:
         colours={"A": COLOUR_NAMES[game.a_colour].lower(), "B": COLOUR_NAMES[3 - game.a_colour].lower()},
         winner="draw" if game.winner == 0 else ("A" if game.a_points == 1.0 else "B"),
     )
-    if engine_info and (spec_a.engine_info or spec_b.engine_info):
-        line["engine_info"] = engine_info  # the engines' settings: part of who played
+    # The engines' settings are part of who played.
+    seats = {seat: text for seat, spec, text in (("A", spec_a, (engine_info or {}).get("A")),
+                                                 ("B", spec_b, (engine_info or {}).get("B")))
+             if spec.engine_info and text}
+    if len(set(seats.values())) == 1:
+        line["engine_info"] = next(iter(seats.values()))
+    elif seats:
+        line["engine_info"] = seats
     if game.faults:
         line["faults"] = {("A" if c == game.a_colour else "B"): counts for c, counts in game.faults.items()}
         line["fault_notes"] = list(game.fault_notes)
     return line
+
+
+def engine_info_of(line: dict, colour: str) -> str:
+    """The INFO text the player of ``colour`` ("1" Black, "2" White) of a game line played with."""
+    info = line.get("engine_info", "")
+    if not isinstance(info, dict):
+        return info
+    seat = "A" if line["colours"]["A"] == ("black" if colour == "1" else "white") else "B"
+    return info.get(seat, "")
 
 
 def _json_elo(value: float):
@@ -259,7 +276,8 @@ class GamesFile:
         if self._file is None:
             self._file = open(self.partial, "w", encoding="utf-8")
         settings = result.settings
-        line = game_line(game, result.spec_a, result.spec_b, result.geometry, settings.rule, settings.engine_info)
+        line = game_line(game, result.spec_a, result.spec_b, result.geometry, settings.rule,
+                         settings.seat_engine_info())
         self._file.write(json.dumps(line) + "\n")
         self._file.flush()
 

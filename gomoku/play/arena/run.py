@@ -106,11 +106,11 @@ def run_arena(settings: ArenaSettings, log: Optional[Callable[[str], None]] = No
     if settings.workers < 1 or settings.parallel < 1:
         raise ArenaError("--workers and --parallel must be at least 1")
     try:
-        info = parse_engine_info(settings.engine_info)
+        infos = {seat: parse_engine_info(text) for seat, text in settings.seat_engine_info().items()}
     except EngineError as exc:
         raise ArenaError(str(exc)) from None
-    spec_a, spec_b = (parse_player(text).with_search(settings.search).with_engine_info(info)
-                      for text in (settings.a, settings.b))
+    spec_a, spec_b = (parse_player(text).with_search(settings.search).with_engine_info(infos[seat])
+                      for seat, text in (("A", settings.a), ("B", settings.b)))
     if settings.precision_b is not None and settings.precision_b != settings.precision:
         # Each side then names its precision, so that one model file gives two evaluators.
         spec_a = replace(spec_a, precision=settings.precision)
@@ -222,6 +222,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--engine-info", default="", metavar="'KEY VALUE;...'",
                         help="INFO lines for the engine players, e.g. \"timeout_turn 1000;max_node 100000\" "
                              "(timeout_turn: ms a move, 5000 by default; rule: the game's, sent anyway)")
+    parser.add_argument("--engine-info-b", metavar="'KEY VALUE;...'",
+                        help="B's INFO lines where they differ from --engine-info, e.g. to play one engine "
+                             "at two node budgets (default: --engine-info)")
     parser.add_argument("--out", metavar="PATH", help="write the games here, one JSON object a line")
     parser.add_argument("--json", metavar="PATH", help="write a machine-readable summary here")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
@@ -234,7 +237,7 @@ def main(argv=None) -> int:
     settings = ArenaSettings(args.a, args.b, args.games, args.size, args.n_in_row, args.opening_stones,
                              args.openings, args.seed, args.workers, args.parallel, args.c_puct, args.device,
                              SearchOptions.from_args(args), args.precision, args.precision_b, args.rule,
-                             args.engine_info)
+                             args.engine_info, args.engine_info_b)
 
     def log(line: str) -> None:
         if not args.quiet:

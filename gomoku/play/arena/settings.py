@@ -142,3 +142,9 @@ class ArenaSettings:
     """freestyle, standard or renju; None: the models' rule, else freestyle"""
     engine_info: str = ""
     """the INFO lines of the engine players, "KEY VALUE;KEY VALUE" (``engine_player.parse_engine_info``)"""
+    engine_info_b: Optional[str] = None
+    """B's INFO lines where they differ from ``engine_info`` (two engines at two budgets); None: the same"""
+
+    def seat_engine_info(self) -> dict:
+        """The INFO text of each seat, ``{"A": ..., "B": ...}``."""
+        return {"A": self.engine_info, "B": self.engine_info if self.engine_info_b is None else self.engine_info_b}
