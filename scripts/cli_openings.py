@@ -16,6 +16,7 @@ import argparse
 import sys
 
 from gomoku.game.openings import OpeningError, load_openings
+from gomoku.game.rules import RULES
 from gomoku.util import board_size_arg
 
 
@@ -31,10 +32,12 @@ def main(argv=None) -> int:
     parser.add_argument("--size", type=board_size_arg, default=(15, 15), metavar="WxH",
                         help="the board (default: 15x15); c-gomoku-cli plays square boards only")
     parser.add_argument("--n-in-row", type=int, default=5, help="stones in a row that win (default: 5)")
+    parser.add_argument("--rule", choices=RULES, default="freestyle",
+                        help="the rule whose balanced openings 'balanced' means (default: freestyle)")
     args = parser.parse_args(argv)
     width, height = args.size
     try:
-        openings = load_openings(args.openings, width, height, args.n_in_row)
+        openings = load_openings(args.openings, width, height, args.n_in_row, args.rule)
     except OpeningError as exc:
         print(f"cli_openings: error: {exc}", file=sys.stderr)
         return 2

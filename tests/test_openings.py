@@ -72,6 +72,17 @@ def test_the_shipped_balanced_openings_read_and_are_distinct():
     assert len({balanced.canonical(moves, perms) for moves in openings}) == len(openings)
 
 
+def test_balanced_under_renju_means_the_26_renju_openings():
+    path = openings_path(BALANCED, 15, 15, 5, "renju")
+    assert os.path.basename(path) == "renju_26_15x15.txt"
+    openings = book_for_board(BALANCED, 15, 15, 5, "renju")
+    assert len(openings) == 26 and all(len(moves) == 3 for moves in openings)
+    assert load_openings(BALANCED, 15, 15, 5, "standard") == load_openings(BALANCED, 15, 15, 5)
+    with pytest.raises(OpeningError, match="no balanced openings ship for 11x11 with 5 in a row under renju"):
+        openings_path(BALANCED, 11, 11, 5, "renju")
+    assert book_for_board(BALANCED, 11, 11, 5, "renju") == []
+
+
 def test_games_take_each_opening_twice_and_start_over_when_they_run_out():
     openings = [[1], [2], [3]]
     games = openings_for_games(openings, 10, np.random.default_rng(0))

@@ -18,6 +18,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from gomoku.game.board import Board, IllegalMoveError
+from gomoku.game.rules import FREESTYLE, rule_of
 from gomoku.game.symmetry import symmetries
 
 OPENING_TRIES = 200  # draws per opening before a repeat (up to symmetry) is accepted
@@ -100,31 +101,34 @@ DATA_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__
 BALANCED = "balanced"  # names the shipped balanced openings of a board in ``--openings``
 
 
-def openings_path(name: str, width: int, height: int, n_in_row: int) -> str:
+def openings_path(name: str, width: int, height: int, n_in_row: int, rule: str = FREESTYLE) -> str:
     """The file ``--openings NAME`` means: ``balanced`` is the project's own balanced openings
-    for the board (``gomoku/data/balanced_WxH_N.txt``), anything else a path.
+    for the board and rule (the rule's ``openings`` file in ``gomoku/data``: under renju the 26
+    standard renju openings), anything else a path.
 
     Raises:
-        OpeningError: ``balanced`` on a board the project ships no openings for.
+        OpeningError: ``balanced`` on a board the project ships no openings for under ``rule``.
     """
     if name != BALANCED:
         return name
-    path = os.path.join(DATA_DIR, f"balanced_{width}x{height}_{n_in_row}.txt")
+    path = os.path.join(DATA_DIR, rule_of(rule).openings.format(width=width, height=height, n_in_row=n_in_row))
     if not os.path.exists(path):
-        shipped = sorted(f[len("balanced_"):-len(".txt")] for f in os.listdir(DATA_DIR)
-                         if f.startswith("balanced_")) if os.path.isdir(DATA_DIR) else []
-        raise OpeningError(f"no balanced openings ship for {width}x{height} with {n_in_row} in a row "
-                           f"(there are: {', '.join(shipped) or 'none'}); make some with "
+        raise OpeningError(f"no balanced openings ship for {width}x{height} with {n_in_row} in a row under {rule} "
+                           f"(gomoku/data has: {', '.join(_shipped_openings()) or 'none'}); make some with "
                            f"python -m gomoku.play.arena.balanced --size {width}x{height} --n-in-row {n_in_row} --out FILE")
     return path
 
 
-def load_openings(name: str, width: int, height: int, n_in_row: int) -> list[list[int]]:
+def _shipped_openings() -> list[str]:
+    return sorted(f[:-len(".txt")] for f in os.listdir(DATA_DIR) if f.endswith(".txt")) if os.path.isdir(DATA_DIR) else []
+
+
+def load_openings(name: str, width: int, height: int, n_in_row: int, rule: str = FREESTYLE) -> list[list[int]]:
     """``read_openings`` of the file ``--openings NAME`` means (see ``openings_path``)."""
-    return read_openings(openings_path(name, width, height, n_in_row), width, height, n_in_row)
+    return read_openings(openings_path(name, width, height, n_in_row, rule), width, height, n_in_row)
 
 
-def book_for_board(name: str, width: int, height: int, n_in_row: int) -> list[list[int]]:
+def book_for_board(name: str, width: int, height: int, n_in_row: int, rule: str = FREESTYLE) -> list[list[int]]:
     """The openings of ``--openings NAME`` for this board, or [] when they are for another
     board (a run on several boards uses them where they fit).
 
@@ -133,7 +137,7 @@ def book_for_board(name: str, width: int, height: int, n_in_row: int) -> list[li
     """
     if name == BALANCED:
         try:
-            path = openings_path(name, width, height, n_in_row)
+            path = openings_path(name, width, height, n_in_row, rule)
         except OpeningError:
             return []
     else:

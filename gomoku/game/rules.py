@@ -26,7 +26,10 @@ What a rule says (the attributes of ``Rule``):
   (False only under caro);
 * ``restricted``: the player with forbidden points (Black under renju), 0 for none;
 * ``first_player``: the player who must move first (Black under renju), 0 when either may;
-* ``n_in_row``: the only line length the rule is played with (5 under renju), 0 for any.
+* ``n_in_row``: the only line length the rule is played with (5 under renju), 0 for any;
+* ``openings``: the file in ``gomoku/data`` of its balanced openings for a board (``--openings
+  balanced``), a pattern with ``{width}``, ``{height}`` and ``{n_in_row}``: the 26 standard
+  renju openings under renju, the project's balanced openings under the others.
 
 From these follow which lines still threaten: a window of ``n_in_row`` cells counts for a
 player unless its completion could never win (``dead_lines``): for an exact player a stone of
@@ -88,6 +91,7 @@ class Rule(str):
     restricted: int
     first_player: int
     n_in_row: int
+    openings: str
     summary: str
 
     def __new__(cls, name: str) -> "Rule":
@@ -153,10 +157,12 @@ class Rule(str):
 
 
 def _declare(name: str, protocol: int, summary: str, exact: tuple = (False, False, False),
-             flanked_wins: bool = True, restricted: int = 0, first_player: int = 0, n_in_row: int = 0) -> Rule:
+             flanked_wins: bool = True, restricted: int = 0, first_player: int = 0, n_in_row: int = 0,
+             openings: str = "balanced_{width}x{height}_{n_in_row}.txt") -> Rule:
     rule = str.__new__(Rule, name)
     rule.__dict__.update(name=name, protocol=protocol, exact=exact, flanked_wins=flanked_wins,
-                         restricted=restricted, first_player=first_player, n_in_row=n_in_row, summary=summary)
+                         restricted=restricted, first_player=first_player, n_in_row=n_in_row,
+                         openings=openings, summary=summary)
     return rule
 
 
@@ -167,7 +173,7 @@ _DECLARED = (
     _declare("standard", 1, "exactly n_in_row in a row win", exact=(False, True, True)),
     _declare("renju", 4, "Black moves first, wins with exactly five and has forbidden points, "
              "White wins with five or more", exact=(False, True, False), restricted=BLACK,
-             first_player=BLACK, n_in_row=5),
+             first_player=BLACK, n_in_row=5, openings="renju_26_{width}x{height}.txt"),
     _declare("caro", 8, "n_in_row or more in a row win, but not exactly n_in_row between two "
              "opponent's stones", flanked_wins=False),
 )

@@ -219,7 +219,7 @@ class TrainConfig:
             for stones in (self.opening_stones, self.eval_opening_stones):
                 check_opening_stones(stones, width, height, self.n_in_row)
         for flag, name in (("openings", self.openings), ("eval_openings", self.eval_openings)):
-            if name and not any(book_for_board(name, width, height, self.n_in_row) for width, height in sizes):
+            if name and not any(book_for_board(name, width, height, self.n_in_row, self.rule) for width, height in sizes):
                 raise ValueError(f"--{flag.replace('_', '-')} {name}: its openings are for none of the run's "
                                  f"boards ({', '.join(f'{w}x{h}' for w, h in sizes)}, {self.n_in_row} in a row)")
         if not 0.0 <= self.openings_share <= 1.0:

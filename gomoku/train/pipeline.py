@@ -439,7 +439,7 @@ class TrainPipeline:
         playouts = cfg.eval_playouts or cfg.n_playout  # the net's, per move
         geometry = (*self.largest_in_play(), cfg.n_in_row)
         # A plays Black in even games, so each opening is played with colours swapped.
-        book = book_for_board(cfg.eval_openings, *geometry) if cfg.eval_openings else []
+        book = book_for_board(cfg.eval_openings, *geometry, cfg.rule) if cfg.eval_openings else []
         if book:
             openings = openings_for_games(book, cfg.eval_games, np.random.default_rng(seed))
         else:

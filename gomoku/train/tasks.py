@@ -71,7 +71,7 @@ class SelfPlaySettings:
     def from_config(cls, config, board_shape: tuple, parallel: int) -> "SelfPlaySettings":
         """The settings a ``TrainConfig`` gives for games on ``board_shape``: its fields of the same names."""
         recipe = SelfPlayRecipe(**{f.name: getattr(config, f.name) for f in fields(SelfPlayRecipe)})
-        book = book_for_board(config.openings, *board_shape) if config.openings else []
+        book = book_for_board(config.openings, *board_shape, config.rule) if config.openings else []
         return cls(tuple(board_shape), parallel, recipe, config.opening_stones,
                    tuple(tuple(moves) for moves in book), config.openings_share, config.rule)
 

@@ -131,7 +131,7 @@ def run_arena(settings: ArenaSettings, log: Optional[Callable[[str], None]] = No
     rng = np.random.default_rng(settings.seed)
     try:
         if settings.openings:
-            per_game = openings_for_games(load_openings(settings.openings, *geometry), settings.games, rng)
+            per_game = openings_for_games(load_openings(settings.openings, *geometry, rule), settings.games, rng)
         else:
             per_game = paired_openings(settings.games, *geometry, settings.opening_stones, rng)
     except OpeningError as exc:
