@@ -70,11 +70,14 @@ def read_sgf(path: str, aliases: dict) -> list[tuple[str, str, float]]:
 def read_games(paths: list[str], aliases: Optional[dict] = None) -> tuple[list[tuple[str, str, float]], dict]:
     """``(black, white, black's points)`` of every game in ``paths``, and each label's spec and info.
 
-    A file ending in ``.sgf`` is c-gomoku-cli's; the others are ``gomoku-arena --out`` files.
+    A file ending in ``.sgf`` is c-gomoku-cli's; the others are ``gomoku-arena --out`` files. A
+    game that repeats an earlier one move for move between the same players (two deterministic
+    players replay it from the same opening and seed) is no new evidence: it is counted once.
     """
     from gomoku.play.arena.report import engine_info_of
 
     games, specs = [], {}
+    seen, repeats = set(), 0
     for path in paths:
         if path.endswith(".sgf"):
             games += read_sgf(path, aliases or {})
@@ -90,8 +93,16 @@ def read_games(paths: list[str], aliases: Optional[dict] = None) -> tuple[list[t
                     info = engine_info_of(game, colour)
                     labels[colour] = player_label(spec, info if spec.startswith("engine:") else "")
                     specs[labels[colour]] = (spec, info if spec.startswith("engine:") else "")
+                key = (labels["1"], labels["2"], tuple(game.get("moves", ())))
+                if key[2] and key in seen:
+                    repeats += 1
+                    continue
+                seen.add(key)
                 result = game["result"]
                 games.append((labels["1"], labels["2"], 1.0 if result == 1 else 0.0 if result == 2 else 0.5))
+    if repeats:
+        print(f"elo_ladder: {repeats} game(s) repeat an earlier game move for move between the same players; "
+              f"each is counted once", file=sys.stderr)
     return games, specs
 
 

@@ -71,6 +71,17 @@ def test_table_and_plot_from_a_games_file(tmp_path):
     assert elo_ladder.main([str(path), "--anchor", "nobody"]) == 2
 
 
+def test_a_game_repeated_move_for_move_counts_once(tmp_path, capsys):
+    game = {"players": {"1": "az:m.npz:800", "2": "heuristic:4"}, "result": 1, "moves": ["h8", "i9", "g9"]}
+    other = dict(game, moves=["h8", "i9", "g7"])
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    first.write_text(json.dumps(game) + "\n" + json.dumps(other) + "\n")
+    second.write_text(json.dumps(game) + "\n")  # the same seed and players, played again
+    games, _ = elo_ladder.read_games([str(first), str(second)])
+    assert games == [("az:m.npz:800", "heuristic:4", 1.0)] * 2
+    assert "1 game(s) repeat an earlier game move for move" in capsys.readouterr().err
+
+
 def test_placing_a_newcomer_plays_pairs_against_the_nearest_player(tmp_path):
     path = tmp_path / "games.jsonl"
     lines = [{"players": {"1": "heuristic:0", "2": "pure:20"}, "result": 1},
