@@ -74,7 +74,7 @@ def read_games(paths: list[str], aliases: Optional[dict] = None) -> tuple[list[t
     game that repeats an earlier one move for move between the same players (two deterministic
     players replay it from the same opening and seed) is no new evidence: it is counted once.
     """
-    from gomoku.play.arena.report import engine_info_of
+    from gomoku.play.arena.report import engine_info_of, new_games
 
     games, specs = [], {}
     seen, repeats = set(), 0
@@ -83,23 +83,18 @@ def read_games(paths: list[str], aliases: Optional[dict] = None) -> tuple[list[t
             games += read_sgf(path, aliases or {})
             continue
         with open(path, encoding="utf-8") as f:
-            for line in f:
-                if not line.strip():
-                    continue
-                game = json.loads(line)
-                labels = {}
-                for colour in ("1", "2"):
-                    spec = game["players"][colour]
-                    info = engine_info_of(game, colour)
-                    labels[colour] = player_label(spec, info if spec.startswith("engine:") else "")
-                    specs[labels[colour]] = (spec, info if spec.startswith("engine:") else "")
-                key = (labels["1"], labels["2"], tuple(game.get("moves", ())))
-                if key[2] and key in seen:
-                    repeats += 1
-                    continue
-                seen.add(key)
-                result = game["result"]
-                games.append((labels["1"], labels["2"], 1.0 if result == 1 else 0.0 if result == 2 else 0.5))
+            lines = [json.loads(line) for line in f if line.strip()]
+        kept = new_games(lines, seen)
+        repeats += len(lines) - len(kept)
+        for game in kept:
+            labels = {}
+            for colour in ("1", "2"):
+                spec = game["players"][colour]
+                info = engine_info_of(game, colour) if spec.startswith("engine:") else ""
+                labels[colour] = player_label(spec, info)
+                specs[labels[colour]] = (spec, info)
+            result = game["result"]
+            games.append((labels["1"], labels["2"], 1.0 if result == 1 else 0.0 if result == 2 else 0.5))
     if repeats:
         print(f"elo_ladder: {repeats} game(s) repeat an earlier game move for move between the same players; "
               f"each is counted once", file=sys.stderr)
@@ -107,6 +102,21 @@ def read_games(paths: list[str], aliases: Optional[dict] = None) -> tuple[list[t
 
 
 # ------------------------------------------------------------------ fit
+def connected(games: list[tuple[str, str, float]], anchor: str) -> set:
+    """The players that a chain of games links to ``anchor`` (the anchor among them)."""
+    opponents: dict = {}
+    for black, white, _ in games:
+        opponents.setdefault(black, set()).add(white)
+        opponents.setdefault(white, set()).add(black)
+    reached, stack = {anchor}, [anchor]
+    while stack:
+        for other in opponents.get(stack.pop(), ()):
+            if other not in reached:
+                reached.add(other)
+                stack.append(other)
+    return reached
+
+
 def fit(games: list[tuple[str, str, float]], anchor: str, prior: float = 2.0):
     """Ratings, their 95% half-widths, the first move's advantage and its half-width.
 
@@ -116,6 +126,10 @@ def fit(games: list[tuple[str, str, float]], anchor: str, prior: float = 2.0):
     players = sorted({p for g in games for p in g[:2]})
     if anchor not in players:
         raise ValueError(f"the anchor {anchor!r} played no game; players: {', '.join(players)}")
+    apart = sorted(set(players) - connected(games, anchor))
+    if apart:
+        raise ValueError(f"no chain of games links {', '.join(apart)} to the anchor {anchor!r}, so they cannot "
+                         f"be rated on its scale (an engine of an SGF file without its --alias?)")
     index = {p: i for i, p in enumerate(players)}
     rows = [(index[b], index[w], s, 1.0) for b, w, s in games]
     pairs = {tuple(sorted((index[b], index[w]))) for b, w, _ in games}

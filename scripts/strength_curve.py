@@ -24,14 +24,21 @@ import argparse
 import json
 import sys
 
-from gomoku.play.arena.report import ArenaError, read_games, wilson_interval
+from gomoku.play.arena.report import ArenaError, new_games, read_games, wilson_interval
 
 
 def colour_record(paths: list[str]) -> dict:
-    """``{"black": [w, d, l], "white": [w, d, l]}`` of player A over the games in ``paths``."""
+    """``{"black": [w, d, l], "white": [w, d, l]}`` of player A over the games in ``paths``, a game
+    that repeats an earlier one move for move counted once (``report.new_games``)."""
     record = {"black": [0, 0, 0], "white": [0, 0, 0]}
+    seen: set = set()
     for path in paths:
-        for game in read_games(path):
+        games = read_games(path)
+        kept = new_games(games, seen)
+        if len(kept) < len(games):
+            print(f"strength_curve: {path}: {len(games) - len(kept)} game(s) repeat an earlier game move for "
+                  f"move; each is counted once", file=sys.stderr)
+        for game in kept:
             colour = game["colours"]["A"]
             outcome = 0 if game["winner"] == "A" else 2 if game["winner"] == "B" else 1
             record[colour][outcome] += 1

@@ -25,6 +25,13 @@ def test_a_three_to_one_score_is_191_elo_and_the_colour_advantage_is_separate():
     assert abs(ratings[0]) < 1e-6 and adv == pytest.approx(190.85, abs=0.1)
 
 
+def test_players_no_game_links_to_the_anchor_are_one_clear_error(tmp_path, capsys):
+    games = [("a", "b", 1.0), ("b", "a", 0.0), ("gz1s", "r1000", 1.0), ("r1000", "gz1s", 0.5)]
+    with pytest.raises(ValueError, match="no chain of games links gz1s, r1000 to the anchor 'a'"):
+        elo_ladder.fit(games, "a")
+    assert elo_ladder.connected(games, "b") == {"a", "b"}
+
+
 def test_the_prior_keeps_a_clean_sweep_finite_and_a_chain_is_transitive():
     games = [("A", "B", 1.0), ("B", "A", 0.0)] * 5 + [("B", "C", 1.0), ("C", "B", 0.0)] * 5
     players, ratings, half, _, _ = elo_ladder.fit(games, "C", prior=2)

@@ -47,3 +47,13 @@ def test_a_bad_points_file_is_one_clear_error(tmp_path, capsys):
     broken.write_text("{")
     assert strength_curve.main([str(broken)]) == 2
     assert "broken.json" in capsys.readouterr().err
+
+
+def test_a_game_played_again_move_for_move_counts_once(tmp_path, capsys):
+    game = {"players": {"1": "az:m.npz:800", "2": "engine:pbrain-e"}, "engine_info": "max_node 10",
+            "moves": ["h8", "i9", "g9"], "colours": {"A": "black", "B": "white"}, "winner": "A"}
+    first, again = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    first.write_text(json.dumps(game) + "\n" + json.dumps(dict(game, moves=["h8", "i9", "g7"])) + "\n")
+    again.write_text(json.dumps(game) + "\n" + json.dumps(dict(game, engine_info="max_node 20")) + "\n")
+    assert strength_curve.colour_record([str(first), str(again)]) == {"black": [3, 0, 0], "white": [0, 0, 0]}
+    assert "b.jsonl: 1 game(s) repeat an earlier game" in capsys.readouterr().err

@@ -310,6 +310,23 @@ def read_games(path: str) -> list[dict]:
     return games
 
 
+def new_games(games: list[dict], seen: set) -> list[dict]:
+    """The games of ``games`` that repeat none before them or in ``seen`` (which collects them).
+
+    Two deterministic players replay a game move for move from the same opening and seed; the
+    replay is no new evidence of their strength. A game is the same when its players by colour,
+    their engines' settings and its moves are."""
+    kept = []
+    for game in games:
+        key = (json.dumps(game.get("players"), sort_keys=True), json.dumps(game.get("engine_info"), sort_keys=True),
+               tuple(game.get("moves") or ()))
+        if key[2] and key in seen:
+            continue
+        seen.add(key)
+        kept.append(game)
+    return kept
+
+
 def write_summary(path: str, result: ArenaResult) -> None:
     text = json.dumps(result.summary(), indent=2) + "\n"
     atomic_write(path, lambda f: f.write(text.encode("utf-8")))
