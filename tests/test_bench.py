@@ -57,4 +57,14 @@ def test_the_benchmark_plays_the_gumbel_recipe_on_both_trees_and_a_sweep_side_by
     # which moves games per hour by up to half a playout's worth (large on a slow machine)
     assert results["selfplay_games_per_hour"] == pytest.approx(results["selfplay_playouts_per_s"] * 3600 / (20 * 8),
                                                                abs=0.5 * 3600 / (20 * 8) + 1)
-    assert results["selfplay_recipe"] == "gumbel, threats on, opening stones 2"
+    assert results["selfplay_recipe"] == "gumbel, threats on, opening stones 2, freestyle"
+
+
+def test_the_benchmark_plays_renju_and_refuses_a_rule_its_board_cannot_hold(capsys):
+    results = run_benchmark(9, 9, 5, n_playout=8, workers=1, parallel=2, pure_parallel=1, pure_playouts=10,
+                            seconds=0.2, device="cpu", log=lambda line: None, sizefree_sizes=(),
+                            root_search="gumbel", threats=True, moves_per_game=20, training=False, rule="renju")
+    assert results["selfplay_recipe"].endswith(", renju") and results["selfplay_playouts_per_s"] > 0
+    with pytest.raises(SystemExit):
+        main(["--rule", "renju", "--n-in-row", "4", "--width", "9", "--height", "9"])
+    assert "renju is played with five in a row" in capsys.readouterr().err

@@ -52,6 +52,7 @@ from typing import Optional
 import numpy as np
 
 from gomoku.game.features import input_channels
+from gomoku.game.rules import RULES, check_rule
 from gomoku.net.flags import add_device_flags
 from gomoku.progress import timed_phase
 from gomoku.search.recipe import ROOT_SEARCHES
@@ -84,9 +85,10 @@ def _selfplay_worker(args, evaluator) -> dict:
     from gomoku.train.selfplay import SelfPlayStream
 
     evaluator.clear_cache()  # the trees measured before played the same games: no head start from their positions
-    root_search, threats, opening_stones, moves_per_game = recipe
+    root_search, threats, opening_stones, moves_per_game, rule = recipe
     recipe = SelfPlayRecipe(n_playout=n_playout, root_search=root_search, win_check=threats, threats=threats)
-    stream = SelfPlayStream(evaluator, shape, parallel, recipe, seed, opening_stones=opening_stones, compiled=compiled)
+    stream = SelfPlayStream(evaluator, shape, parallel, recipe, seed, opening_stones=opening_stones, rule=rule,
+                            compiled=compiled)
     lengths = {}  # of the first `parallel` games, which start together
     sized = None  # a finished game as the trainer receives it, to size the traffic
 
@@ -153,7 +155,8 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
                   actors: str = "local", log=print, precisions: tuple = ("fp32",),
                   model_path: Optional[str] = None, root_search: str = "puct", threats: bool = False,
                   opening_stones: int = 0, moves_per_game: float = 0.0,
-                  trees: tuple = ("compiled",), sweep: tuple = (), inputs: int = 1, training: bool = True) -> dict:
+                  trees: tuple = ("compiled",), sweep: tuple = (), inputs: int = 1, training: bool = True,
+                  rule: str = "freestyle") -> dict:
     """Measures everything; returns the figures as a dict (see the module docstring).
 
     ``sizefree_sizes``: the square boards on which the size-free net
@@ -162,7 +165,8 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
     by side; the first one's figures have plain names, the others' end in ``_<precision>``.
     ``model_path``: a model file whose net the net-alone and self-play figures use
     (a size-free one also stands in for the size-free net), instead of a fresh one.
-    ``root_search``, ``threats``, ``opening_stones``: the self-play recipe, as ``train.py``'s flags.
+    ``root_search``, ``threats``, ``opening_stones``, ``rule``: the self-play recipe and the games'
+    rule, as ``train.py``'s flags.
     ``inputs``: the fresh net's input version (a model file says its own).
     ``training``: also measure a training step and an update.
     ``moves_per_game``: the games' mean length, if known (say, from a run's log); self-play then
@@ -185,7 +189,8 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
         "board": f"{width}x{height}, {n_in_row} in a row", "n_playout": n_playout,
         "workers": workers, "parallel_games_per_worker": parallel, "device": device, "actors": actors,
         "precision": precisions[0], "net": model_path or f"a fresh reference net, input version {inputs}",
-        "selfplay_recipe": f"{root_search}, threats {'on' if threats else 'off'}, opening stones {opening_stones}",
+        "selfplay_recipe": f"{root_search}, threats {'on' if threats else 'off'}, opening stones {opening_stones}, "
+                           f"{rule}",
         "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
                    f"Python {platform.python_version()}",
     }
@@ -241,7 +246,8 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
                     f"{seconds:.0f} s or more (until the first {parallel} games have finished) ...")
                 with timed_phase(f"self-play ({precision}, {tree} trees)", seconds):
                     sp = actors_.map(_selfplay_worker, [(shape, parallel, n_playout, seconds, 1000 * i,
-                                                         (root_search, threats, opening_stones, moves_per_game),
+                                                         (root_search, threats, opening_stones, moves_per_game,
+                                                          rule),
                                                          compiled)
                                                         for i in range(workers)])
                 playouts_per_s = sum(r["playouts"] / r["seconds"] for r in sp)
@@ -276,7 +282,8 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
                 nn = actors_.map(_nn_worker, [(shape, games, seconds)] * workers)
                 results[f"sweep_{games}_nn_positions_per_s"] = round(sum(r for r, _ in nn))
                 sp = actors_.map(_selfplay_worker, [(shape, games, n_playout, seconds, 1000 * i,
-                                                     (root_search, threats, opening_stones, moves_per_game or 1.0),
+                                                     (root_search, threats, opening_stones, moves_per_game or 1.0,
+                                                      rule),
                                                      True) for i in range(workers)])
                 rate = sum(r["playouts"] / r["seconds"] for r in sp)
                 results[f"sweep_{games}_selfplay_playouts_per_s"] = round(rate)
@@ -369,6 +376,8 @@ def main(argv=None) -> int:
                         help="the self-play search, as train.py's --root-search")
     parser.add_argument("--threats", type=switch_arg, default=False, metavar="on|off",
                         help="self-play with the threat solver, as train.py's --threats")
+    parser.add_argument("--rule", choices=RULES, default="freestyle",
+                        help="the self-play games' rule, as train.py's --rule (default: freestyle)")
     parser.add_argument("--inputs", type=int, choices=[1, 2], default=1,
                         help="the fresh net's input version, as train.py's --inputs (2: the threat planes)")
     parser.add_argument("--opening-stones", type=int, default=0,
@@ -400,6 +409,10 @@ def main(argv=None) -> int:
     if min(args.width, args.height) < args.n_in_row or args.playouts < 1 or args.parallel < 1:
         parser.error("the board must hold n_in_row, and playouts and parallel must be positive")
     try:
+        check_rule(args.rule, args.n_in_row)
+    except ValueError as exc:
+        parser.error(str(exc))
+    try:
         sweep = tuple(int(n) for n in args.sweep.split(",") if n.strip())
     except ValueError:
         parser.error(f"--sweep wants game counts like 128,512, got {args.sweep!r}")
@@ -427,7 +440,7 @@ def main(argv=None) -> int:
                             model_path=args.model, root_search=args.root_search, threats=args.threats,
                             opening_stones=args.opening_stones, moves_per_game=args.moves_per_game,
                             trees=("reference", "compiled") if args.trees == "both" else (args.trees,),
-                            sweep=sweep, inputs=args.inputs, training=args.training)
+                            sweep=sweep, inputs=args.inputs, training=args.training, rule=args.rule)
     print(format_table(results))
     if args.json:
         with open(args.json, "w") as f:
