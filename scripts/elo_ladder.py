@@ -67,6 +67,21 @@ def read_sgf(path: str, aliases: dict) -> list[tuple[str, str, float]]:
     return games
 
 
+def rated_game(line: dict, specs: dict) -> tuple[str, str, float]:
+    """``(black, white, black's points)`` of an arena games line, its players by label; ``specs``
+    collects each label's spec and engine settings (what ``--place`` needs to play it again)."""
+    from gomoku.play.arena.report import engine_info_of
+
+    labels = {}
+    for colour in ("1", "2"):
+        spec = line["players"][colour]
+        info = engine_info_of(line, colour) if spec.startswith("engine:") else ""
+        labels[colour] = player_label(spec, info)
+        specs[labels[colour]] = (spec, info)
+    result = line["result"]
+    return labels["1"], labels["2"], 1.0 if result == 1 else 0.0 if result == 2 else 0.5
+
+
 def read_games(paths: list[str], aliases: Optional[dict] = None) -> tuple[list[tuple[str, str, float]], dict]:
     """``(black, white, black's points)`` of every game in ``paths``, and each label's spec and info.
 
@@ -74,7 +89,7 @@ def read_games(paths: list[str], aliases: Optional[dict] = None) -> tuple[list[t
     game that repeats an earlier one move for move between the same players (two deterministic
     players replay it from the same opening and seed) is no new evidence: it is counted once.
     """
-    from gomoku.play.arena.report import engine_info_of, new_games
+    from gomoku.play.arena import report
 
     games, specs = [], {}
     seen, repeats = set(), 0
@@ -82,19 +97,10 @@ def read_games(paths: list[str], aliases: Optional[dict] = None) -> tuple[list[t
         if path.endswith(".sgf"):
             games += read_sgf(path, aliases or {})
             continue
-        with open(path, encoding="utf-8") as f:
-            lines = [json.loads(line) for line in f if line.strip()]
-        kept = new_games(lines, seen)
+        lines = report.read_games(path)
+        kept = report.new_games(lines, seen)
         repeats += len(lines) - len(kept)
-        for game in kept:
-            labels = {}
-            for colour in ("1", "2"):
-                spec = game["players"][colour]
-                info = engine_info_of(game, colour) if spec.startswith("engine:") else ""
-                labels[colour] = player_label(spec, info)
-                specs[labels[colour]] = (spec, info)
-            result = game["result"]
-            games.append((labels["1"], labels["2"], 1.0 if result == 1 else 0.0 if result == 2 else 0.5))
+        games += [rated_game(line, specs) for line in kept]
     if repeats:
         print(f"elo_ladder: {repeats} game(s) repeat an earlier game move for move between the same players; "
               f"each is counted once", file=sys.stderr)
@@ -216,7 +222,6 @@ def plot(games, anchor: str, prior: float, path: str, title: str = "Elo ladder")
 # ------------------------------------------------------------------ placing
 def place(args, games, specs) -> list:
     """Plays the newcomer ``args.place`` against the nearest rated player until it is placed."""
-    from gomoku.play.arena.report import engine_info_of
     from gomoku.play.arena.run import run_arena
     from gomoku.play.arena.settings import ArenaSettings
 
@@ -247,10 +252,7 @@ def place(args, games, specs) -> list:
         if args.out:
             with open(args.out, "a", encoding="utf-8") as f:
                 f.writelines(json.dumps(line) + "\n" for line in lines)
-        for line in lines:
-            labels = {c: player_label(line["players"][c], engine_info_of(line, c)) for c in ("1", "2")}
-            games.append((labels["1"], labels["2"], 1.0 if line["result"] == 1 else 0.0 if line["result"] == 2
-                          else 0.5))
+        games += [rated_game(line, specs) for line in lines]
     return games
 
 

@@ -185,6 +185,10 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
 
     workers = workers or usable_cpus()
     shape = (width, height, n_in_row)
+
+    def recipe(moves: float) -> tuple:  # what _selfplay_worker reads after the board and budget
+        return root_search, threats, opening_stones, moves, rule
+
     results = {
         "board": f"{width}x{height}, {n_in_row} in a row", "n_playout": n_playout,
         "workers": workers, "parallel_games_per_worker": parallel, "device": device, "actors": actors,
@@ -246,9 +250,7 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
                     f"{seconds:.0f} s or more (until the first {parallel} games have finished) ...")
                 with timed_phase(f"self-play ({precision}, {tree} trees)", seconds):
                     sp = actors_.map(_selfplay_worker, [(shape, parallel, n_playout, seconds, 1000 * i,
-                                                         (root_search, threats, opening_stones, moves_per_game,
-                                                          rule),
-                                                         compiled)
+                                                         recipe(moves_per_game), compiled)
                                                         for i in range(workers)])
                 playouts_per_s = sum(r["playouts"] / r["seconds"] for r in sp)
                 lengths = [moves_per_game] if moves_per_game else [n for r in sp for n in r["lengths"]]
@@ -282,9 +284,7 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
                 nn = actors_.map(_nn_worker, [(shape, games, seconds)] * workers)
                 results[f"sweep_{games}_nn_positions_per_s"] = round(sum(r for r, _ in nn))
                 sp = actors_.map(_selfplay_worker, [(shape, games, n_playout, seconds, 1000 * i,
-                                                     (root_search, threats, opening_stones, moves_per_game or 1.0,
-                                                      rule),
-                                                     True) for i in range(workers)])
+                                                     recipe(moves_per_game or 1.0), True) for i in range(workers)])
                 rate = sum(r["playouts"] / r["seconds"] for r in sp)
                 results[f"sweep_{games}_selfplay_playouts_per_s"] = round(rate)
                 results[f"sweep_{games}_selfplay_share_of_nn"] = round(

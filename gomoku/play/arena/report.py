@@ -20,7 +20,7 @@ from gomoku.game.board import Board
 from gomoku.game.gamefile import COLOUR_NAMES, GameRecord
 from gomoku.game.rules import FREESTYLE
 from gomoku.play.arena.settings import ArenaError, ArenaSettings
-from gomoku.search.players import PlayerSpec, spec_text
+from gomoku.search.players import PlayerSpec, info_text, spec_text
 from gomoku.train.tasks import MatchGame, Tally, tally_by_colour
 from gomoku.util import atomic_write
 
@@ -162,18 +162,18 @@ class ArenaResult:
 
     def game_lines(self) -> list[dict]:
         """One JSON object per game (``--out``), in the games' order: see ``game_line``."""
-        return [game_line(game, self.spec_a, self.spec_b, self.geometry, self.settings.rule,
-                          self.settings.seat_engine_info()) for game in self.games]
+        return [game_line(game, self.spec_a, self.spec_b, self.geometry, self.settings.rule) for game in self.games]
 
 
 def game_line(game: MatchGame, spec_a: PlayerSpec, spec_b: PlayerSpec, geometry: Sequence[int],
-              rule: Optional[str], engine_info: Optional[dict] = None) -> dict:
+              rule: Optional[str]) -> dict:
     """One game as a JSON object (a line of ``--out``): a ``gamefile`` record plus the arena's fields.
 
     The record part (format, board, ``moves`` as labels, ``players`` by colour,
     ``result``) is what ``play.py --load`` reads, once a line is saved as a file
-    of its own. ``engine_info`` holds each seat's INFO text, ``{"A": ..., "B": ...}``; the line
-    names it once when the engine seats share it, else by seat (``engine_info_of`` reads both).
+    of its own. An engine seat's INFO lines (its spec's) are part of who played: the line names
+    them once when the engine seats share them, else by seat, ``{"A": ..., "B": ...}``
+    (``engine_info_of`` reads both).
     """
     width, height, n_in_row = geometry
     labeller = Board(width, height, n_in_row)
@@ -185,10 +185,7 @@ def game_line(game: MatchGame, spec_a: PlayerSpec, spec_b: PlayerSpec, geometry:
         colours={"A": COLOUR_NAMES[game.a_colour].lower(), "B": COLOUR_NAMES[3 - game.a_colour].lower()},
         winner="draw" if game.winner == 0 else ("A" if game.a_points == 1.0 else "B"),
     )
-    # The engines' settings are part of who played.
-    seats = {seat: text for seat, spec, text in (("A", spec_a, (engine_info or {}).get("A")),
-                                                 ("B", spec_b, (engine_info or {}).get("B")))
-             if spec.engine_info and text}
+    seats = {seat: info_text(spec.engine_info) for seat, spec in (("A", spec_a), ("B", spec_b)) if spec.engine_info}
     if len(set(seats.values())) == 1:
         line["engine_info"] = next(iter(seats.values()))
     elif seats:
@@ -275,9 +272,7 @@ class GamesFile:
     def add(self, result: ArenaResult, game: MatchGame) -> None:
         if self._file is None:
             self._file = open(self.partial, "w", encoding="utf-8")
-        settings = result.settings
-        line = game_line(game, result.spec_a, result.spec_b, result.geometry, settings.rule,
-                         settings.seat_engine_info())
+        line = game_line(game, result.spec_a, result.spec_b, result.geometry, result.settings.rule)
         self._file.write(json.dumps(line) + "\n")
         self._file.flush()
 
