@@ -113,6 +113,7 @@ def test_a_run_carries_a_freestyle_model_over_to_renju(tmp_path):
     pipeline = TrainPipeline(config, run, log=lines.append, init_model=free)
     assert any("trained for freestyle: this run trains it for renju" in line for line in lines)
     pipeline.run(iterations=1)
+    assert any(line.startswith(f"run {run}: 9x9, 5 in a row, renju, 8 playouts") for line in lines)
     assert read_model_file(os.path.join(run, "current_model.npz"))[0].rule == "renju"
     start = json.loads(open(os.path.join(run, "metrics.jsonl")).readline())
     assert start["rule_from"] == "freestyle"
