@@ -283,3 +283,22 @@ def test_the_trainer_refuses_an_engine_that_cannot_start_before_it_trains(tmp_pa
     assert code == 2
     assert "cannot start the engine '/nonexistent/pbrain-none'" in capsys.readouterr().err
     assert not (tmp_path / "run" / "checkpoint.pkl").exists()
+
+
+def test_play_gives_white_its_own_engine_info():
+    from gomoku.play.match import setup_match
+
+    match = setup_match(black=f"engine:{fake()}", white=f"engine:{fake()}", size=(9, 9), n_in_row=5,
+                        engine_info="timeout_turn 2000;max_node 7", engine_info_white="timeout_turn 2000;max_node 9")
+    try:
+        assert info_text(match.specs[1].engine_info) == "timeout_turn 2000;max_node 7"
+        assert info_text(match.specs[2].engine_info) == "timeout_turn 2000;max_node 9"
+    finally:
+        match.close()
+    shared = setup_match(black=f"engine:{fake()}", size=(9, 9), n_in_row=5, engine_info="max_node 7")
+    try:
+        assert info_text(shared.specs[1].engine_info) == "max_node 7"
+    finally:
+        shared.close()
+    with pytest.raises(EngineError, match="cannot read 'max_node'"):
+        setup_match(black=f"engine:{fake()}", size=(9, 9), n_in_row=5, engine_info_white="max_node")

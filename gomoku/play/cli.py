@@ -66,6 +66,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--engine-info", default="", metavar="'KEY VALUE;...'",
                         help="INFO lines for an engine player, e.g. \"timeout_turn 1000;max_node 100000\" "
                              "(timeout_turn: ms a move, 5000 by default)")
+    parser.add_argument("--engine-info-white", metavar="'KEY VALUE;...'",
+                        help="White's INFO lines where they differ from --engine-info (one engine against "
+                             "itself at two budgets; default: the same)")
     parser.add_argument("--text", action="store_true", help="play in the terminal instead of a window")
     parser.add_argument("--load", metavar="FILE", help="a saved game (JSON) to replay or continue")
     parser.add_argument("--size", type=board_size_arg, metavar="WxH",
@@ -96,7 +99,7 @@ def main(argv=None) -> int:
                             white=args.white, size=args.size, n_in_row=args.n_in_row, load=args.load,
                             seed=args.seed, device=args.device, search=SearchOptions.from_args(args),
                             precision=args.precision, rule=args.rule, engine_info=args.engine_info,
-                            root_search=args.root_search)
+                            root_search=args.root_search, engine_info_white=args.engine_info_white)
     except MissingModelError as exc:
         print(f"{name}: {exc}", file=sys.stderr)
         return 2
@@ -126,4 +129,6 @@ def main(argv=None) -> int:
     except EngineError as exc:  # an engine player that forfeits or stops answering
         print(f"{name}: error: {exc}", file=sys.stderr)
         return 1
+    finally:
+        match.close()
 

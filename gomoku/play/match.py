@@ -28,8 +28,8 @@ from gomoku.net.modelfile import ModelFileError, find_model, read_model_spec
 from gomoku.play import engine_player  # noqa: F401  (registers the engine:COMMAND players)
 from gomoku.search.options import SearchOptions
 from gomoku.search.player_kinds import player_kinds
-from gomoku.search.players import (PlayerSpec, make_player, model_player_kind, offered_players, parse_engine_info,
-                                   spec_text)
+from gomoku.search.players import (PlayerSpec, close_players, make_player, model_player_kind, offered_players,
+                                   parse_engine_info, spec_text)
 
 STONE_MARKS = {1: "X", 2: "O"}
 
@@ -197,6 +197,10 @@ class Match:
     def record(self) -> GameRecord:
         return GameRecord.from_board(self.board, {p: spec_text(s) for p, s in self.specs.items()})
 
+    def close(self) -> None:
+        """Ends the engine processes the seats started (they would also end when this process exits)."""
+        close_players(self._models)
+
 
 def _merge_choices(specs: list[PlayerSpec]) -> list[PlayerSpec]:
     """One spec per kind, in the registry's order; the first spec given for a kind wins."""
@@ -213,7 +217,7 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
                 load: Optional[str] = None, seed: Optional[int] = None,
                 device: str = "auto", search: SearchOptions = SearchOptions(),
                 precision: str = "auto", rule: Optional[str] = None, engine_info: str = "",
-                root_search: str = "gumbel") -> Match:
+                root_search: str = "gumbel", engine_info_white: Optional[str] = None) -> Match:
     """Builds the match that ``play.py``'s flags describe.
 
     By default a human plays Black against ``model`` (the shipped ``models/gomoku_8x8_5.npz``
@@ -248,6 +252,8 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
         rule: a rule's name (``gomoku.game.rules.RULES``); None: as above.
         root_search: the model's search where no spec names one: 'gumbel' (Gumbel's sequential
             halving at the root, the ``gumbel`` player) or 'puct' (the ``az`` player).
+        engine_info, engine_info_white: the INFO lines of engine players, "KEY VALUE;KEY VALUE"
+            (``parse_engine_info``); White's where they differ from ``engine_info`` (None: the same).
 
     Raises:
         MissingModelError: the default model is needed but not there yet.
@@ -290,9 +296,11 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
         seats[1] = black
     if white:
         seats[2] = white
-    info = parse_engine_info(engine_info)  # an EngineError (a ValueError) names the bad part
+    # An EngineError (a ValueError) names the bad part.
+    info = {1: parse_engine_info(engine_info),
+            2: parse_engine_info(engine_info if engine_info_white is None else engine_info_white)}
     specs = {p: PlayerSpec.parse(text, default_model=model_path, default_playouts=playouts).with_search(search)
-             .with_engine_info(info) for p, text in seats.items()}
+             .with_engine_info(info[p]) for p, text in seats.items()}
     for p, spec in specs.items():
         if spec.entry.model:
             if record is not None and model is not None and seats[p] == record.players.get(p):

@@ -37,6 +37,7 @@ from gomoku import interrupt
 from gomoku.progress import advance_to, progress_bar
 from gomoku.game.features import input_channels
 from gomoku.game.openings import book_for_board, openings_for_games, paired_openings
+from gomoku.game.rules import FREESTYLE
 from gomoku.game.symmetry import augment
 from gomoku.net.device import device_report, precision_report
 from gomoku.net.grow import carry_inputs, check_growable, grow_weights
@@ -261,7 +262,8 @@ class TrainPipeline:
                 workers = "Ray actors" if cfg.actors == "ray" else f"{cfg.n_workers()} worker(s)"
                 boards = ", ".join(f"{w}x{h}" for w, h in cfg.board_sizes())
                 schedule = f" ({cfg.size_schedule})" if len(cfg.board_sizes()) > 1 else ""
-                self.log(f"run {self.run_dir}: {boards}{schedule}, {cfg.n_in_row} in a row, {cfg.rule}, "
+                rule = "" if cfg.rule == FREESTYLE else f", {cfg.rule}"
+                self.log(f"run {self.run_dir}: {boards}{schedule}, {cfg.n_in_row} in a row{rule}, "
                          f"{cfg.n_playout} playouts, {workers} x "
                          f"{cfg.games_in_lockstep(self.model.device)} games in lockstep, "
                          f"device {self.model.device}; iteration {self.iteration} of {cfg.game_batch_num}")
