@@ -262,9 +262,8 @@ class TrainPipeline:
                 workers = "Ray actors" if cfg.actors == "ray" else f"{cfg.n_workers()} worker(s)"
                 boards = ", ".join(f"{w}x{h}" for w, h in cfg.board_sizes())
                 schedule = f" ({cfg.size_schedule})" if len(cfg.board_sizes()) > 1 else ""
-                rule = "" if cfg.rule == FREESTYLE else f", {cfg.rule}"
-                self.log(f"run {self.run_dir}: {boards}{schedule}, {cfg.n_in_row} in a row{rule}, "
-                         f"{cfg.n_playout} playouts, {workers} x "
+                self.log(f"run {self.run_dir}: {boards}{schedule}, {cfg.n_in_row} in a row"
+                         f"{'' if cfg.rule == FREESTYLE else ', ' + cfg.rule}, {cfg.n_playout} playouts, {workers} x "
                          f"{cfg.games_in_lockstep(self.model.device)} games in lockstep, "
                          f"device {self.model.device}; iteration {self.iteration} of {cfg.game_batch_num}")
                 self.log(f"  {device_report(cfg.device)}; {precision_report(cfg.precision, self.model.device)}")
