@@ -7,8 +7,9 @@ A match against an engine costs tens of minutes for an interval of about +-0.15;
 seconds. The games file holds engine-against-engine games (``gomoku-arena --out`` with two
 ``engine:`` seats; docs/engines.md says how the ones in docs/probe/ were made). Every position
 after each game's opening is a test position: the engine's move there is the policy's target and
-the game's result (for the player to move: 1, 0 or -1) the value's. A position reached twice (the same stones, the same player to move)
-is scored once, with its first move. For each model, with the net alone (no search), it prints:
+the game's result (for the player to move: 1, 0 or -1) the value's. A position reached twice (the
+same stones, the same player to move) is scored once, with its first move. For each model, with the
+net alone (no search), it prints:
 
 - **agree**: the share of positions where the net's most likely move is the engine's, overall and
   with Black and with White to move;

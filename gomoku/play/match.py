@@ -278,7 +278,8 @@ def setup_match(model: Optional[str] = None, playouts: int = 400, first: Optiona
     if model is None and board_flags and record is None:
         # The board (and rule) the flags ask for: a shipped model made for it plays, else pure MCTS.
         model = shipped.shipped_model_for(*(size or (8, 8)), n_in_row or min(5, *(size or (8, 8))), rule or FREESTYLE)
-    elif model is None and record is None and rule is not None and not _fits(spec_of, shipped.DEFAULT_MODEL, (8, 8, 5), rule):
+    elif (model is None and record is None and rule is not None
+          and not _fits(spec_of, shipped.DEFAULT_MODEL, (8, 8, 5), rule)):
         # --rule alone: the shipped model trained for that rule, on its board; pure MCTS where none is.
         model = shipped.shipped_model_for_rule(rule)
         if model is None:

@@ -452,9 +452,9 @@ class TrainPipeline:
                 bar.set_postfix_str(f"score {progress.points:g} of {progress.games}", refresh=False)
                 advance_to(bar, progress.games)
 
+            search = SearchOptions(win_check=cfg.win_check, threats=cfg.threats)
             games, _ = self.actors.match(
-                PlayerSpec("az", PUBLISHED, playouts, search=SearchOptions(win_check=cfg.win_check, threats=cfg.threats)),
-                opponent, geometry, openings, seed,
+                PlayerSpec("az", PUBLISHED, playouts, search=search), opponent, geometry, openings, seed,
                 parallel=cfg.eval_games, c_puct=cfg.c_puct, device=self.model.device,
                 progress=on_progress if not bar.disable else None, precision=cfg.precision, rule=cfg.rule)
         as_black, as_white = tally_by_colour(games)
