@@ -1,4 +1,4 @@
-"""scripts/engine_agreement.py: a model's agreement with an engine's moves and results."""
+"""The probe (gomoku.train.probe) and scripts/engine_agreement.py: a net against an engine's moves and results."""
 
 import json
 import math
@@ -10,6 +10,7 @@ import pytest
 
 from gomoku.game.board import Board
 from gomoku.game.gamefile import GameRecord
+from gomoku.train.probe import paired_difference, read_probe
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
@@ -27,6 +28,7 @@ GAMES = [(["a1", "a2", "b1", "b2", "c1", "c2", "d1"], 1),
 
 
 def games_file(path, games=GAMES, rule="freestyle"):
+    """An arena games file of ``games``, each opening with its first two stones."""
     lines = []
     for labels, result in games:
         board = Board(6, 6, 4, rule=rule)
@@ -39,53 +41,65 @@ def games_file(path, games=GAMES, rule="freestyle"):
 
 
 def test_positions_after_the_opening_each_once_with_the_result_for_the_player_to_move(tmp_path):
-    positions = engine_agreement.read_positions(games_file(tmp_path / "g.jsonl"))
+    probe = read_probe(games_file(tmp_path / "g.jsonl"))
     # 5 + 5 + 6 positions after the two opening stones, 3 of them repeats, scored with their first move
-    assert len(positions.boards) == 5 + 3 + 5
-    assert positions.games == [0] * 5 + [1] * 3 + [2] * 5
-    first = positions.boards[0]
-    assert first.current_player == 1 and positions.moves[0] == first.parse_move("b1")
-    assert positions.results[:5] == [1, -1, 1, -1, 1]  # Black to move won, White to move lost
-    assert positions.results[-5:] == [1, -1, 1, -1, 1]  # White won the third game: White to move first
-    assert positions.geometry == (6, 6, 4) and positions.rule == "freestyle"
+    assert len(probe) == 5 + 3 + 5
+    assert probe.games == [0] * 5 + [1] * 3 + [2] * 5
+    first = probe.boards[0]
+    assert first.current_player == 1 and probe.moves[0] == first.parse_move("b1")
+    assert probe.results[:5] == [1, -1, 1, -1, 1]  # Black to move won, White to move lost
+    assert probe.results[-5:] == [1, -1, 1, -1, 1]  # White won the third game: White to move first
+    assert probe.geometry == (6, 6, 4) and probe.rule == "freestyle"
+    assert list(probe.black_to_move()[:3]) == [True, False, True]
 
 
 def test_an_oracle_scores_full_marks_and_a_uniform_net_the_legal_moves_count(tmp_path):
-    positions = engine_agreement.read_positions(games_file(tmp_path / "g.jsonl"))
-    index = {id(board): i for i, board in enumerate(positions.boards)}
+    probe = read_probe(games_file(tmp_path / "g.jsonl"))
+    planes = probe.planes(1)
+    assert planes.shape == (len(probe), 4, 6, 6) and planes.dtype == np.uint8
+    served = []
 
-    def oracle(boards):
-        priors = np.zeros((len(boards), 36), np.float32)
-        values = np.zeros(len(boards), np.float32)
-        for row, board in enumerate(boards):
-            i = index[id(board)]
-            priors[row, positions.moves[i]] = 1.0
-            values[row] = positions.results[i]
-        return priors, values
+    def oracle(batch):  # the engine's move and the result, in the positions' order
+        rows = range(len(served), len(served) + len(batch))
+        served.extend(rows)
+        log_p = np.full((len(batch), 36), -50.0)
+        log_p[np.arange(len(batch)), [probe.moves[i] for i in rows]] = 0.0
+        return log_p, np.array([probe.results[i] for i in rows], dtype=np.float32)
 
-    best = engine_agreement.score(positions, oracle, batch=4)
+    best = probe.score(oracle, 1, batch=4)
     assert best.top1.all() and best.top3.all() and best.loss.max() < 1e-9 and best.value_error.max() == 0
+    assert best.summary() == {"probe_agree": 1.0, "probe_top3": 1.0, "probe_loss": 0.0, "probe_value": 0.0}
 
-    def uniform(boards):  # illegal moves get prior too: the score keeps the legal ones
-        return np.ones((len(boards), 36), np.float32), np.zeros(len(boards), np.float32)
+    def uniform(batch):  # illegal moves get the same prior too: the score keeps the legal ones
+        return np.zeros((len(batch), 36)), np.zeros(len(batch))
 
-    flat = engine_agreement.score(positions, uniform)
-    legal = [len(board.legal_moves()) for board in positions.boards]
+    flat = probe.score(uniform, 1)
+    legal = [len(board.legal_moves()) for board in probe.boards]
     assert flat.loss == pytest.approx([math.log(n) for n in legal])
     assert flat.value_error.mean() == pytest.approx(1.0)
-    mean, half = engine_agreement.paired_difference(flat.top1, best.top1, np.array(positions.games))
-    assert mean == pytest.approx(1 - flat.top1.mean()) and half >= 0
+    assert not flat.top3.any()  # a tie counts against the engine's move
+    mean, half = paired_difference(flat.loss, best.loss, probe.games)
+    assert mean == pytest.approx(-flat.loss.mean()) and half > 0
 
 
 def test_the_paired_difference_counts_games_not_positions():
     first = np.array([0, 0, 0, 0, 1, 1])
     later = np.array([1, 1, 1, 1, 1, 1])
-    games = np.array([0, 0, 0, 0, 1, 1])
-    mean, half = engine_agreement.paired_difference(first, later, games)
-    # game 0 gains 4, game 1 gains 0: deviations 4 - 6 * 4/6 = 0.667 and -1.333... around the mean
-    per_game = np.array([4 - 4 * 4 / 6, 0 - 2 * 4 / 6])
+    mean, half = paired_difference(first, later, [0, 0, 0, 0, 1, 1])
+    per_game = np.array([4 - 4 * 4 / 6, 0 - 2 * 4 / 6])  # each game's gain less its share of the mean
     assert mean == pytest.approx(4 / 6)
     assert half == pytest.approx(1.96 * math.sqrt(2 * (per_game ** 2).sum()) / 6)
+
+
+def test_a_probe_that_cannot_be_read_is_a_clear_error(tmp_path):
+    with pytest.raises(ValueError, match="none.jsonl"):
+        read_probe(str(tmp_path / "none.jsonl"))
+    bad = tmp_path / "bad.jsonl"
+    line = json.loads(open(games_file(tmp_path / "g.jsonl")).readline())
+    line["moves"] = [1, 1]
+    bad.write_text(json.dumps(line) + "\n")
+    with pytest.raises(ValueError, match="bad.jsonl: game 1: move 2 cannot be played"):
+        read_probe(str(bad))
 
 
 def test_the_command_prints_the_table_and_refuses_a_model_for_another_rule(tmp_path, capsys):
@@ -94,7 +108,7 @@ def test_the_command_prints_the_table_and_refuses_a_model_for_another_rule(tmp_p
 
     games = games_file(tmp_path / "g.jsonl")
     for name, rule in (("free.npz", "freestyle"), ("std.npz", "standard")):
-        PolicyValueModel(NetSpec(6, 6, 4, "sizefree", 1, 8, ((6, 6),), rule=rule), device="cpu").save(
+        PolicyValueModel(NetSpec(6, 6, 4, "sizefree", 1, 8, ((6, 6),), inputs=2, rule=rule), device="cpu").save(
             str(tmp_path / name))
     out = tmp_path / "scores.json"
     assert engine_agreement.main([games, f"a={tmp_path / 'free.npz'}", str(tmp_path / "free.npz"),
@@ -103,7 +117,8 @@ def test_the_command_prints_the_table_and_refuses_a_model_for_another_rule(tmp_p
     assert text.startswith("13 positions from 3 games in ")
     assert "| a | " in text and "| free.npz | " in text and "+0.0 (+0.0 to +0.0)" in text
     scores = json.loads(out.read_text())["scores"]
-    assert [row["model"] for row in scores] == ["a", "free.npz"] and scores[0]["agree"] == scores[1]["agree"]
+    assert [row["model"] for row in scores] == ["a", "free.npz"]
+    assert scores[0]["probe_agree"] == scores[1]["probe_agree"] and scores[0]["positions"] == 13
     assert engine_agreement.main([games, str(tmp_path / "std.npz")]) == 2
     assert "trained for standard, but this game is played under freestyle" in capsys.readouterr().err
     assert engine_agreement.main([games, str(tmp_path / "missing.npz")]) == 2
