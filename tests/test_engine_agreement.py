@@ -11,6 +11,7 @@ import pytest
 from gomoku.game.board import Board
 from gomoku.game.gamefile import GameRecord
 from gomoku.train.probe import paired_difference, read_probe
+from tests.helpers import tiny_config
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
@@ -124,3 +125,36 @@ def test_the_command_prints_the_table_and_refuses_a_model_for_another_rule(tmp_p
     assert engine_agreement.main([games, str(tmp_path / "missing.npz")]) == 2
     assert engine_agreement.main([str(tmp_path / "none.jsonl"), str(tmp_path / "free.npz")]) == 2
     assert "none.jsonl" in capsys.readouterr().err
+
+
+def test_a_run_logs_its_probe_every_iteration_and_refuses_one_for_another_rule(tmp_path):
+    from gomoku.train.pipeline import TrainPipeline
+    from gomoku.train.plot import read_metrics, render
+
+    probe = games_file(tmp_path / "probe.jsonl")
+    run = str(tmp_path / "run")
+    lines = []
+    TrainPipeline(tiny_config(probe_games=probe, check_freq=100), run, log=lines.append).run(iterations=2)
+    records = [json.loads(line) for line in open(os.path.join(run, "metrics.jsonl"))]
+    iterations = [r for r in records if r.get("event") == "iteration"]
+    assert len(iterations) == 2 and all(0 <= r["probe_agree"] <= r["probe_top3"] <= 1 for r in iterations)
+    assert all(r["probe_loss"] > 0 and r["probe_value"] >= 0 for r in iterations)
+    assert sum(" agree " in line and line.rstrip().endswith("s]") for line in lines) == 2
+    render(read_metrics(run))  # the agreement's curve shares the evaluations' panel
+    # on resume the probe may change or go; one for another rule is refused before anything runs
+    again = TrainPipeline.resume(run, log=lambda s: None, probe_games="")
+    assert again.probe is None
+    with pytest.raises(ValueError, match="--probe-games: the probe .* is for 6x6, 4 in a row, standard"):
+        TrainPipeline.resume(run, log=lambda s: None, probe_games=games_file(tmp_path / "std.jsonl", rule="standard"))
+    with pytest.raises(ValueError, match="no probe ships for 6x6, 4 in a row, freestyle .*probe_rapfi_15x15_5_"):
+        TrainPipeline.resume(run, log=lambda s: None, probe_games="rapfi")
+
+
+def test_the_shipped_probes_read_and_fit_the_shipped_15x15_models():
+    from gomoku.net.modelfile import read_model_spec
+    from gomoku.train.probe import probe_path
+
+    for rule, model in (("freestyle", "gomoku_15x15_5.npz"), ("renju", "gomoku_15x15_renju.npz")):
+        probe = read_probe(probe_path("rapfi", 15, 15, 5, rule))
+        assert probe.geometry == (15, 15, 5) and probe.rule == rule and len(probe) > 2000
+        assert probe.fit_problem(read_model_spec(os.path.join(ROOT, "models", model))) is None

@@ -36,7 +36,8 @@ def test_the_packages_and_their_data_are_found():
     shipped = {os.path.relpath(path, os.path.join(ROOT, "gomoku")).replace(os.sep, "/")
                for pattern in setuptools["package-data"]["gomoku"]
                for path in glob.glob(os.path.join(ROOT, "gomoku", pattern))}
-    assert "data/balanced_15x15_5.txt" in shipped
+    assert {"data/balanced_15x15_5.txt", "data/probe_rapfi_15x15_5_freestyle.jsonl",
+            "data/probe_rapfi_15x15_5_renju.jsonl"} <= shipped
     assert config["project"]["requires-python"] == ">=3.11"
     # the version is stated once, in the package
     assert config["project"]["dynamic"] == ["version"]

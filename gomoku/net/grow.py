@@ -114,6 +114,22 @@ def grow_weights(small: NetSpec, weights: dict[str, np.ndarray], large: NetSpec,
     return out
 
 
+def grown_model(model, trunk: dict, **kwargs):
+    """A ``PolicyValueModel`` of ``model``'s net grown to the size-free ``trunk`` (its blocks and
+    channels, ``spec.trunk_of``), playing as ``model`` did; ``kwargs`` go to the new model.
+
+    Raises:
+        ValueError: the net cannot grow to that trunk (``check_growable``).
+    """
+    from gomoku.net.policy_value import PolicyValueModel
+
+    large = replace(model.spec, **trunk)
+    check_growable(model.spec, large)
+    grown = PolicyValueModel(large, **kwargs)
+    grown.set_weights(grow_weights(model.spec, model.weights(), large, grown.weights()))
+    return grown
+
+
 def carry_inputs(spec: NetSpec, weights: dict[str, np.ndarray], inputs: int) -> tuple[NetSpec, dict]:
     """The net ``spec`` with input version ``inputs``, and weights with which it plays exactly as
     ``weights`` did: the first convolution reads the old planes as before (a later version's

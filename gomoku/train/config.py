@@ -76,6 +76,8 @@ class TrainConfig:
     """INFO lines for an engine:COMMAND evaluation opponent, "KEY VALUE;KEY VALUE" (e.g. "timeout_turn 1000;max_node 10000")"""
     heuristic_level_start: int = 0
     """the heuristic's level at the first evaluation, when eval_opponent is 'heuristic'"""
+    probe_games: str = ""
+    """engine-against-engine games (gomoku-arena --out), or 'rapfi' (the probe that ships for the run's largest board and rule, gomoku/data): after every iteration the net alone is scored on their positions, how often its first choice is the engine's move and how well its value foresees the result (gomoku/train/probe.py), in the metrics and the log line; seconds, where a match takes many minutes; empty: none"""
     dirichlet_alpha: float = SelfPlayRecipe.dirichlet_alpha
     """Dirichlet noise concentration for self-play moves"""
     noise_frac: float = SelfPlayRecipe.noise_frac

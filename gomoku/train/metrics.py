@@ -31,6 +31,8 @@ def iteration_line(r: dict) -> str:
                  f"lr x{r['lr_multiplier']:.3f}")
     else:
         line += f"  (filling the buffer: {r['buffer']})"
+    if "probe_agree" in r:  # the net's agreement with an engine's moves (gomoku.train.probe)
+        line += f"  agree {100 * r['probe_agree']:.1f}%"
     return line + f"  [{r['wall_s']:.0f}s]"
 
 

@@ -40,7 +40,7 @@ from gomoku.game.openings import book_for_board, openings_for_games, paired_open
 from gomoku.game.rules import FREESTYLE
 from gomoku.game.symmetry import augment
 from gomoku.net.device import device_report, precision_report
-from gomoku.net.grow import carry_inputs, check_growable, grow_weights
+from gomoku.net.grow import carry_inputs, grown_model
 from gomoku.net.modelfile import BEST_MODEL, CURRENT_MODEL, find_model
 from gomoku.net.policy_value import PolicyValueModel
 from gomoku.net.spec import NET_SETTINGS, NetSpec, trunk_of
@@ -54,6 +54,7 @@ from gomoku.train.checkpoint import (CHECKPOINT, discard_unstarted_run, lock_run
                                      write_checkpoint)
 from gomoku.train.config import TrainConfig, size_order
 from gomoku.train.metrics import METRICS, append_metrics, evaluation_line, iteration_line, utc_now
+from gomoku.train.probe import load_probe
 from gomoku.train.replay import SizedReplayBuffer
 from gomoku.train.selfplay import training_arrays
 from gomoku.train.stream_state import SavedStreams
@@ -117,7 +118,8 @@ class TrainPipeline:
             start["init_model"] = os.path.basename(init_model)
             if grow:
                 small = self.model.spec
-                self.model = self._grown(self.model, config, threads)
+                self.model = grown_model(self.model, trunk_of(config, small.arch), device=config.device,
+                                         weight_decay=config.weight_decay, threads=threads, precision=config.precision)
                 start["grown_from"] = f"{small.res_blocks}x{small.res_filters}"
                 log(f"grew {start['init_model']} from {small.res_blocks} blocks of {small.res_filters} "
                     f"channels to {self.model.spec.res_blocks} of {self.model.spec.res_filters}; "
@@ -148,6 +150,8 @@ class TrainPipeline:
         self._earlier_sizes = self.spec.trained_sizes if init_model is not None else ()
         self._start = start
         self.config = config
+        # the engine games the net is scored on after each iteration (gomoku.train.probe), if any
+        self.probe = load_probe(config, self.spec) if config.probe_games else None
         self.buffer = SizedReplayBuffer(config.buffer_size, config.board_sizes(), input_channels(config.inputs))
         self.rng = np.random.default_rng(config.seed)
         self.iteration = 0
@@ -163,16 +167,6 @@ class TrainPipeline:
         self.streams = SavedStreams()  # the actors' self-play games in progress, for the checkpoint
         self.progress_stream = None
         """where progress bars go (standard error by default); they show only on a terminal"""
-
-    @staticmethod
-    def _grown(model: PolicyValueModel, config: TrainConfig, threads: int) -> PolicyValueModel:
-        """``model`` grown to the config's size-free blocks and channels."""
-        large = replace(model.spec, **trunk_of(config, model.spec.arch))
-        check_growable(model.spec, large)
-        grown = PolicyValueModel(large, device=config.device, weight_decay=config.weight_decay,
-                                 threads=threads, precision=config.precision)
-        grown.set_weights(grow_weights(model.spec, model.weights(), large, grown.weights()))
-        return grown
 
     # --------------------------------------------------------------- resume
     @classmethod
@@ -354,6 +348,8 @@ class TrainPipeline:
         if update is not None:
             record.update(loss=round(update.loss, 4), entropy=round(update.entropy, 4),
                           kl=round(update.kl, 5), lr_multiplier=round(update.lr_multiplier, 4))
+        if self.probe is not None:
+            record.update(self.probe.measure(self.model))
         if self.iteration % cfg.check_freq == 0:
             eval_board = self.largest_in_play()
             if self.eval_board is not None and tuple(self.eval_board) != eval_board:

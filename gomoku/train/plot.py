@@ -35,6 +35,7 @@ LOSS = "#1f77b4"
 ENTROPY = "#e6781a"
 WIN_RATIO = "#2c962c"
 PURE = "#946bbd"
+AGREE = "#c23b3b"
 
 
 class MetricsError(ValueError):
@@ -188,7 +189,10 @@ def render(metrics: Metrics, size: tuple[int, int] = (900, 600), title: Optional
             subtitle += ",  no losses in this record"
     if subtitle:
         fig.supxlabel(subtitle, fontsize=9, color="#555555")  # constrained layout keeps it clear
-    _draw_win_ratio(bottom, metrics.evaluations, ratios)
+    agreement = _series(metrics.iterations, "probe_agree")
+    _draw_win_ratio(bottom, metrics.evaluations, ratios, quiet=bool(agreement[0]))
+    if agreement[0]:
+        _draw_agreement(bottom, agreement)
     bottom.set_xlabel("iteration")
     last = max([x for x in losses[0] + ratios[0]] or [1])
     bottom.set_xlim(0, last * 1.02 + 1)
@@ -218,13 +222,25 @@ def _draw_losses(ax, losses, entropies) -> None:
               fontsize=9)
 
 
-def _draw_win_ratio(ax, evaluations: Sequence[dict], ratios) -> None:
+def _draw_agreement(ax, agreement) -> None:
+    """The probe's agreement with the engine's moves (``gomoku.train.probe``), on the right of ``ax``."""
+    right = ax.twinx()
+    xs, ys = agreement
+    handles = right.plot(xs, [100 * y for y in ys], color=AGREE, linewidth=1.5, marker="." if len(xs) < 80 else None,
+                         label="agreement with the probe engine's moves")
+    right.set_ylabel("agreement (%)", color=AGREE)
+    right.legend(handles=handles, loc="lower right", bbox_to_anchor=(1, 1.0), frameon=False, fontsize=9)
+
+
+def _draw_win_ratio(ax, evaluations: Sequence[dict], ratios, quiet: bool = False) -> None:
+    """The evaluations' win ratios; ``quiet``: no note when there are none (another curve shares the panel)."""
     ax.set_ylim(-0.05, 1.12)
     ax.set_ylabel("win ratio")
     ax.grid(True, color="#e4e4e4")
     xs, ys = ratios
     if not xs:
-        ax.text(0.5, 0.5, "no evaluation yet", transform=ax.transAxes, ha="center", color="#777777")
+        if not quiet:
+            ax.text(0.5, 0.5, "no evaluation yet", transform=ax.transAxes, ha="center", color="#777777")
         return
     mixed = len({_kind(r) for r in evaluations}) > 1  # a run that changed its yardstick
     # Where the net's own playouts changed during the run, each point also names them.

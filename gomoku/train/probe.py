@@ -2,16 +2,17 @@
 
 A match against a strong engine costs tens of minutes for a score within about +-0.15. The probe
 costs seconds: it reads engine-against-engine games (``gomoku-arena --out`` with two ``engine:``
-seats; docs/engines.md, "A quick signal") and scores the net alone, without search, on every
-position after each game's opening. The engine's move there is the policy's target; the game's
-result for the player to move (1 won, -1 lost, 0 drawn) is the value's. A position reached twice
-(the same stones, the same player to move) counts once, with its first move.
+seats; docs/engines.md) and scores the net alone, without search, on every position after each
+game's opening. The engine's move there is the policy's target; the game's result for the player
+to move (1 won, -1 lost, 0 drawn) is the value's. A position reached twice (the same stones, the
+same player to move) counts once, with its first move.
 
 Per position it records whether the net's most likely legal move is the engine's (*agreement*; a
 tie counts against it), whether the engine's move is among its three most likely, the
-cross-entropy of the engine's move (nats) and the value's squared error. Agreement with an engine is not strength, but a net that
-learns better moves should agree more, and as the positions stay the same from model to model, a
-difference of a point or two between two nets stands out of the noise (``paired_difference``).
+cross-entropy of the engine's move (nats) and the value's squared error. Agreement with an engine
+is not strength, but a net that learns better moves should agree more, and as the positions stay
+the same from model to model, a difference of a point or two between two nets stands out of the
+noise (``paired_difference``).
 
 The trainer measures its net on a probe after every iteration (``TrainConfig.probe_games``);
 ``scripts/engine_agreement.py`` compares model files.
@@ -20,6 +21,7 @@ The trainer measures its net on a probe after every iteration (``TrainConfig.pro
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -27,7 +29,13 @@ import numpy as np
 from gomoku.game.board import Board
 from gomoku.game.features import fill_planes_batch, input_channels
 from gomoku.game.gamefile import GameFileError, GameRecord
+from gomoku.game.openings import DATA_DIR
 from gomoku.game.rules import BLACK
+
+SHIPPED = "rapfi"
+"""``--probe-games rapfi``: the probe that ships for the run's board and rule (``shipped_probe``)"""
+SHIPPED_FILE = "probe_rapfi_{width}x{height}_{n_in_row}_{rule}.jsonl"
+"""in gomoku/data: Rapfi at 100,000 nodes against itself at 50,000 (docs/engines.md has the command)"""
 
 
 @dataclass
@@ -69,8 +77,9 @@ class Probe:
 
     def fit_problem(self, spec) -> str | None:
         """Why a net of ``spec`` (a ``NetSpec``) cannot be scored here, or None."""
-        problem = spec.board_mismatch(*self.geometry) or spec.rule_mismatch(self.rule)
-        return f"the probe {self.path} is for {self.board_name()}: the net is {problem}" if problem else None
+        if spec.board_mismatch(*self.geometry) is None and spec.rule_mismatch(self.rule) is None:
+            return None
+        return f"the probe {self.path} is for {self.board_name()}, the net for {spec.board_name()}, {spec.rule}"
 
     def board_name(self) -> str:
         width, height, n_in_row = self.geometry
@@ -110,6 +119,23 @@ class Probe:
     def measure(self, model) -> dict:
         """``Scores.summary`` of a ``PolicyValueModel`` (or anything with ``predict`` and ``input_version``)."""
         return self.score(model.predict, model.input_version).summary()
+
+
+def probe_path(name: str, width: int, height: int, n_in_row: int, rule: str) -> str:
+    """The file ``--probe-games NAME`` means: ``rapfi`` the probe that ships for the board and rule,
+    anything else a path.
+
+    Raises:
+        ValueError: ``rapfi`` for a board and rule the project ships no probe for.
+    """
+    if name != SHIPPED:
+        return name
+    path = os.path.join(DATA_DIR, SHIPPED_FILE.format(width=width, height=height, n_in_row=n_in_row, rule=rule))
+    if not os.path.isfile(path):
+        shipped = sorted(f for f in os.listdir(DATA_DIR) if f.startswith("probe_"))
+        raise ValueError(f"no probe ships for {width}x{height}, {n_in_row} in a row, {rule} (gomoku/data has: "
+                         f"{', '.join(shipped) or 'none'}); docs/engines.md says how to make one")
+    return path
 
 
 def read_probe(path: str) -> Probe:
@@ -152,6 +178,20 @@ def read_probe(path: str) -> Probe:
             board.do_move(move)
     if not probe.boards:
         raise ValueError(f"{path}: no position after an opening to score")
+    return probe
+
+
+def load_probe(config, spec) -> Probe:
+    """The probe ``config.probe_games`` names (a ``TrainConfig``), once it fits the net of ``spec``.
+
+    Raises:
+        ValueError: it cannot be read, or it is for another board or rule than the run's net.
+    """
+    width, height = config.board_sizes()[-1]
+    probe = read_probe(probe_path(config.probe_games, width, height, config.n_in_row, config.rule))
+    problem = probe.fit_problem(spec)
+    if problem:
+        raise ValueError(f"--probe-games: {problem}")
     return probe
 
 
