@@ -16,6 +16,10 @@ played as player A (``gomoku-arena --out``), one file or more against each yards
 It prints a Markdown table (each model's wins, draws and losses as Black and as White against
 each yardstick, and the score with its 95% interval) and draws the score by colour against the
 CPU hours, one panel per yardstick. Paths in the file are relative to the current folder.
+
+A point may also give ``"probe_agree"``, its net's agreement with an engine's moves
+(``scripts/engine_agreement.py``, a fraction), with or without games; the file's ``"probe"`` names
+what the probe agrees with ("Rapfi's moves"). The agreements get a table and a panel of their own.
 """
 
 from __future__ import annotations
@@ -51,8 +55,9 @@ def score(wdl) -> tuple[float, int]:
     return ((wdl[0] + 0.5 * wdl[1]) / games if games else float("nan")), games
 
 
-def read_points(path: str) -> tuple[str, list[dict]]:
-    """The title and the points of a points file, each with ``records``: yardstick -> colour record.
+def read_points(path: str) -> tuple[str, list[dict], str]:
+    """The title, the points and the probe's name of a points file, each point with ``records``
+    (yardstick -> colour record) and ``probe_agree`` (None where the file gives none).
 
     Raises:
         ValueError: the file is missing or malformed, or a games file cannot be read.
@@ -62,11 +67,21 @@ def read_points(path: str) -> tuple[str, list[dict]]:
             data = json.load(f)
         points = []
         for point in data["points"]:
-            records = {name: colour_record(files) for name, files in point["games"].items()}
-            points.append({"model": str(point["model"]), "cpu_hours": float(point["cpu_hours"]), "records": records})
+            records = {name: colour_record(files) for name, files in point.get("games", {}).items()}
+            agree = point.get("probe_agree")
+            points.append({"model": str(point["model"]), "cpu_hours": float(point["cpu_hours"]), "records": records,
+                           "probe_agree": None if agree is None else float(agree)})
     except (OSError, ValueError, KeyError, TypeError, ArenaError) as exc:
         raise ValueError(f"{path}: {exc}") from None
-    return str(data.get("title", "strength against training")), sorted(points, key=lambda p: p["cpu_hours"])
+    return (str(data.get("title", "strength against training")), sorted(points, key=lambda p: p["cpu_hours"]),
+            str(data.get("probe", "")))
+
+
+def agreement_table(points: list[dict]) -> str:
+    """The points' agreement with the probe engine's moves, where the file gives it ('' if nowhere)."""
+    rows = [f"| {p['model']} | {p['cpu_hours']:g} | {100 * p['probe_agree']:.1f}% |"
+            for p in points if p["probe_agree"] is not None]
+    return "\n".join(["| model | CPU hours | agreement with the probe |", "|---|---:|---:|", *rows]) if rows else ""
 
 
 def table(points: list[dict]) -> str:
@@ -83,14 +98,22 @@ def table(points: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def plot(title: str, points: list[dict], path: str) -> None:
+def plot(title: str, points: list[dict], path: str, probe: str = "") -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     names = list(dict.fromkeys(name for point in points for name in point["records"]))
-    fig, axes = plt.subplots(1, len(names), figsize=(5 * len(names), 3.8), squeeze=False)
+    agreed = [(p["cpu_hours"], 100 * p["probe_agree"]) for p in points if p["probe_agree"] is not None]
+    panels = len(names) + bool(agreed)
+    fig, axes = plt.subplots(1, panels, figsize=(5 * panels, 3.8), squeeze=False)
+    if agreed:
+        ax = axes[0][-1]
+        ax.plot(*zip(*agreed), marker="D", color="tab:red")
+        ax.set_xlabel("CPU hours of training")
+        ax.set_ylabel("agreement (%)")
+        ax.set_title(f"the net alone: agreement with {probe or 'the probe'}")
     for ax, name in zip(axes[0], names):
         for colour, marker in (("black", "o"), ("white", "s")):
             xs, ys, errors = [], [], [[], []]
@@ -122,13 +145,16 @@ def main(argv=None) -> int:
     parser.add_argument("--plot", metavar="PNG", help="draw the curves into this file")
     args = parser.parse_args(argv)
     try:
-        title, points = read_points(args.points)
+        title, points, probe = read_points(args.points)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(table(points))
+    agreement = agreement_table(points)
+    if agreement:
+        print("\n" + agreement)
     if args.plot:
-        plot(title, points, args.plot)
+        plot(title, points, args.plot, probe)
         print(f"wrote {args.plot}")
     return 0
 

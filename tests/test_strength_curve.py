@@ -57,3 +57,17 @@ def test_a_game_played_again_move_for_move_counts_once(tmp_path, capsys):
     again.write_text(json.dumps(game) + "\n" + json.dumps(dict(game, engine_info="max_node 20")) + "\n")
     assert strength_curve.colour_record([str(first), str(again)]) == {"black": [3, 0, 0], "white": [0, 0, 0]}
     assert "b.jsonl: 1 game(s) repeat an earlier game" in capsys.readouterr().err
+
+
+def test_points_may_give_the_probes_agreement_with_or_without_games(tmp_path, capsys):
+    games = games_file(tmp_path / "a.jsonl", [("black", "A"), ("white", "B")])
+    points = tmp_path / "points.json"
+    points.write_text(json.dumps({"title": "a run", "probe": "an engine's moves", "points": [
+        {"model": "first", "cpu_hours": 0, "probe_agree": 0.426, "games": {"an engine": [games]}},
+        {"model": "between", "cpu_hours": 1, "probe_agree": 0.45}]}))
+    png = tmp_path / "curve.png"
+    assert strength_curve.main([str(points), "--plot", str(png)]) == 0
+    out = capsys.readouterr().out
+    assert "| first | 0 | an engine | 1-0-0 | 0-0-1 | 0.500 (" in out and "| between | 1 | an engine" not in out
+    assert "| first | 0 | 42.6% |\n| between | 1 | 45.0% |" in out
+    assert png.stat().st_size > 0
