@@ -1,0 +1,61 @@
+"""How a run's net moves on the probe with more updates on its replay buffer alone.
+
+    python scripts/buffer_updates.py runs/long-15x15 --probe rapfi --updates 16 --every 2
+
+It reads the run's checkpoint (the net, its Adam state, the learning-rate multiplier and the
+replay buffer, as the trainer would resume them), then runs the trainer's own KL-adaptive updates
+(``TrainPipeline.update``) on that buffer, with no new self-play, and scores the net on the probe
+(``gomoku.train.probe``) before the first update and after every ``--every`` updates. A run whose
+agreement with the engine keeps rising with updates on data it already has is using too few
+updates for the games it plays; one whose agreement falls is fitting its buffer. The run's
+directory is only read (its checkpoint is read once; nothing is written there), so it works
+beside the run's own trainer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("run", help="a run directory with a checkpoint")
+    parser.add_argument("--probe", default="rapfi", help="the probe games file, or 'rapfi' (default)")
+    parser.add_argument("--updates", type=int, default=16, help="updates in all (default: 16)")
+    parser.add_argument("--every", type=int, default=2, help="updates between two scores (default: 2)")
+    args = parser.parse_args(argv)
+    if args.updates < 1 or args.every < 1:
+        parser.error("--updates and --every must be at least 1")
+
+    from gomoku.train.checkpoint import CheckpointError
+    from gomoku.train.pipeline import TrainPipeline
+
+    try:
+        pipeline = TrainPipeline.resume(args.run, log=lambda line: None, probe_games=args.probe, workers=1)
+    except (CheckpointError, ValueError) as exc:
+        print(f"buffer_updates: {exc}", file=sys.stderr)
+        return 2
+    probe, model = pipeline.probe, pipeline.model
+    print(f"{args.run}: iteration {pipeline.iteration}, buffer {len(pipeline.buffer)} positions, "
+          f"lr x{pipeline.lr_multiplier:.3f}; probe {probe.path} ({len(probe)} positions)")
+    print("| updates | agree | top 3 | loss | value | buffer loss | kl | lr multiplier | seconds |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    scores = probe.measure(model)
+    row = "| {} | {:.1f}% | {:.1f}% | {:.3f} | {:.3f} | {} | {} | {} | {} |"
+    print(row.format(0, 100 * scores["probe_agree"], 100 * scores["probe_top3"], scores["probe_loss"],
+                     scores["probe_value"], "-", "-", f"{pipeline.lr_multiplier:.3f}", "-"), flush=True)
+    start = time.perf_counter()
+    for done in range(1, args.updates + 1):
+        update = pipeline.update()
+        if done % args.every == 0 or done == args.updates:
+            scores = probe.measure(model)
+            print(row.format(done, 100 * scores["probe_agree"], 100 * scores["probe_top3"], scores["probe_loss"],
+                             scores["probe_value"], f"{update.loss:.3f}", f"{update.kl:.4f}",
+                             f"{update.lr_multiplier:.3f}", f"{time.perf_counter() - start:.0f}"), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
