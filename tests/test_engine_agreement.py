@@ -158,3 +158,20 @@ def test_the_shipped_probes_read_and_fit_the_shipped_15x15_models():
         probe = read_probe(probe_path("rapfi", 15, 15, 5, rule))
         assert probe.geometry == (15, 15, 5) and probe.rule == rule and len(probe) > 2000
         assert probe.fit_problem(read_model_spec(os.path.join(ROOT, "models", model))) is None
+
+
+def test_buffer_updates_scores_the_probe_as_updates_go_and_leaves_the_run_alone(tmp_path, capsys):
+    from gomoku.train.pipeline import TrainPipeline
+
+    import buffer_updates
+
+    probe = games_file(tmp_path / "probe.jsonl")
+    run = str(tmp_path / "run")
+    TrainPipeline(tiny_config(check_freq=100), run, log=lambda s: None).run(iterations=1)
+    before = {name: os.path.getmtime(os.path.join(run, name)) for name in os.listdir(run)}
+    assert buffer_updates.main([run, "--probe", probe, "--updates", "3", "--every", "2"]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ") and line[2].isdigit()]
+    assert [row.split(" | ")[0] for row in rows] == ["| 0", "| 2", "| 3"]  # before, every 2, and the last
+    assert {name: os.path.getmtime(os.path.join(run, name)) for name in os.listdir(run)} == before
+    assert buffer_updates.main([str(tmp_path / "none")]) == 2
+    assert "checkpoint" in capsys.readouterr().err
