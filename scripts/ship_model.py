@@ -90,6 +90,16 @@ def lineage_games(record: dict) -> int:
     return model_games(record) + (lineage_games(earlier) if earlier else 0)
 
 
+def probe_of(metrics, iteration: int, cfg: dict) -> dict:
+    """``{"probe": ...}``: the probe's scores of the model's iteration where the run logged them
+    (``--probe-games``), with the probe's name; else nothing."""
+    for r in metrics.iterations:
+        if r.get("iteration") == iteration and "probe_agree" in r:
+            scores = {key.removeprefix("probe_"): value for key, value in r.items() if key.startswith("probe_")}
+            return {"probe": {"games": cfg.get("probe_games"), **scores}}
+    return {}
+
+
 def run_net(state: dict, iteration: int):
     """The net spec of the run whose checkpoint is ``state``, at ``iteration``."""
     return TrainConfig.from_dict(state["config"]).model_spec(iteration, state.get("earlier_sizes", ()))
@@ -170,6 +180,7 @@ def ship(args) -> int:
                                            "opening_stones", "wins", "draws", "losses", "win_ratio", "as_white")
                                            if k in e}
                         for e in metrics.evaluations],
+        **probe_of(metrics, model_iteration, cfg),
         "config": cfg,
         # where this script ran: in the usual workflow, the machine that trained the run
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, {gpus} GPU(s), Python {platform.python_version()}",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 import os
 import queue
 import threading
@@ -17,6 +18,7 @@ import time
 import numpy as np
 
 from gomoku.game.board import Board
+from gomoku.game.gamefile import GameRecord
 from gomoku.game.rules import RENJU
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -309,3 +311,25 @@ def begin_while_stuck(engine, out, slow) -> tuple[str, float, bool]:
         searching.join(30)
     assert not searching.is_alive()
     return move, at - sent, stuck
+
+
+# 6x6, four in a row. Black's four on the first row wins; the second game is a different
+# continuation of the same two-stone opening, so its first two positions after the opening repeat
+# the first game's; the third game's first position after the opening repeats too.
+PROBE_GAMES = [(["a1", "a2", "b1", "b2", "c1", "c2", "d1"], 1),
+               (["a1", "a2", "b1", "f6", "c1", "e6", "d1"], 1),
+               (["a1", "a2", "f1", "b2", "e1", "c2", "f3", "d2"], 2)]
+
+
+def probe_games_file(path, games=PROBE_GAMES, rule="freestyle"):
+    """An arena games file of ``games`` (engine against engine), each opening with its first two
+    stones: a probe for ``gomoku.train.probe``."""
+    lines = []
+    for labels, result in games:
+        board = Board(6, 6, 4, rule=rule)
+        moves = [board.parse_move(label) for label in labels]
+        line = GameRecord(6, 6, 4, moves, 1, {1: "engine:x", 2: "engine:y"}, result, rule).to_json()
+        line["opening"] = labels[:2]
+        lines.append(json.dumps(line))
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)

@@ -8,10 +8,8 @@ import sys
 import numpy as np
 import pytest
 
-from gomoku.game.board import Board
-from gomoku.game.gamefile import GameRecord
 from gomoku.train.probe import paired_difference, read_probe
-from tests.helpers import tiny_config
+from tests.helpers import probe_games_file as games_file, tiny_config
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
@@ -20,28 +18,10 @@ import engine_agreement  # noqa: E402
 
 pytestmark = pytest.mark.timeout(120)
 
-# 6x6, four in a row. Black's four on the first row wins; the second game is a different
-# continuation of the same two-stone opening, so its first two positions after the opening repeat
-# the first game's; the third game's first position after the opening repeats too.
-GAMES = [(["a1", "a2", "b1", "b2", "c1", "c2", "d1"], 1),
-         (["a1", "a2", "b1", "f6", "c1", "e6", "d1"], 1),
-         (["a1", "a2", "f1", "b2", "e1", "c2", "f3", "d2"], 2)]
-
-
-def games_file(path, games=GAMES, rule="freestyle"):
-    """An arena games file of ``games``, each opening with its first two stones."""
-    lines = []
-    for labels, result in games:
-        board = Board(6, 6, 4, rule=rule)
-        moves = [board.parse_move(label) for label in labels]
-        line = GameRecord(6, 6, 4, moves, 1, {1: "engine:x", 2: "engine:y"}, result, rule).to_json()
-        line["opening"] = labels[:2]
-        lines.append(json.dumps(line))
-    path.write_text("\n".join(lines) + "\n")
-    return str(path)
-
 
 def test_positions_after_the_opening_each_once_with_the_result_for_the_player_to_move(tmp_path):
+    # tests.helpers.PROBE_GAMES: the second game repeats the first's first two positions after the
+    # opening, and the third the first position
     probe = read_probe(games_file(tmp_path / "g.jsonl"))
     # 5 + 5 + 6 positions after the two opening stones, 3 of them repeats, scored with their first move
     assert len(probe) == 5 + 3 + 5

@@ -8,7 +8,7 @@ import numpy as np
 
 from gomoku.net.policy_value import PolicyValueModel
 from gomoku.train.pipeline import TrainPipeline, read_checkpoint
-from tests.helpers import ROOT, tiny_config
+from tests.helpers import ROOT, probe_games_file, tiny_config
 
 
 def ship(*args):
@@ -19,7 +19,8 @@ def ship(*args):
 def test_ship_the_checkpoint_with_its_lineage(tmp_path):
     run, out = str(tmp_path / "run"), str(tmp_path / "models")
     os.makedirs(out)
-    TrainPipeline(tiny_config(), run, log=lambda s: None).run(iterations=3)
+    probe = probe_games_file(tmp_path / "probe.jsonl")
+    TrainPipeline(tiny_config(probe_games=probe), run, log=lambda s: None).run(iterations=3)
 
     # current_model.npz is rewritten with the checkpoint after every iteration: it is iteration 3's
     first = ship(run, "first", "--out-dir", out, "--model", "current_model.npz")
@@ -31,6 +32,7 @@ def test_ship_the_checkpoint_with_its_lineage(tmp_path):
     assert old["evaluations"][0]["opponent"] == "pure:20"
     assert old["evaluations"][0]["playouts"] == tiny_config().n_playout  # the net's search, kept
     assert "heuristic_level_now" not in old  # a run evaluated by pure MCTS
+    assert old["probe"]["games"] == probe and set(old["probe"]) == {"games", "agree", "top3", "loss", "value"}
 
     # a second run starts from the shipped model and ships its latest weights over the same name
     again = str(tmp_path / "again")
@@ -40,7 +42,7 @@ def test_ship_the_checkpoint_with_its_lineage(tmp_path):
                   "--started-from", os.path.join(out, "first.json"))
     assert second.returncode == 0, second.stderr
     new = json.load(open(os.path.join(out, "first.json")))
-    assert new["model_iteration"] == 2 and new["from"] == "checkpoint"
+    assert new["model_iteration"] == 2 and new["from"] == "checkpoint" and "probe" not in new  # none logged
     # the checkpoint's weights are shipped as the size-free net it trained, naming its sizes
     assert new["size_free"] is True and new["trained_sizes"] == ["6x6"]
     assert new["started_from"]["model_iteration"] == 3 and new["lineage_games"] == 6 + 4
