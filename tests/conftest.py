@@ -21,6 +21,8 @@ SLOW_TESTS = {
     "test_core::test_renju_games_are_the_same",
     "test_core_single::test_the_engine_answers_the_same_on_the_core_as_on_the_python_tree",
     "test_core_threats::test_threats_on_input_v2_games_are_the_same_on_the_core",
+    "test_engine_agreement::test_a_run_logs_its_probe_every_iteration_and_refuses_one_for_another_rule",
+    "test_engine_agreement::test_buffer_updates_scores_the_probe_as_updates_go_and_leaves_the_run_alone",
     "test_engine_clock::test_playouts_ten_times_slower_than_usual_do_not_make_the_answers_late",
     "test_engine_clock::test_the_watchdog_answers_for_a_search_stuck_in_one_playout",
     "test_engine_notes::test_a_rule_and_a_model_changed_together_warn_once",
