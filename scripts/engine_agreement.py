@@ -1,11 +1,11 @@
 """How often a model's net picks a strong engine's move, and how well its value foresees the games.
 
-    python scripts/engine_agreement.py docs/probe/rapfi_15x15.jsonl \\
-        shipped=models/gomoku_15x15_5.npz next=models/next/gomoku_15x15_5.npz
+    python scripts/engine_agreement.py rapfi shipped=models/gomoku_15x15_5.npz next=models/next/gomoku_15x15_5.npz
 
 A match against an engine costs tens of minutes for an interval of about +-0.15; this costs
 seconds. The games file holds engine-against-engine games (``gomoku-arena --out`` with two
-``engine:`` seats; docs/engines.md says how the ones in docs/probe/ were made). Every position
+``engine:`` seats); ``rapfi`` is the probe that ships in gomoku/data for the first model's board
+and rule (docs/engines.md says how those were made). Every position
 after each game's opening is a test position: the engine's move there is the policy's target and
 the game's result (for the player to move: 1, 0 or -1) the value's. A position reached twice (the
 same stones, the same player to move) is scored once, with its first move. For each model, with the
@@ -30,7 +30,7 @@ import json
 import os
 import sys
 
-from gomoku.train.probe import Probe, Scores, paired_difference, read_probe
+from gomoku.train.probe import SHIPPED, Probe, Scores, paired_difference, probe_path, read_probe
 
 
 def load_model(path: str, probe: Probe):
@@ -69,6 +69,24 @@ def table(names: list[str], scores: list[Scores], probe: Probe) -> str:
     return "\n".join(rows)
 
 
+def shipped_or_path(games: str, first_model: str) -> str:
+    """``games``, or for ``rapfi`` the probe that ships for the board and rule of ``first_model``
+    (a size-free net's largest trained board).
+
+    Raises:
+        ValueError: the model cannot be read, or no probe ships for its board and rule.
+    """
+    if games != SHIPPED:
+        return games
+    from gomoku.net.modelfile import ModelFileError, read_model_spec
+
+    try:
+        spec = read_model_spec(first_model)
+    except ModelFileError as exc:
+        raise ValueError(str(exc)) from None
+    return probe_path(SHIPPED, spec.width, spec.height, spec.n_in_row, spec.rule)
+
+
 def parse_models(items: list[str]) -> list[tuple[str, str]]:
     """``NAME=PATH`` or ``PATH`` (named by its file name) -> ``[(name, path)]``."""
     models = []
@@ -80,19 +98,20 @@ def parse_models(items: list[str]) -> list[tuple[str, str]]:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("games", help="an arena games file of engine-against-engine games")
+    parser.add_argument("games", help="an arena games file of engine-against-engine games, or 'rapfi': the probe "
+                                      "that ships for the first model's board and rule")
     parser.add_argument("models", nargs="+", help="model files, each PATH or NAME=PATH; the first is the reference")
     parser.add_argument("--json", help="also write the scores to this file")
     args = parser.parse_args(argv)
     try:
-        probe = read_probe(args.games)
         models = parse_models(args.models)
+        probe = read_probe(shipped_or_path(args.games, models[0][1]))
         loaded = [load_model(path, probe) for _, path in models]
     except ValueError as exc:
         print(f"engine_agreement: {exc}", file=sys.stderr)
         return 2
     scores = [probe.score(model.predict, model.input_version) for model in loaded]
-    print(f"{len(probe)} positions from {len(set(probe.games))} games in {args.games}")
+    print(f"{len(probe)} positions from {len(set(probe.games))} games in {probe.path}")
     print(table([name for name, _ in models], scores, probe))
     if args.json:
         rows = [{"model": name, "path": path, "positions": len(probe), **s.summary()}

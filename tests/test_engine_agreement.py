@@ -130,6 +130,15 @@ def test_a_run_logs_its_probe_every_iteration_and_refuses_one_for_another_rule(t
         TrainPipeline.resume(run, log=lambda s: None, probe_games="rapfi")
 
 
+def test_rapfi_names_the_probe_of_the_first_models_board_and_rule(tmp_path, capsys):
+    renju = os.path.join(ROOT, "models", "gomoku_15x15_renju.npz")
+    assert engine_agreement.shipped_or_path("rapfi", renju).endswith("probe_rapfi_15x15_5_renju.jsonl")
+    assert engine_agreement.shipped_or_path("games.jsonl", renju) == "games.jsonl"
+    small = os.path.join(ROOT, "models", "gomoku_8x8_5.npz")
+    assert engine_agreement.main(["rapfi", small]) == 2
+    assert "no probe ships for 8x8, 5 in a row, freestyle" in capsys.readouterr().err
+
+
 def test_the_shipped_probes_read_and_fit_the_shipped_15x15_models():
     from gomoku.net.modelfile import read_model_spec
     from gomoku.train.probe import probe_path
