@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 
 import pytest
 
@@ -87,3 +88,19 @@ def test_unreadable_files_are_refused_clearly(tmp_path):
     (tmp_path / "list.json").write_text("[1, 2]")
     with pytest.raises(GameFileError, match="JSON object"):
         load_game(str(tmp_path / "list.json"))
+
+
+def test_a_games_file_is_read_a_line_a_game_and_a_bad_one_is_a_clear_error(tmp_path):
+    from gomoku.game.gamefile import read_game_lines
+
+    good = tmp_path / "games.jsonl"
+    good.write_text('{"moves": []}\n\n{"moves": [1]}\n')
+    assert read_game_lines(str(good)) == [{"moves": []}, {"moves": [1]}]
+    for text, message in (("", "holds no games"), ("[1, 2]\n", "a line that is not a JSON object"),
+                          ("{oops\n", "is not a games file (JSONDecodeError")):
+        bad = tmp_path / "bad.jsonl"
+        bad.write_text(text)
+        with pytest.raises(GameFileError, match=re.escape(message)):
+            read_game_lines(str(bad))
+    with pytest.raises(GameFileError, match="missing.jsonl is not a games file"):
+        read_game_lines(str(tmp_path / "missing.jsonl"))

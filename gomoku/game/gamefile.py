@@ -17,6 +17,9 @@ read too); ``players`` are player specs as ``search.players.PlayerSpec.parse`` r
 player, ``0`` for a draw, ``null`` for an unfinished game. Loading replays every
 move through the rules, so a record that cannot have happened is refused with a
 clear message.
+
+A games file (what ``gomoku-arena --out`` writes) holds one such record a line, each with the
+arena's fields beside it; ``read_game_lines`` reads one.
 """
 
 from __future__ import annotations
@@ -176,6 +179,28 @@ def load_game(path: str) -> GameRecord:
         return GameRecord.from_json(data)
     except GameFileError as exc:
         raise GameFileError(f"{path}: {exc}") from None
+
+
+def read_game_lines(path: str) -> list[dict]:
+    """The JSON objects of a games file, one a line, in order (not yet checked as records).
+
+    Raises:
+        GameFileError: the file is missing or unreadable, a line is not a JSON object, or it
+            holds no games.
+    """
+    games = []
+    try:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                if line.strip():
+                    games.append(json.loads(line))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise GameFileError(f"{path} is not a games file ({exc.__class__.__name__}: {exc})") from None
+    if not all(isinstance(game, dict) for game in games):
+        raise GameFileError(f"{path} is not a games file (a line that is not a JSON object)")
+    if not games:
+        raise GameFileError(f"{path} holds no games")
+    return games
 
 
 def default_game_path(directory: str = "games") -> str:

@@ -28,7 +28,7 @@ import numpy as np
 
 from gomoku.game.board import Board
 from gomoku.game.features import fill_planes_batch, input_channels
-from gomoku.game.gamefile import GameFileError, GameRecord
+from gomoku.game.gamefile import GameFileError, GameRecord, read_game_lines
 from gomoku.game.openings import DATA_DIR
 from gomoku.game.rules import BLACK
 
@@ -145,12 +145,7 @@ def read_probe(path: str) -> Probe:
         ValueError: the file is missing or malformed, its games are for several boards or rules,
             a game cannot be replayed, or no position follows an opening.
     """
-    from gomoku.play.arena.report import ArenaError, read_games
-
-    try:
-        lines = read_games(path)
-    except ArenaError as exc:
-        raise ValueError(str(exc)) from None
+    lines = read_game_lines(path)  # a GameFileError is a ValueError
     probe = Probe(path)
     seen = set()
     for number, line in enumerate(lines):

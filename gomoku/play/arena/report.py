@@ -17,7 +17,7 @@ from typing import IO, Optional, Sequence
 import numpy as np
 
 from gomoku.game.board import Board
-from gomoku.game.gamefile import COLOUR_NAMES, GameRecord
+from gomoku.game.gamefile import COLOUR_NAMES, GameFileError, GameRecord, read_game_lines
 from gomoku.game.rules import FREESTYLE
 from gomoku.play.arena.settings import ArenaError, ArenaSettings
 from gomoku.search.players import PlayerSpec, info_text, spec_text
@@ -285,24 +285,15 @@ class GamesFile:
 
 
 def read_games(path: str) -> list[dict]:
-    """The games of a file ``write_games`` wrote, one dict a game, in order.
+    """The games of a file ``write_games`` wrote, one dict a game, in order (``read_game_lines``).
 
     Raises:
         ArenaError: the file is missing, a line is not a JSON object, or it holds no games.
     """
-    games = []
     try:
-        with open(path, encoding="utf-8") as f:
-            for line in f:
-                if line.strip():
-                    games.append(json.loads(line))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ArenaError(f"{path} is not an arena games file ({exc.__class__.__name__}: {exc})") from None
-    if not all(isinstance(game, dict) for game in games):
-        raise ArenaError(f"{path} is not an arena games file (a line that is not a JSON object)")
-    if not games:
-        raise ArenaError(f"{path} holds no games")
-    return games
+        return read_game_lines(path)
+    except GameFileError as exc:
+        raise ArenaError(str(exc).replace("is not a games file", "is not an arena games file")) from None
 
 
 def new_games(games: list[dict], seen: set) -> list[dict]:
