@@ -17,6 +17,10 @@ net alone (no search), it prints:
 - **loss**: the mean cross-entropy of the engine's move under the net's policy (nats);
 - **value**: the mean squared error of the net's value against the result.
 
+With ``--search-playouts N`` it also scores each model's player as the arena plays it
+(``az:MODEL:N``) on ``--search-positions`` positions spread evenly over the probe: slower, but the
+search is what plays the games.
+
 Each later model is also compared with the first, position by position: the difference in
 agreement with its 95% interval, games as the unit of sampling (the positions of one game are not
 independent). The measure is ``gomoku.train.probe``'s, the one the trainer logs with
@@ -29,6 +33,8 @@ import argparse
 import json
 import os
 import sys
+
+import numpy as np
 
 from gomoku.train.probe import SHIPPED, Probe, Scores, paired_difference, probe_path, read_probe
 
@@ -87,6 +93,33 @@ def shipped_or_path(games: str, first_model: str) -> str:
     return probe_path(SHIPPED, spec.width, spec.height, spec.n_in_row, spec.rule)
 
 
+def search_agreement(probe: Probe, path: str, playouts: int, sample: np.ndarray, models: dict) -> np.ndarray:
+    """Whether the model's AlphaZero player (``az:PATH:PLAYOUTS``, the arena's search) plays the
+    engine's move, at each position of ``sample``; a fresh player for each position."""
+    from gomoku.search.players import PlayerSpec, make_player
+
+    spec = PlayerSpec.parse(f"az:{path}:{playouts}")
+    hits = []
+    for i in sample:
+        board = probe.boards[i].copy()
+        player = make_player(spec, board, seed=0, device="cpu", models=models)
+        hits.append(player.get_action(board) == probe.moves[i])
+    return np.array(hits)
+
+
+def search_table(names: list[str], hits: list[np.ndarray], games: np.ndarray, playouts: int) -> str:
+    """The agreement of the models' searches on the sampled positions, the first the reference."""
+    rows = [f"| model | agree with {playouts} playouts of search ({len(games)} positions) | agree - first |",
+            "|---|---:|---|"]
+    for name, h in zip(names, hits):
+        versus = "-"
+        if h is not hits[0]:
+            mean, half = paired_difference(hits[0], h, games)
+            versus = f"{100 * mean:+.1f} ({100 * (mean - half):+.1f} to {100 * (mean + half):+.1f})"
+        rows.append(f"| {name} | {100 * h.mean():.1f}% | {versus} |")
+    return "\n".join(rows)
+
+
 def parse_models(items: list[str]) -> list[tuple[str, str]]:
     """``NAME=PATH`` or ``PATH`` (named by its file name) -> ``[(name, path)]``."""
     models = []
@@ -101,8 +134,16 @@ def main(argv=None) -> int:
     parser.add_argument("games", help="an arena games file of engine-against-engine games, or 'rapfi': the probe "
                                       "that ships for the first model's board and rule")
     parser.add_argument("models", nargs="+", help="model files, each PATH or NAME=PATH; the first is the reference")
+    parser.add_argument("--search-playouts", type=int, default=0, metavar="N",
+                        help="also score each model's player, az:MODEL:N as the arena plays it, on a sample of "
+                             "the positions (slower: N playouts a position)")
+    parser.add_argument("--search-positions", type=int, default=300, metavar="K",
+                        help="the positions, evenly spread over the probe, that --search-playouts scores "
+                             "(default: 300)")
     parser.add_argument("--json", help="also write the scores to this file")
     args = parser.parse_args(argv)
+    if args.search_playouts < 0 or args.search_positions < 1:
+        parser.error("--search-playouts must not be negative and --search-positions must be at least 1")
     try:
         models = parse_models(args.models)
         probe = read_probe(shipped_or_path(args.games, models[0][1]))
@@ -113,9 +154,20 @@ def main(argv=None) -> int:
     scores = [probe.score(model.predict, model.input_version) for model in loaded]
     print(f"{len(probe)} positions from {len(set(probe.games))} games in {probe.path}")
     print(table([name for name, _ in models], scores, probe))
+    searched = []
+    if args.search_playouts:
+        sample = np.unique(np.linspace(0, len(probe) - 1, min(args.search_positions, len(probe))).astype(int))
+        cache: dict = {}
+        searched = [search_agreement(probe, path, args.search_playouts, sample, cache) for _, path in models]
+        print()
+        print(search_table([name for name, _ in models], searched, np.asarray(probe.games)[sample],
+                           args.search_playouts))
     if args.json:
         rows = [{"model": name, "path": path, "positions": len(probe), **s.summary()}
                 for (name, path), s in zip(models, scores)]
+        for row, hits in zip(rows, searched):
+            row.update(search_agree=float(hits.mean()), search_playouts=args.search_playouts,
+                       search_positions=len(hits))
         with open(args.json, "w") as out:
             json.dump({"games": args.games, "scores": rows}, out, indent=1)
             out.write("\n")

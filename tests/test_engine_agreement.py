@@ -100,6 +100,14 @@ def test_the_command_prints_the_table_and_refuses_a_model_for_another_rule(tmp_p
     scores = json.loads(out.read_text())["scores"]
     assert [row["model"] for row in scores] == ["a", "free.npz"]
     assert scores[0]["probe_agree"] == scores[1]["probe_agree"] and scores[0]["positions"] == 13
+    # the players' search on a sample of the positions: a second table, and the JSON keeps it
+    assert engine_agreement.main([games, f"a={tmp_path / 'free.npz'}", f"b={tmp_path / 'free.npz'}",
+                                  "--search-playouts", "4", "--search-positions", "5", "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "| model | agree with 4 playouts of search (5 positions) | agree - first |" in text
+    assert "| b | " in text.split("playouts of search")[1] and "+0.0 (+0.0 to +0.0)" in text.split("search")[1]
+    scores = json.loads(out.read_text())["scores"]
+    assert scores[0]["search_positions"] == 5 and scores[0]["search_agree"] == scores[1]["search_agree"]
     assert engine_agreement.main([games, str(tmp_path / "std.npz")]) == 2
     assert "trained for standard, but this game is played under freestyle" in capsys.readouterr().err
     assert engine_agreement.main([games, str(tmp_path / "missing.npz")]) == 2
