@@ -75,9 +75,12 @@ def test_ctrl_c_while_the_trainer_starts_is_one_line(tmp_path, later):
     # The moment the trainer imports its modules (gomoku.commands blocks SIGINT meanwhile), or a
     # little later: before, Ctrl-C there printed a KeyboardInterrupt traceback of 18 lines, or
     # Paddle's "ImportError: initialization failed".
+    # As from a terminal: a test run started in the background by a shell ignores SIGINT, and a
+    # child would inherit that (then no Ctrl-C reaches it and the trainer runs on).
     proc = subprocess.Popen([sys.executable, "train.py", "--preset", "6x6x4", "--workers", "1",
                              "--run-dir", str(tmp_path / "run")], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 100
     while time.monotonic() < deadline and proc.poll() is None and not _blocked(proc.pid) & (1 << (signal.SIGINT - 1)):
         time.sleep(0.005)
