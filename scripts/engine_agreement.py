@@ -52,9 +52,9 @@ def load_model(path: str, probe: Probe):
         spec = read_model_spec(path)
     except ModelFileError as exc:
         raise ValueError(str(exc)) from None
-    problem = spec.board_mismatch(*probe.geometry) or spec.rule_mismatch(probe.rule)
+    problem = probe.fit_problem(spec)
     if problem:
-        raise ValueError(f"{path} is {problem}")
+        raise ValueError(f"{path}: {problem}")
     return PolicyValueModel.load(path, device="cpu")
 
 

@@ -68,6 +68,7 @@ class Probe:
     results: list = field(default_factory=list)  # +1 the player to move won, -1 lost, 0 a draw
     games: list = field(default_factory=list)  # the index of each position's game
     _planes: dict = field(default_factory=dict, repr=False)  # input version -> uint8 planes (N, C, H, W)
+    _legal: np.ndarray | None = field(default=None, repr=False)  # (N, size) bool, computed once
 
     def __len__(self) -> int:
         return len(self.boards)
@@ -77,9 +78,8 @@ class Probe:
 
     def fit_problem(self, spec) -> str | None:
         """Why a net of ``spec`` (a ``NetSpec``) cannot be scored here, or None."""
-        if spec.board_mismatch(*self.geometry) is None and spec.rule_mismatch(self.rule) is None:
-            return None
-        return f"the probe {self.path} is for {self.board_name()}, the net for {spec.board_name()}, {spec.rule}"
+        problem = spec.board_mismatch(*self.geometry) or spec.rule_mismatch(self.rule)
+        return f"the probe {self.path} is for {self.board_name()}: the net is {problem}" if problem else None
 
     def board_name(self) -> str:
         width, height, n_in_row = self.geometry
@@ -106,9 +106,11 @@ class Probe:
         for start in range(0, n, batch):
             lp, v = predict(planes[start:start + batch].astype(np.float32))
             log_p[start:start + batch], values[start:start + batch] = lp, v
-        legal = np.zeros((n, size), bool)
-        for i, board in enumerate(self.boards):
-            legal[i, board.legal_moves()] = True
+        if self._legal is None:
+            self._legal = np.zeros((n, size), bool)
+            for i, board in enumerate(self.boards):
+                self._legal[i, board.legal_moves()] = True
+        legal = self._legal
         p = np.where(legal, np.exp(log_p - log_p.max(axis=1, keepdims=True)), 0.0)
         p /= p.sum(axis=1, keepdims=True)
         chosen = p[np.arange(n), self.moves]
