@@ -14,6 +14,7 @@ import os
 import queue
 import threading
 import time
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -174,6 +175,30 @@ class FakeClock:
 
 
 # ------------------------------------------------------------ the window (SDL's dummy video driver)
+@contextmanager
+def window_opener(tmp_path):
+    """``open_(match, **kwargs)``: the match's window, saving its games under ``tmp_path``, its AI
+    with no delay and no events queued; every window opened is closed, and pygame with them, on exit."""
+    import pygame
+
+    from gomoku.play.ui import open_window
+
+    windows = []
+
+    def open_(match, **kwargs):
+        window = open_window(match, save_dir=str(tmp_path / "games"), ai_delay=0, **kwargs)
+        pygame.event.clear()
+        windows.append(window)
+        return window
+
+    try:
+        yield open_
+    finally:
+        for window in windows:
+            window.quit()
+        pygame.quit()
+
+
 def click(window, pos):
     import pygame
 

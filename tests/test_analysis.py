@@ -16,11 +16,11 @@ from gomoku.game.board import Board  # noqa: E402
 from gomoku.play.analysis import (Analysis, analysis_text, hint_text, search_with_analysis,  # noqa: E402
                                   snapshot)
 from gomoku.play.match import Match  # noqa: E402
-from gomoku.play.ui import SearchTask, open_window  # noqa: E402
+from gomoku.play.ui import SearchTask  # noqa: E402
 from gomoku.search.heuristic import HeuristicPlayer  # noqa: E402
 from gomoku.search.players import PlayerSpec  # noqa: E402
 from gomoku.search.rollout import pure_mcts_player  # noqa: E402
-from tests.helpers import click_move, press, settle  # noqa: E402
+from tests.helpers import click_move, press, settle, window_opener  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -36,23 +36,15 @@ def model(tmp_path_factory):
 
 @pytest.fixture
 def make_window(tmp_path):
-    windows = []
+    with window_opener(tmp_path) as open_:
+        def make(black="human", white="human", model=None, moves=()):
+            board = Board(6, 6, 4)
+            for label in moves:
+                board.do_move(board.parse_move(label))
+            specs = {1: PlayerSpec.parse(black, default_model=model), 2: PlayerSpec.parse(white, default_model=model)}
+            return open_(Match(board, specs, seed=0, device="cpu"))
 
-    def make(black="human", white="human", model=None, moves=()):
-        board = Board(6, 6, 4)
-        for label in moves:
-            board.do_move(board.parse_move(label))
-        specs = {1: PlayerSpec.parse(black, default_model=model), 2: PlayerSpec.parse(white, default_model=model)}
-        match = Match(board, specs, seed=0, device="cpu")
-        window = open_window(match, save_dir=str(tmp_path / "games"), ai_delay=0)
-        pygame.event.clear()
-        windows.append(window)
-        return window
-
-    yield make
-    for window in windows:
-        window.quit()
-    pygame.quit()
+        yield make
 
 
 # ------------------------------------------------------------------ analysis

@@ -14,28 +14,20 @@ from gomoku.game.board import Board  # noqa: E402
 from gomoku.play.match import Match, setup_match  # noqa: E402
 from gomoku.game.gamefile import load_game  # noqa: E402
 from gomoku.search.players import PlayerSpec  # noqa: E402
-from gomoku.play.ui import GameWindow, open_window  # noqa: E402
-from tests.helpers import click, click_move, press, settle  # noqa: E402
+from gomoku.play.ui import GameWindow  # noqa: E402
+from tests.helpers import click, click_move, press, settle, window_opener  # noqa: E402
 
 BLACK_WINS = ["a1", "b1", "b2", "c1", "c3", "d1", "d4"]
 
 
 @pytest.fixture
 def make_window(tmp_path):
-    windows = []
+    with window_opener(tmp_path) as open_:
+        def make(black="human", white="human", board=None, **kwargs):
+            board = Board(6, 6, 4) if board is None else board
+            return open_(Match(board, {1: PlayerSpec.parse(black), 2: PlayerSpec.parse(white)}, seed=0), **kwargs)
 
-    def make(black="human", white="human", board=None, **kwargs):
-        board = Board(6, 6, 4) if board is None else board
-        match = Match(board, {1: PlayerSpec.parse(black), 2: PlayerSpec.parse(white)}, seed=0)
-        window = open_window(match, save_dir=str(tmp_path / "games"), ai_delay=0, **kwargs)
-        pygame.event.clear()
-        windows.append(window)
-        return window
-
-    yield make
-    for window in windows:
-        window.quit()
-    pygame.quit()
+        yield make
 
 
 def test_pixels_and_moves_agree(make_window):
