@@ -11,7 +11,7 @@ import pytest
 from gomoku.game.board import Board
 from gomoku.play import engine_player
 from gomoku.play.arena.run import main as arena_main, run_arena
-from gomoku.play.arena.settings import ArenaError, ArenaSettings
+from gomoku.play.arena.settings import ArenaSettings
 from gomoku.play.engine_player import (EngineConnection, EngineError, EnginePlayer, engine_argv, info_text,
                                        parse_engine_info)
 from gomoku.search.players import PlayerSpec, close_players, make_player, spec_text
