@@ -68,3 +68,12 @@ def test_every_relative_link_of_the_docs_leads_somewhere():
             elif section and where.suffix == ".md" and section not in anchors(where):
                 broken.append(f"{page.name}:{number}: {target} (no such section)")
     assert not broken, "\n".join(broken)
+
+
+def test_the_results_contents_list_every_entry_in_order():
+    results = ROOT / "docs" / "results.md"
+    text = results.read_text(encoding="utf-8")
+    entries = [anchor(line[3:]) for line in text.splitlines() if line.startswith("## 20")]
+    listed = [target[1:] for line in text.splitlines() if line.startswith("- [20")
+              for target in LINK.findall(line)]
+    assert listed == entries, "docs/results.md's Contents and its dated entries differ"
