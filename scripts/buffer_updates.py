@@ -5,7 +5,9 @@
 It reads the run's checkpoint (the net, its Adam state, the learning-rate multiplier and the
 replay buffer, as the trainer would resume them), then runs the trainer's own KL-adaptive updates
 (``TrainPipeline.update``) on that buffer, with no new self-play, and scores the net on the probe
-(``gomoku.train.probe``) before the first update and after every ``--every`` updates. A run whose
+(``gomoku.train.probe``) before the first update and after every ``--every`` updates.
+``--lr-multiplier`` and ``--kl-targ`` try another step size; ``--grow 8x64`` first grows the
+net (``gomoku.net.grow``) and so asks whether a larger net learns more from the same games. A run whose
 agreement with the engine keeps rising with updates on data it already has is using too few
 updates for the games it plays; one whose agreement falls is fitting its buffer. The run's
 directory is only read (its checkpoint is read once; nothing is written there), so it works
@@ -15,8 +17,10 @@ beside the run's own trainer.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
+from dataclasses import replace
 
 
 def main(argv=None) -> int:
@@ -25,11 +29,23 @@ def main(argv=None) -> int:
     parser.add_argument("--probe", default="rapfi", help="the probe games file, or 'rapfi' (default)")
     parser.add_argument("--updates", type=int, default=16, help="updates in all (default: 16)")
     parser.add_argument("--every", type=int, default=2, help="updates between two scores (default: 2)")
+    parser.add_argument("--lr-multiplier", type=float, metavar="X",
+                        help="start the learning-rate multiplier at X instead of the run's")
+    parser.add_argument("--kl-targ", type=float, metavar="KL",
+                        help="the KL target the multiplier adapts to, instead of the run's")
+    parser.add_argument("--grow", metavar="BLOCKSxCHANNELS",
+                        help="first grow the run's size-free net to this trunk (gomoku.net.grow: it plays as "
+                             "before until the updates change it), with a fresh Adam state")
     args = parser.parse_args(argv)
     if args.updates < 1 or args.every < 1:
         parser.error("--updates and --every must be at least 1")
+    if (args.lr_multiplier is not None and args.lr_multiplier <= 0) or (args.kl_targ is not None and args.kl_targ <= 0):
+        parser.error("--lr-multiplier and --kl-targ must be positive")
 
+    from gomoku.net.grow import grown_model
+    from gomoku.net.spec import trunk_of
     from gomoku.train.checkpoint import CheckpointError
+    from gomoku.util import usable_cpus
     from gomoku.train.pipeline import TrainPipeline
 
     try:
@@ -37,9 +53,26 @@ def main(argv=None) -> int:
     except (CheckpointError, ValueError) as exc:
         print(f"buffer_updates: {exc}", file=sys.stderr)
         return 2
+    if args.grow:
+        try:
+            blocks, channels = (int(n) for n in args.grow.lower().split("x"))
+            pipeline.config = replace(pipeline.config, sizefree_blocks=blocks, sizefree_filters=channels)
+            config = pipeline.config
+            pipeline.model = grown_model(pipeline.model, trunk_of(config, "sizefree"), device=config.device,
+                                         weight_decay=config.weight_decay, threads=usable_cpus(),
+                                         precision=config.precision)
+        except ValueError as exc:
+            print(f"buffer_updates: --grow {args.grow}: {exc}", file=sys.stderr)
+            return 2
+    if args.lr_multiplier is not None:
+        pipeline.lr_multiplier = args.lr_multiplier
+    if args.kl_targ is not None:
+        pipeline.config = replace(pipeline.config, kl_targ=args.kl_targ)
     probe, model = pipeline.probe, pipeline.model
+    net = model.spec
     print(f"{args.run}: iteration {pipeline.iteration}, buffer {len(pipeline.buffer)} positions, "
-          f"lr x{pipeline.lr_multiplier:.3f}; probe {probe.path} ({len(probe)} positions)")
+          f"net {net.res_blocks}x{net.res_filters}, lr x{pipeline.lr_multiplier:.3f}, "
+          f"KL target {pipeline.config.kl_targ}; probe {os.path.basename(probe.path)} ({len(probe)} positions)")
     print("| updates | agree | top 3 | loss | value | buffer loss | kl | lr multiplier | seconds |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     scores = probe.measure(model)

@@ -170,5 +170,12 @@ def test_buffer_updates_scores_the_probe_as_updates_go_and_leaves_the_run_alone(
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ") and line[2].isdigit()]
     assert [row.split(" | ")[0] for row in rows] == ["| 0", "| 2", "| 3"]  # before, every 2, and the last
     assert {name: os.path.getmtime(os.path.join(run, name)) for name in os.listdir(run)} == before
+    # a larger net and another step size, from the same checkpoint
+    assert buffer_updates.main([run, "--probe", probe, "--updates", "1", "--grow", "5x40", "--lr-multiplier", "0.5",
+                                "--kl-targ", "0.01"]) == 0
+    assert "net 5x40, lr x0.500, KL target 0.01;" in capsys.readouterr().out
+    assert {name: os.path.getmtime(os.path.join(run, name)) for name in os.listdir(run)} == before
+    assert buffer_updates.main([run, "--probe", probe, "--grow", "1x8"]) == 2
+    assert "--grow 1x8: a net can grow but not shrink" in capsys.readouterr().err
     assert buffer_updates.main([str(tmp_path / "none")]) == 2
     assert "checkpoint" in capsys.readouterr().err
