@@ -49,16 +49,19 @@ def main(argv=None) -> int:
     from gomoku.train.pipeline import TrainPipeline
 
     try:
-        pipeline = TrainPipeline.resume(args.run, log=lambda line: None, probe_games=args.probe, workers=1)
+        # a KL target of the command line's is one of resume's own overrides, as for train.py --resume
+        overrides = {} if args.kl_targ is None else {"kl_targ": args.kl_targ}
+        pipeline = TrainPipeline.resume(args.run, log=lambda line: None, probe_games=args.probe, workers=1,
+                                        **overrides)
     except (CheckpointError, ValueError) as exc:
         print(f"buffer_updates: {exc}", file=sys.stderr)
         return 2
     if args.grow:
         try:
             blocks, channels = (int(n) for n in args.grow.lower().split("x"))
-            pipeline.config = replace(pipeline.config, sizefree_blocks=blocks, sizefree_filters=channels)
             config = pipeline.config
-            pipeline.model = grown_model(pipeline.model, trunk_of(config, "sizefree"), device=config.device,
+            trunk = trunk_of(replace(config, sizefree_blocks=blocks, sizefree_filters=channels), "sizefree")
+            pipeline.model = grown_model(pipeline.model, trunk, device=config.device,
                                          weight_decay=config.weight_decay, threads=usable_cpus(),
                                          precision=config.precision)
         except ValueError as exc:
@@ -66,8 +69,6 @@ def main(argv=None) -> int:
             return 2
     if args.lr_multiplier is not None:
         pipeline.lr_multiplier = args.lr_multiplier
-    if args.kl_targ is not None:
-        pipeline.config = replace(pipeline.config, kl_targ=args.kl_targ)
     probe, model = pipeline.probe, pipeline.model
     net = model.spec
     print(f"{args.run}: iteration {pipeline.iteration}, buffer {len(pipeline.buffer)} positions, "

@@ -18,7 +18,6 @@ counted from its own ``cpu_s`` at iteration N. Without it the hours are the runs
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import sys
@@ -27,42 +26,37 @@ FIELDS = ("probe_agree", "probe_top3", "probe_loss", "probe_value")
 
 
 def read_run(path: str, since: int | None = None) -> list[dict]:
-    """The probed iterations of a run (a run directory or its ``metrics.jsonl``), each as
-    ``{"iteration", "games", "games_since", "cpu_hours", "agree", "top3", "loss", "value"}``, the
-    games and CPU hours since iteration ``since`` (its ``games`` and ``cpu_s``) when given, else
-    the run's own.
+    """The probed iterations of a run (a run directory or its ``metrics.jsonl``, read with
+    ``gomoku.train.plot.read_records``: a resumed run's later record of an iteration wins, and a
+    line the trainer is still writing is passed over), each as ``{"iteration", "games",
+    "games_since", "cpu_hours", "agree", "top3", "loss", "value"}``, the games and CPU hours since
+    iteration ``since`` (its ``games`` and ``cpu_s``) when given, else the run's own.
 
     Raises:
-        ValueError: no metrics file, a line that is not JSON, or ``since`` an iteration the run
-            does not record with its CPU seconds.
+        ValueError: no metrics file, no probed iteration (after ``since``), or ``since`` an
+            iteration the run does not record with its CPU seconds.
     """
-    metrics = os.path.join(path, "metrics.jsonl") if os.path.isdir(path) else path
-    try:
-        with open(metrics) as f:
-            lines = [line for line in f if line.strip()]
-    except OSError as exc:
-        raise ValueError(f"{metrics}: cannot read it ({exc.strerror})") from None
-    records = {}
-    for number, line in enumerate(lines, 1):
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError:
-            raise ValueError(f"{metrics}, line {number}: not JSON") from None
-        if record.get("event") == "iteration":
-            records[record["iteration"]] = record  # a resumed run's later record of an iteration wins
+    from gomoku.train.plot import metrics_path, read_records
+
+    records = read_records(path)
+    iterations, metrics = records.iterations, metrics_path(path)
     start, start_games = 0.0, 0
     if since is not None:
-        if "cpu_s" not in records.get(since, {}):
+        if "cpu_s" not in iterations.get(since, {}):
             raise ValueError(f"{metrics}: no iteration {since} with its CPU seconds (cpu_s) to count from")
-        start, start_games = records[since]["cpu_s"], records[since]["games"]
+        start, start_games = iterations[since]["cpu_s"], iterations[since]["games"]
     points = []
-    for iteration in sorted(records):
-        record = records[iteration]
+    for iteration in sorted(iterations):
+        record = iterations[iteration]
         if (since is not None and iteration <= since) or "cpu_s" not in record or FIELDS[0] not in record:
             continue
         points.append({"iteration": iteration, "games": record["games"],
                        "games_since": record["games"] - start_games, "cpu_hours": (record["cpu_s"] - start) / 3600.0,
                        **{name[len("probe_"):]: record.get(name) for name in FIELDS}})
+    if not points:
+        bad = "".join(f"; line {n}: not JSON" for n in records.bad_lines[:3])
+        raise ValueError(f"{metrics}: no probed iteration{'' if since is None else f' after {since}'} "
+                         f"(train with --probe-games){bad}")
     return points
 
 
@@ -87,8 +81,8 @@ def summary(points: list[dict]) -> dict:
     """A run's span and its slopes: agreement in points a CPU hour, loss in nats a CPU hour."""
     xs = [p["cpu_hours"] for p in points]
     agree = slope(xs, [100 * p["agree"] for p in points])
-    loss = slope(xs, [p["loss"] for p in points if p["loss"] is not None]) if all(
-        p["loss"] is not None for p in points) else (math.nan, math.nan)
+    losses = [p["loss"] for p in points]
+    loss = slope(xs, losses) if None not in losses else (math.nan, math.nan)
     return {"iterations": len(points), "cpu_hours": max(xs) if xs else 0.0,
             "games": points[-1]["games_since"] if points else 0,
             "agree_slope": agree, "loss_slope": loss}
@@ -153,15 +147,10 @@ def main(argv=None) -> int:
         name, _, path = spec.rpartition("=")
         name = name or os.path.basename(os.path.normpath(path))
         try:
-            points = read_run(path, args.since)
+            runs[name] = read_run(path, args.since)
         except ValueError as exc:
             print(f"probe_curve: {exc}", file=sys.stderr)
             return 2
-        if not points:
-            print(f"probe_curve: {path}: no probed iteration"
-                  f"{'' if args.since is None else f' after {args.since}'} (train with --probe-games)", file=sys.stderr)
-            return 2
-        runs[name] = points
     print(tables(runs))
     if args.plot:
         plot(runs, args.plot, args.since)

@@ -76,3 +76,10 @@ def test_bad_runs_are_one_clear_error(tmp_path, capsys):
     (broken / "metrics.jsonl").write_text("{\n")
     assert probe_curve.main([str(broken)]) == 2
     assert "line 1: not JSON" in capsys.readouterr().err
+
+
+def test_a_line_the_trainer_is_still_writing_is_passed_over(tmp_path):
+    run = run_dir(tmp_path / "run", 3, lambda i: 0.4, lambda i: 2.0)
+    with open(os.path.join(run, "metrics.jsonl"), "a") as f:
+        f.write('{"event": "iteration", "iteration": 4, "ga')  # cut short: no newline yet
+    assert [p["iteration"] for p in probe_curve.read_run(run)] == [1, 2, 3]

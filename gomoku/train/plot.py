@@ -63,6 +63,48 @@ def metrics_path(path: str) -> str:
     return os.path.join(path, METRICS) if os.path.isdir(path) else path
 
 
+@dataclass
+class Records:
+    """A metrics file's records as written, each iteration's and evaluation's last record by number."""
+
+    iterations: dict[int, dict]
+    evaluations: dict[int, dict]
+    sessions: list[dict]
+    """'start' and 'stop' records in the order written"""
+    bad_lines: list[int]
+    """the numbers of the lines that were not records (a line cut short when the trainer was killed)"""
+
+
+def read_records(path: str) -> Records:
+    """The records of a run directory's or a file's metrics, read as the trainer may still be
+    writing them: a line that is not a record is passed over and its number kept.
+
+    Raises:
+        MetricsError: no such file.
+    """
+    file = metrics_path(path)
+    if not os.path.isfile(file):
+        raise MetricsError(f"no metrics file at {file}" + (
+            "" if file.endswith(".jsonl") else f" (give a run directory or its {METRICS})"))
+    records = Records({}, {}, [], [])
+    by_event = {"iteration": records.iterations, "evaluation": records.evaluations}
+    with open(file, encoding="utf-8", errors="replace") as f:
+        for number, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                record = None
+            if not isinstance(record, dict) or not isinstance(record.get("iteration"), int):
+                records.bad_lines.append(number)
+            elif record.get("event") in by_event:
+                by_event[record["event"]][record["iteration"]] = record
+            elif record.get("event") in ("start", "stop"):
+                records.sessions.append(record)
+    return records
+
+
 def read_metrics(path: str) -> Metrics:
     """Reads a run directory's or a file's metrics.
 
@@ -72,31 +114,10 @@ def read_metrics(path: str) -> Metrics:
     file = metrics_path(path)
     if file.endswith(".json") and os.path.isfile(file):
         return read_model_record(file)
-    if not os.path.isfile(file):
-        raise MetricsError(f"no metrics file at {file}" + (
-            "" if file.endswith(".jsonl") else f" (give a run directory or its {METRICS})"))
-    by_event: dict[str, dict[int, dict]] = {"iteration": {}, "evaluation": {}}
-    sessions = []
-    skipped = 0
-    with open(file, encoding="utf-8", errors="replace") as f:
-        for line in f:
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
-                skipped += 1
-                continue
-            if not isinstance(record, dict) or not isinstance(record.get("iteration"), int):
-                skipped += 1
-                continue
-            if record.get("event") in by_event:
-                by_event[record["event"]][record["iteration"]] = record
-            elif record.get("event") in ("start", "stop"):
-                sessions.append(record)
-    iterations = [by_event["iteration"][k] for k in sorted(by_event["iteration"])]
-    metrics = Metrics(iterations, [by_event["evaluation"][k] for k in sorted(by_event["evaluation"])],
-                      skipped, _run_board(os.path.dirname(file)), sessions)
+    records = read_records(file)
+    metrics = Metrics([records.iterations[k] for k in sorted(records.iterations)],
+                      [records.evaluations[k] for k in sorted(records.evaluations)],
+                      len(records.bad_lines), _run_board(os.path.dirname(file)), records.sessions)
     if not _series(metrics.iterations, "loss")[0] and not _series(metrics.evaluations, "win_ratio")[0]:
         raise MetricsError(f"{file} has nothing to plot yet: no iteration with a loss and no evaluation")
     return metrics
