@@ -15,6 +15,10 @@ virtual draws between each pair that met (BayesElo's default is 2 virtual draws)
 score finite. The ratings maximise the posterior (Newton's method); their 95% intervals come
 from the curvature there, relative to ``--anchor`` (rated 0).
 
+``--budget-scale LABEL`` reads the players named ``LABEL`` and a number (one engine at several
+budgets: ``engine pbrain-rapfi, max_node``) as a ruler, and gives every other player's 50% point
+on it: the budget whose rating equals the player's (``budget_points``).
+
 ``--place PLAYER`` adds a player with as few games as can place it: each round plays one pair of
 games (one opening, colours swapped) against the rated player nearest to the newcomer's current
 estimate (the middle of the ladder at first), refits, and stops once the newcomer's interval is
@@ -129,6 +133,12 @@ def fit(games: list[tuple[str, str, float]], anchor: str, prior: float = 2.0):
     Returns:
         ``(players, ratings, half_widths, adv, adv_half_width)``, players sorted by rating.
     """
+    return fit_with_covariance(games, anchor, prior)[:5]
+
+
+def fit_with_covariance(games: list[tuple[str, str, float]], anchor: str, prior: float = 2.0):
+    """``fit``'s answer and, sixth, the ratings' covariance matrix (Elo squared; the anchor's
+    row and column zero), in the order of the players returned."""
     players = sorted({p for g in games for p in g[:2]})
     if anchor not in players:
         raise ValueError(f"the anchor {anchor!r} played no game; players: {', '.join(players)}")
@@ -169,11 +179,12 @@ def fit(games: list[tuple[str, str, float]], anchor: str, prior: float = 2.0):
         theta[free] += step
         if np.max(np.abs(step)) < 1e-6:
             break
-    covariance = np.linalg.inv(hess[np.ix_(free, free)])
-    half = np.zeros(n + 1)
-    half[free] = Z_95 * np.sqrt(np.diag(covariance))
+    covariance = np.zeros((n + 1, n + 1))
+    covariance[np.ix_(free, free)] = np.linalg.inv(hess[np.ix_(free, free)])
+    half = Z_95 * np.sqrt(np.diag(covariance))
     order = np.argsort(-theta[:n])
-    return ([players[i] for i in order], theta[order], half[order], float(theta[n]), float(half[n]))
+    return ([players[i] for i in order], theta[order], half[order], float(theta[n]), float(half[n]),
+            covariance[np.ix_(order, order)])
 
 
 def colour_scores(games, player: str) -> tuple[tuple[float, int], tuple[float, int]]:
@@ -196,6 +207,51 @@ def table(games, anchor: str, prior: float) -> str:
     lines.append("")
     lines.append(f"{len(games)} games; Black's advantage {adv:+.0f} Elo (±{adv_half:.0f}); "
                  f"a prior of {prior:g} virtual draws per pair that met; ratings relative to {anchor}.")
+    return "\n".join(lines)
+
+
+def budget_points(games, anchor: str, prior: float, scale: str) -> str:
+    """Each player's 50% point on a budget scale, as a Markdown table.
+
+    The scale is the players whose label is ``scale`` followed by a number (``engine
+    pbrain-rapfi, max_node`` picks that engine at each node budget). A player's 50% point is the
+    budget at which the scale's rating equals the player's: linear in the budget's logarithm
+    between two budgets that were played, never beyond the first or the last. Its 95% range
+    maps the player's rating plus and minus 1.96 standard errors of its difference to the
+    nearest-rated budget, so the anchor's own uncertainty, shared by both, drops out.
+
+    Raises:
+        ValueError: fewer than two budgets, or ratings that do not rise with the budget.
+    """
+    players, ratings, _, _, _, covariance = fit_with_covariance(games, anchor, prior)
+    pattern = re.compile(re.escape(scale) + r"\s*(\d+(?:\.\d+)?)$")
+    points = sorted((float(m.group(1)), i) for i, p in enumerate(players) if (m := pattern.match(p)))
+    if len(points) < 2:
+        raise ValueError(f"--budget-scale {scale!r}: fewer than two players are named {scale!r} and a number")
+    budgets = np.array([b for b, _ in points])
+    scale_ratings = np.array([ratings[i] for _, i in points])
+    if np.any(np.diff(scale_ratings) <= 0):
+        shown = ", ".join(f"{b:g}: {r:+.0f}" for b, r in zip(budgets, scale_ratings))
+        raise ValueError(f"--budget-scale {scale!r}: the ratings do not rise with the budget ({shown}); "
+                         "more games between neighbouring budgets would settle them")
+
+    def budget_at(rating: float) -> str:
+        if rating <= scale_ratings[0]:
+            return f"<= {budgets[0]:,.0f}"
+        if rating >= scale_ratings[-1]:
+            return f">= {budgets[-1]:,.0f}"
+        return f"{math.exp(np.interp(rating, scale_ratings, np.log(budgets))):,.0f}"
+
+    lines = [f"| player | Elo | 50% point ({scale}) | 95% range |", "|---|---:|---:|---:|"]
+    in_scale = {i for _, i in points}
+    for i, (player, rating) in enumerate(zip(players, ratings)):
+        if i in in_scale:
+            continue
+        nearest = min(in_scale, key=lambda j: abs(ratings[j] - rating))
+        spread = Z_95 * math.sqrt(max(covariance[i, i] + covariance[nearest, nearest] - 2 * covariance[i, nearest], 0))
+        low, high = budget_at(rating - spread), budget_at(rating + spread)
+        lines.append(f"| {player} | {rating:+.0f} | {budget_at(rating)} | "
+                     f"{low if low == high else f'{low} to {high}'} |")
     return "\n".join(lines)
 
 
@@ -268,6 +324,9 @@ def main(argv=None) -> int:
     parser.add_argument("--table", help="write the Markdown table here (default: print it)")
     parser.add_argument("--plot", help="draw the ladder into this PNG")
     parser.add_argument("--title", default="Elo ladder", help="the plot's title (default: Elo ladder)")
+    parser.add_argument("--budget-scale", metavar="LABEL",
+                        help="players named LABEL and a number form a budget scale (e.g. 'engine pbrain-rapfi, "
+                             "max_node'): print every other player's 50%% point on it")
     parser.add_argument("--place", metavar="PLAYER", help="a new player to place with as few games as it takes")
     parser.add_argument("--place-info", default="", metavar="'KEY VALUE;...'",
                         help="the INFO lines of --place when it is an engine (the rated engines keep theirs)")
@@ -286,6 +345,8 @@ def main(argv=None) -> int:
         if args.place:
             games = place(args, games, specs)
         text = table(games, args.anchor, args.prior)
+        if args.budget_scale:
+            text += "\n\n" + budget_points(games, args.anchor, args.prior, args.budget_scale)
     except (OSError, ValueError, KeyError) as exc:
         print(f"elo_ladder: error: {exc}", file=sys.stderr)
         return 2

@@ -109,3 +109,38 @@ def test_c_gomoku_cli_games_join_under_their_aliases(tmp_path):
     games, _ = elo_ladder.read_games([str(sgf)], {"r1k": "engine pbrain-rapfi, max_node 1000"})
     assert games == [("engine pbrain-rapfi, max_node 1000", "r10k", 0.0),
                      ("r10k", "engine pbrain-rapfi, max_node 1000", 1.0)]
+
+
+def both_colours(a, b, a_points, games):
+    """``games`` games between a and b, half with each colour, a scoring ``a_points`` of them."""
+    half, won = games // 2, a_points / 2
+    return ([(a, b, 1.0)] * int(won) + [(a, b, 0.0)] * (half - int(won))
+            + [(b, a, 0.0)] * int(won) + [(b, a, 1.0)] * (half - int(won)))
+
+
+def test_a_budget_scale_places_each_player_at_its_50_percent_point():
+    e1, e2, e4 = ("e, n 1000", "e, n 2000", "e, n 4000")
+    games = (both_colours(e2, e1, 30, 40) + both_colours(e4, e2, 30, 40)  # each doubling: +191 Elo
+             + both_colours("level", e2, 20, 40)  # even with 2,000
+             + both_colours("strong", e4, 36, 40))  # far above the last budget
+    text = elo_ladder.budget_points(games, e1, 0.0, "e, n")
+    rows = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[2:5]] for line in text.splitlines()[2:]}
+    assert set(rows) == {"level", "strong"}  # the scale's own budgets are not listed
+    rating, point, spread = rows["level"]
+    assert rating == "+191" and point == "2,000"
+    low, high = spread.split(" to ")
+    assert 1000 < float(low.replace(",", "")) < 2000 < float(high.replace(",", "")) < 4000
+    assert rows["strong"][1:] == [">= 4,000", ">= 4,000"]
+    # Halfway from 1,000 to 2,000 in rating is halfway in log budget: about 1,414.
+    games += both_colours("between", e1, 24, 40) + both_colours("between", e2, 16, 40)
+    rows = {line.split("|")[1].strip(): line.split("|")[3].strip()
+            for line in elo_ladder.budget_points(games, e1, 0.0, "e, n").splitlines()[2:]}
+    assert 1300 < float(rows["between"].replace(",", "")) < 1550
+
+
+def test_a_budget_scale_that_is_short_or_out_of_order_is_a_clear_error():
+    games = both_colours("e, n 2000", "e, n 1000", 10, 40)  # the larger budget lost
+    with pytest.raises(ValueError, match="do not rise with the budget"):
+        elo_ladder.budget_points(games, "e, n 1000", 0.0, "e, n")
+    with pytest.raises(ValueError, match="fewer than two"):
+        elo_ladder.budget_points(games, "e, n 1000", 0.0, "f, n")
