@@ -210,8 +210,8 @@ def table(games, anchor: str, prior: float) -> str:
     return "\n".join(lines)
 
 
-def budget_points(games, anchor: str, prior: float, scale: str) -> str:
-    """Each player's 50% point on a budget scale, as a Markdown table.
+def fifty_percent_points(games, anchor: str, prior: float, scale: str) -> list[dict]:
+    """Each player's 50% point on a budget scale.
 
     The scale is the players whose label is ``scale`` followed by a number (``engine
     pbrain-rapfi, max_node`` picks that engine at each node budget). A player's 50% point is the
@@ -219,6 +219,12 @@ def budget_points(games, anchor: str, prior: float, scale: str) -> str:
     between two budgets that were played, never beyond the first or the last. Its 95% range
     maps the player's rating plus and minus 1.96 standard errors of its difference to the
     nearest-rated budget, so the anchor's own uncertainty, shared by both, drops out.
+
+    Returns:
+        one dict a player outside the scale, best first: ``player``, ``rating``, and ``point``,
+        ``low``, ``high``, each a pair ``(budget, side)``: ``side`` is -1 where the rating lies
+        at or below the smallest budget's (``budget`` is then that budget), +1 at or above the
+        largest's, 0 between.
 
     Raises:
         ValueError: fewer than two budgets, or ratings that do not rise with the budget.
@@ -235,22 +241,37 @@ def budget_points(games, anchor: str, prior: float, scale: str) -> str:
         raise ValueError(f"--budget-scale {scale!r}: the ratings do not rise with the budget ({shown}); "
                          "more games between neighbouring budgets would settle them")
 
-    def budget_at(rating: float) -> str:
+    def budget_at(rating: float) -> tuple[float, int]:
         if rating <= scale_ratings[0]:
-            return f"<= {budgets[0]:,.0f}"
+            return float(budgets[0]), -1
         if rating >= scale_ratings[-1]:
-            return f">= {budgets[-1]:,.0f}"
-        return f"{math.exp(np.interp(rating, scale_ratings, np.log(budgets))):,.0f}"
+            return float(budgets[-1]), 1
+        return math.exp(np.interp(rating, scale_ratings, np.log(budgets))), 0
 
-    lines = [f"| player | Elo | 50% point ({scale}) | 95% range |", "|---|---:|---:|---:|"]
+    rows = []
     in_scale = {i for _, i in points}
     for i, (player, rating) in enumerate(zip(players, ratings)):
         if i in in_scale:
             continue
         nearest = min(in_scale, key=lambda j: abs(ratings[j] - rating))
         spread = Z_95 * math.sqrt(max(covariance[i, i] + covariance[nearest, nearest] - 2 * covariance[i, nearest], 0))
-        low, high = budget_at(rating - spread), budget_at(rating + spread)
-        lines.append(f"| {player} | {rating:+.0f} | {budget_at(rating)} | "
+        rows.append({"player": player, "rating": float(rating), "point": budget_at(rating),
+                     "low": budget_at(rating - spread), "high": budget_at(rating + spread)})
+    return rows
+
+
+def budget_text(budget: tuple[float, int]) -> str:
+    """``(budget, side)`` of ``fifty_percent_points`` as the tables show it."""
+    value, side = budget
+    return f"{'<= ' if side < 0 else '>= ' if side > 0 else ''}{value:,.0f}"
+
+
+def budget_points(games, anchor: str, prior: float, scale: str) -> str:
+    """Every player's 50% point on a budget scale (``fifty_percent_points``), as a Markdown table."""
+    lines = [f"| player | Elo | 50% point ({scale}) | 95% range |", "|---|---:|---:|---:|"]
+    for row in fifty_percent_points(games, anchor, prior, scale):
+        low, high = budget_text(row["low"]), budget_text(row["high"])
+        lines.append(f"| {row['player']} | {row['rating']:+.0f} | {budget_text(row['point'])} | "
                      f"{low if low == high else f'{low} to {high}'} |")
     return "\n".join(lines)
 

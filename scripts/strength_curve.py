@@ -17,6 +17,18 @@ It prints a Markdown table (each model's wins, draws and losses as Black and as 
 each yardstick, and the score with its 95% interval) and draws the score by colour against the
 CPU hours, one panel per yardstick. Paths in the file are relative to the current folder.
 
+With a ``"ladder"`` object the points are also placed on an Elo ladder (``elo_ladder.py``) and
+read off a budget scale as 50% points: the budget of one engine at which it would score even with
+the point's model. The fit takes the ladder's games files (glob patterns) and every point's games:
+
+    "ladder": {"games": ["docs/ladder/freestyle/*.jsonl", "docs/ladder/freestyle/*.sgf"],
+               "aliases": {"r1k": "engine pbrain-rapfi, max_node 1000"}, "anchor": "heuristic:4",
+               "scale": "engine pbrain-rapfi, max_node", "unit": "Rapfi's nodes"}
+
+A point is rated as player A of its first games file (``"ladder_player"`` names another label).
+Players that no chain of games links to the anchor are left out, with a note. The 50% points get a
+table and a panel (log scale), with a line at the first point's and one at four times it.
+
 A point may also give ``"probe_agree"``, its net's agreement with an engine's moves
 (``scripts/engine_agreement.py``, a fraction), with or without games; the file's ``"probe"`` names
 what the probe agrees with ("Rapfi's moves"). The agreements get a table and a panel of their own.
@@ -25,9 +37,11 @@ what the probe agrees with ("Rapfi's moves"). The agreements get a table and a p
 from __future__ import annotations
 
 import argparse
+import glob
 import json
 import sys
 
+import elo_ladder
 from gomoku.play.arena.report import ArenaError, new_games, read_games, wilson_interval
 
 
@@ -55,7 +69,7 @@ def score(wdl) -> tuple[float, int]:
     return ((wdl[0] + 0.5 * wdl[1]) / games if games else float("nan")), games
 
 
-def read_points(path: str) -> tuple[str, list[dict], str]:
+def read_points(path: str) -> tuple[str, list[dict], str, str]:
     """The title, the points and the probe's name of a points file, each point with ``records``
     (yardstick -> colour record) and ``probe_agree`` (None where the file gives none).
 
@@ -70,11 +84,52 @@ def read_points(path: str) -> tuple[str, list[dict], str]:
             records = {name: colour_record(files) for name, files in point.get("games", {}).items()}
             agree = point.get("probe_agree")
             points.append({"model": str(point["model"]), "cpu_hours": float(point["cpu_hours"]), "records": records,
-                           "probe_agree": None if agree is None else float(agree)})
+                           "probe_agree": None if agree is None else float(agree), "fifty": None,
+                           "files": [f for files in point.get("games", {}).values() for f in files],
+                           "ladder_player": point.get("ladder_player")})
+        unit = place_on_ladder(data["ladder"], points) if "ladder" in data else ""
     except (OSError, ValueError, KeyError, TypeError, ArenaError) as exc:
         raise ValueError(f"{path}: {exc}") from None
     return (str(data.get("title", "strength against training")), sorted(points, key=lambda p: p["cpu_hours"]),
-            str(data.get("probe", "")))
+            str(data.get("probe", "")), unit)
+
+
+def place_on_ladder(ladder: dict, points: list[dict]) -> str:
+    """Sets each point's ``fifty`` (its row of ``elo_ladder.fifty_percent_points``) and returns the
+    scale's unit. Points without games stay unplaced."""
+    files = list(dict.fromkeys(f for pattern in ladder["games"] for f in sorted(glob.glob(pattern))))
+    files += [f for point in points for f in point["files"] if f not in files]
+    games, _ = elo_ladder.read_games(files, ladder.get("aliases", {}))
+    anchor = str(ladder["anchor"])
+    linked = elo_ladder.connected(games, anchor)
+    apart = sorted({p for g in games for p in g[:2]} - linked)
+    if apart:
+        print(f"strength_curve: no chain of games links {', '.join(apart)} to {anchor}: left off the ladder",
+              file=sys.stderr)
+    games = [g for g in games if g[0] in linked and g[1] in linked]
+    rows = {row["player"]: row for row in elo_ladder.fifty_percent_points(games, anchor, 2.0, str(ladder["scale"]))}
+    for point in points:
+        if point["files"]:
+            label = point["ladder_player"] or player_a(point["files"][0])
+            point["fifty"] = rows.get(label)
+    return str(ladder.get("unit", ladder["scale"]))
+
+
+def player_a(path: str) -> str:
+    """The ladder's label of player A in an arena games file (its first game)."""
+    game = read_games(path)[0]
+    colour = "1" if game["colours"]["A"] == "black" else "2"
+    black, white, _ = elo_ladder.rated_game(game, {})
+    return black if colour == "1" else white
+
+
+def fifty_table(points: list[dict], unit: str) -> str:
+    """The points' Elo and 50% points on the ladder's scale ('' if no point was placed)."""
+    rows = [f"| {p['model']} | {p['cpu_hours']:g} | {p['fifty']['player']} | {p['fifty']['rating']:+.0f} | "
+            f"{elo_ladder.budget_text(p['fifty']['point'])} | {elo_ladder.budget_text(p['fifty']['low'])} to "
+            f"{elo_ladder.budget_text(p['fifty']['high'])} |" for p in points if p["fifty"]]
+    return "\n".join([f"| model | CPU hours | on the ladder as | Elo | 50% point ({unit}) | 95% range |",
+                      "|---|---:|---|---:|---:|---:|", *rows]) if rows else ""
 
 
 def agreement_table(points: list[dict]) -> str:
@@ -98,7 +153,7 @@ def table(points: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def plot(title: str, points: list[dict], path: str, probe: str = "") -> None:
+def plot(title: str, points: list[dict], path: str, probe: str = "", unit: str = "") -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -106,8 +161,24 @@ def plot(title: str, points: list[dict], path: str, probe: str = "") -> None:
 
     names = list(dict.fromkeys(name for point in points for name in point["records"]))
     agreed = [(p["cpu_hours"], 100 * p["probe_agree"]) for p in points if p["probe_agree"] is not None]
-    panels = len(names) + bool(agreed)
+    placed = [p for p in points if p["fifty"]]
+    panels = len(names) + bool(agreed) + bool(placed)
     fig, axes = plt.subplots(1, panels, figsize=(5 * panels, 3.8), squeeze=False)
+    if placed:
+        ax = axes[0][len(names)]
+        values = [p["fifty"]["point"][0] for p in placed]
+        errors = [[v - p["fifty"]["low"][0] for v, p in zip(values, placed)],
+                  [p["fifty"]["high"][0] - v for v, p in zip(values, placed)]]
+        ax.errorbar([p["cpu_hours"] for p in placed], values, yerr=errors, marker="o", capsize=3, color="tab:green")
+        ax.axhline(values[0], color="grey", lw=0.5, label=f"{placed[0]['model']}")
+        ax.axhline(4 * values[0], color="grey", lw=0.8, ls="--", label="four times that")
+        ax.set_yscale("log")
+        ax.set_ylim(0.8 * min(p["fifty"]["low"][0] for p in placed),
+                    1.3 * max(4 * values[0], max(p["fifty"]["high"][0] for p in placed)))
+        ax.set_xlabel("CPU hours of training")
+        ax.set_ylabel(f"50% point ({unit}, 95% range)")
+        ax.set_title("on the Elo ladder: the even budget")
+        ax.legend(loc="lower right", fontsize="small")
     if agreed:
         ax = axes[0][-1]
         ax.plot(*zip(*agreed), marker="D", color="tab:red")
@@ -145,16 +216,16 @@ def main(argv=None) -> int:
     parser.add_argument("--plot", metavar="PNG", help="draw the curves into this file")
     args = parser.parse_args(argv)
     try:
-        title, points, probe = read_points(args.points)
+        title, points, probe, unit = read_points(args.points)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(table(points))
-    agreement = agreement_table(points)
-    if agreement:
-        print("\n" + agreement)
+    for extra in (fifty_table(points, unit), agreement_table(points)):
+        if extra:
+            print("\n" + extra)
     if args.plot:
-        plot(title, points, args.plot, probe)
+        plot(title, points, args.plot, probe, unit)
         print(f"wrote {args.plot}")
     return 0
 

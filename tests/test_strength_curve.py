@@ -71,3 +71,46 @@ def test_points_may_give_the_probes_agreement_with_or_without_games(tmp_path, ca
     assert "| first | 0 | an engine | 1-0-0 | 0-0-1 | 0.500 (" in out and "| between | 1 | an engine" not in out
     assert "| first | 0 | 42.6% |\n| between | 1 | 45.0% |" in out
     assert png.stat().st_size > 0
+
+
+def arena_file(path, a, b, a_points, games, info=None):
+    """``games`` arena games of A against B, half with each colour, A scoring ``a_points`` in each half;
+    ``info``: the engines' INFO text by seat ("A", "B")."""
+    lines = []
+    for i in range(games):
+        a_black = i % 2 == 0
+        won = (i // 2) < a_points // 2
+        lines.append({"players": {"1": a, "2": b} if a_black else {"1": b, "2": a},
+                      "colours": {"A": "black" if a_black else "white", "B": "white" if a_black else "black"},
+                      "winner": "A" if won else "B", "result": (1 if a_black else 2) if won else (2 if a_black else 1),
+                      "moves": [f"g{i}"], "engine_info": info or {}})
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return str(path)
+
+
+def test_a_ladder_places_each_point_at_its_50_percent_point(tmp_path, capsys):
+    engine = "engine:/x/pbrain-e"
+    ladder = [arena_file(tmp_path / "e12.jsonl", engine, engine, 5, 20, {"A": "max_node 1000", "B": "max_node 2000"}),
+              arena_file(tmp_path / "e24.jsonl", engine, engine, 5, 20, {"A": "max_node 2000", "B": "max_node 4000"})]
+    level = arena_file(tmp_path / "first.jsonl", "az:runs/r/first.npz:800", engine, 10, 20, {"B": "max_node 2000"})
+    strong = arena_file(tmp_path / "later.jsonl", "az:runs/r/later.npz:800", engine, 18, 20, {"B": "max_node 4000"})
+    apart = arena_file(tmp_path / "apart.jsonl", "az:runs/r/later.npz:400", "heuristic:1", 10, 20)
+    points = tmp_path / "points.json"
+    points.write_text(json.dumps({"title": "a run", "ladder": {
+        "games": [str(tmp_path / "e*.jsonl")], "anchor": "engine pbrain-e, max_node 1000",
+        "scale": "engine pbrain-e, max_node", "unit": "nodes"}, "points": [
+        {"model": "first", "cpu_hours": 0, "games": {"the engine": [level]}},
+        {"model": "between", "cpu_hours": 1, "probe_agree": 0.45},
+        {"model": "later", "cpu_hours": 2, "games": {"the engine": [strong], "a weak player": [apart]}}]}))
+    png = tmp_path / "curve.png"
+    assert strength_curve.main([str(points), "--plot", str(png)]) == 0
+    captured = capsys.readouterr()
+    rows = {line.split("|")[1].strip(): [cell.strip() for cell in line.split("|")[2:7]]
+            for line in captured.out.split("| model | CPU hours | on the ladder as |")[1].split("\n\n")[0].splitlines()[2:]}
+    assert set(rows) == {"first", "later"}  # a point without games is not placed
+    assert rows["first"][1] == "az:first.npz:800" and rows["first"][3] == "2,000"
+    low, high = rows["first"][4].split(" to ")
+    assert 1000 <= float(low.replace(",", "")) < 2000 < float(high.replace(",", "")) <= 4000
+    assert rows["later"][3] == ">= 4,000"
+    assert "no chain of games links az:later.npz:400, heuristic:1" in captured.err
+    assert png.stat().st_size > 0
