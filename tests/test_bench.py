@@ -68,3 +68,16 @@ def test_the_benchmark_plays_renju_and_refuses_a_rule_its_board_cannot_hold(caps
     with pytest.raises(SystemExit):
         main(["--rule", "renju", "--n-in-row", "4", "--width", "9", "--height", "9"])
     assert "renju is played with five in a row" in capsys.readouterr().err
+
+
+def test_the_benchmark_plays_with_a_playout_cap_and_counts_its_expected_playouts_a_move(capsys):
+    results = run_benchmark(7, 7, 4, n_playout=8, workers=1, parallel=2, pure_parallel=1, pure_playouts=10,
+                            seconds=0.2, device="cpu", log=lambda line: None, sizefree_sizes=(), moves_per_game=20,
+                            training=False, p_full=0.5, n_fast=2)
+    assert results["selfplay_recipe"].endswith(", playout cap 0.5 of moves full, the rest 2")
+    # a move costs 0.5 * 8 + 0.5 * 2 = 5 playouts on average
+    assert results["selfplay_games_per_hour"] == pytest.approx(results["selfplay_playouts_per_s"] * 3600 / (20 * 5),
+                                                               abs=0.5 * 3600 / (20 * 5) + 1)
+    with pytest.raises(SystemExit):
+        main(["--p-full", "0"])
+    assert "p_full must be in (0, 1]" in capsys.readouterr().err

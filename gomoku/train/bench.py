@@ -55,6 +55,7 @@ from gomoku.game.features import input_channels
 from gomoku.game.rules import RULES, check_rule
 from gomoku.net.flags import add_device_flags
 from gomoku.progress import timed_phase
+from gomoku.search.playout_cap import N_FAST, check_playout_cap
 from gomoku.search.recipe import ROOT_SEARCHES
 from gomoku.util import DefaultsHelpFormatter, switch_arg, usable_cpus
 
@@ -85,8 +86,9 @@ def _selfplay_worker(args, evaluator) -> dict:
     from gomoku.train.selfplay import SelfPlayStream
 
     evaluator.clear_cache()  # the trees measured before played the same games: no head start from their positions
-    root_search, threats, opening_stones, moves_per_game, rule = recipe
-    recipe = SelfPlayRecipe(n_playout=n_playout, root_search=root_search, win_check=threats, threats=threats)
+    root_search, threats, opening_stones, moves_per_game, rule, p_full, n_fast = recipe
+    recipe = SelfPlayRecipe(n_playout=n_playout, root_search=root_search, win_check=threats, threats=threats,
+                            p_full=p_full, n_fast=n_fast)
     stream = SelfPlayStream(evaluator, shape, parallel, recipe, seed, opening_stones=opening_stones, rule=rule,
                             compiled=compiled)
     lengths = {}  # of the first `parallel` games, which start together
@@ -156,7 +158,7 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
                   model_path: Optional[str] = None, root_search: str = "puct", threats: bool = False,
                   opening_stones: int = 0, moves_per_game: float = 0.0,
                   trees: tuple = ("compiled",), sweep: tuple = (), inputs: int = 1, training: bool = True,
-                  rule: str = "freestyle") -> dict:
+                  rule: str = "freestyle", p_full: float = 1.0, n_fast: int = N_FAST) -> dict:
     """Measures everything; returns the figures as a dict (see the module docstring).
 
     ``sizefree_sizes``: the square boards on which the size-free net
@@ -165,8 +167,10 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
     by side; the first one's figures have plain names, the others' end in ``_<precision>``.
     ``model_path``: a model file whose net the net-alone and self-play figures use
     (a size-free one also stands in for the size-free net), instead of a fresh one.
-    ``root_search``, ``threats``, ``opening_stones``, ``rule``: the self-play recipe and the games'
-    rule, as ``train.py``'s flags.
+    ``root_search``, ``threats``, ``opening_stones``, ``rule``, ``p_full``, ``n_fast``: the self-play
+    recipe and the games' rule, as ``train.py``'s flags; under playout cap randomisation
+    (``p_full < 1``) games per hour count a move's expected playouts, ``p_full * n_playout + (1 -
+    p_full) * n_fast``.
     ``inputs``: the fresh net's input version (a model file says its own).
     ``training``: also measure a training step and an update.
     ``moves_per_game``: the games' mean length, if known (say, from a run's log); self-play then
@@ -187,14 +191,17 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
     shape = (width, height, n_in_row)
 
     def recipe(moves: float) -> tuple:  # what _selfplay_worker reads after the board and budget
-        return root_search, threats, opening_stones, moves, rule
+        return root_search, threats, opening_stones, moves, rule, p_full, n_fast
+
+    check_playout_cap(n_playout, p_full, n_fast)
+    playouts_per_move = p_full * n_playout + (1 - p_full) * n_fast
 
     results = {
         "board": f"{width}x{height}, {n_in_row} in a row", "n_playout": n_playout,
         "workers": workers, "parallel_games_per_worker": parallel, "device": device, "actors": actors,
         "precision": precisions[0], "net": model_path or f"a fresh reference net, input version {inputs}",
         "selfplay_recipe": f"{root_search}, threats {'on' if threats else 'off'}, opening stones {opening_stones}, "
-                           f"{rule}",
+                           f"{rule}" + (f", playout cap {p_full:g} of moves full, the rest {n_fast}" if p_full < 1 else ""),
         "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
                    f"Python {platform.python_version()}",
     }
@@ -259,7 +266,7 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
                     playouts_per_s / results["nn_positions_per_s" + name], 3)
                 if lengths:
                     results["selfplay_games_per_hour" + tree_name] = round(
-                        playouts_per_s * 3600 / (np.mean(lengths) * n_playout))
+                        playouts_per_s * 3600 / (np.mean(lengths) * playouts_per_move))
             if first:
                 results["selfplay_nn_evals_per_playout"] = round(
                     sum(r["nn_positions"] for r in sp) / max(1, sum(r["playouts"] for r in sp)), 3)
@@ -376,6 +383,9 @@ def main(argv=None) -> int:
                         help="the self-play search, as train.py's --root-search")
     parser.add_argument("--threats", type=switch_arg, default=False, metavar="on|off",
                         help="self-play with the threat solver, as train.py's --threats")
+    parser.add_argument("--p-full", type=float, default=1.0,
+                        help="self-play with playout cap randomisation, as train.py's --p-full")
+    parser.add_argument("--n-fast", type=int, default=N_FAST, help="the fast searches' playouts, as train.py's --n-fast")
     parser.add_argument("--rule", choices=RULES, default="freestyle",
                         help="the self-play games' rule, as train.py's --rule (default: freestyle)")
     parser.add_argument("--inputs", type=int, choices=[1, 2], default=1,
@@ -396,6 +406,10 @@ def main(argv=None) -> int:
                         help="also measure a training step and an update (off: a shorter run)")
     parser.add_argument("--json", metavar="PATH", help="also write the figures to this JSON file")
     args = parser.parse_args(argv)
+    try:
+        check_playout_cap(args.playouts, args.p_full, args.n_fast)
+    except ValueError as exc:
+        parser.error(f"--playouts, --p-full, --n-fast: {exc}")
     if args.moves_per_game < 0:
         parser.error("--moves-per-game must not be negative")
     if args.opening_stones < 0:
@@ -440,7 +454,8 @@ def main(argv=None) -> int:
                             model_path=args.model, root_search=args.root_search, threats=args.threats,
                             opening_stones=args.opening_stones, moves_per_game=args.moves_per_game,
                             trees=("reference", "compiled") if args.trees == "both" else (args.trees,),
-                            sweep=sweep, inputs=args.inputs, training=args.training, rule=args.rule)
+                            sweep=sweep, inputs=args.inputs, training=args.training, rule=args.rule,
+                            p_full=args.p_full, n_fast=args.n_fast)
     print(format_table(results))
     if args.json:
         with open(args.json, "w") as f:
