@@ -266,13 +266,17 @@ def budget_text(budget: tuple[float, int]) -> str:
     return f"{'<= ' if side < 0 else '>= ' if side > 0 else ''}{value:,.0f}"
 
 
+def range_text(row: dict) -> str:
+    """A row of ``fifty_percent_points``'s 95% range as the tables show it."""
+    low, high = budget_text(row["low"]), budget_text(row["high"])
+    return low if low == high else f"{low} to {high}"
+
+
 def budget_points(games, anchor: str, prior: float, scale: str) -> str:
     """Every player's 50% point on a budget scale (``fifty_percent_points``), as a Markdown table."""
     lines = [f"| player | Elo | 50% point ({scale}) | 95% range |", "|---|---:|---:|---:|"]
     for row in fifty_percent_points(games, anchor, prior, scale):
-        low, high = budget_text(row["low"]), budget_text(row["high"])
-        lines.append(f"| {row['player']} | {row['rating']:+.0f} | {budget_text(row['point'])} | "
-                     f"{low if low == high else f'{low} to {high}'} |")
+        lines.append(f"| {row['player']} | {row['rating']:+.0f} | {budget_text(row['point'])} | {range_text(row)} |")
     return "\n".join(lines)
 
 

@@ -70,8 +70,9 @@ def score(wdl) -> tuple[float, int]:
 
 
 def read_points(path: str) -> tuple[str, list[dict], str, str]:
-    """The title, the points and the probe's name of a points file, each point with ``records``
-    (yardstick -> colour record) and ``probe_agree`` (None where the file gives none).
+    """The title, the points, the probe's name and the ladder's unit of a points file, each point
+    with ``records`` (yardstick -> colour record), ``probe_agree`` and ``fifty`` (its 50% point on
+    the ladder; each None where the file gives none).
 
     Raises:
         ValueError: the file is missing or malformed, or a games file cannot be read.
@@ -112,6 +113,8 @@ def place_on_ladder(ladder: dict, points: list[dict]) -> str:
         if point["files"]:
             label = point["ladder_player"] or player_a(point["files"][0])
             point["fifty"] = rows.get(label)
+            if point["fifty"] is None:
+                print(f"strength_curve: {point['model']} ({label}) has no 50% point on the ladder", file=sys.stderr)
     return str(ladder.get("unit", ladder["scale"]))
 
 
@@ -126,8 +129,8 @@ def player_a(path: str) -> str:
 def fifty_table(points: list[dict], unit: str) -> str:
     """The points' Elo and 50% points on the ladder's scale ('' if no point was placed)."""
     rows = [f"| {p['model']} | {p['cpu_hours']:g} | {p['fifty']['player']} | {p['fifty']['rating']:+.0f} | "
-            f"{elo_ladder.budget_text(p['fifty']['point'])} | {elo_ladder.budget_text(p['fifty']['low'])} to "
-            f"{elo_ladder.budget_text(p['fifty']['high'])} |" for p in points if p["fifty"]]
+            f"{elo_ladder.budget_text(p['fifty']['point'])} | {elo_ladder.range_text(p['fifty'])} |"
+            for p in points if p["fifty"]]
     return "\n".join([f"| model | CPU hours | on the ladder as | Elo | 50% point ({unit}) | 95% range |",
                       "|---|---:|---|---:|---:|---:|", *rows]) if rows else ""
 

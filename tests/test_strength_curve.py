@@ -101,7 +101,8 @@ def test_a_ladder_places_each_point_at_its_50_percent_point(tmp_path, capsys):
         "scale": "engine pbrain-e, max_node", "unit": "nodes"}, "points": [
         {"model": "first", "cpu_hours": 0, "games": {"the engine": [level]}},
         {"model": "between", "cpu_hours": 1, "probe_agree": 0.45},
-        {"model": "later", "cpu_hours": 2, "games": {"the engine": [strong], "a weak player": [apart]}}]}))
+        {"model": "later", "cpu_hours": 2, "games": {"the engine": [strong], "a weak player": [apart]}},
+        {"model": "apart", "cpu_hours": 3, "games": {"a weak player": [apart]}}]}))
     png = tmp_path / "curve.png"
     assert strength_curve.main([str(points), "--plot", str(png)]) == 0
     captured = capsys.readouterr()
@@ -113,4 +114,5 @@ def test_a_ladder_places_each_point_at_its_50_percent_point(tmp_path, capsys):
     assert 1000 <= float(low.replace(",", "")) < 2000 < float(high.replace(",", "")) <= 4000
     assert rows["later"][3] == ">= 4,000"
     assert "no chain of games links az:later.npz:400, heuristic:1" in captured.err
+    assert "apart (az:later.npz:400) has no 50% point on the ladder" in captured.err
     assert png.stat().st_size > 0
