@@ -39,6 +39,7 @@ import numpy as np
 
 K = math.log(10) / 400  # logistic scale of one Elo point
 Z_95 = 1.959963984540054
+PRIOR = 2.0  # virtual draws per pair that met, BayesElo's default
 
 
 # ------------------------------------------------------------------ games
@@ -127,7 +128,7 @@ def connected(games: list[tuple[str, str, float]], anchor: str) -> set:
     return reached
 
 
-def fit(games: list[tuple[str, str, float]], anchor: str, prior: float = 2.0):
+def fit(games: list[tuple[str, str, float]], anchor: str, prior: float = PRIOR):
     """Ratings, their 95% half-widths, the first move's advantage and its half-width.
 
     Returns:
@@ -136,7 +137,7 @@ def fit(games: list[tuple[str, str, float]], anchor: str, prior: float = 2.0):
     return fit_with_covariance(games, anchor, prior)[:5]
 
 
-def fit_with_covariance(games: list[tuple[str, str, float]], anchor: str, prior: float = 2.0):
+def fit_with_covariance(games: list[tuple[str, str, float]], anchor: str, prior: float = PRIOR):
     """``fit``'s answer and, sixth, the ratings' covariance matrix (Elo squared; the anchor's
     row and column zero), in the order of the players returned."""
     players = sorted({p for g in games for p in g[:2]})
@@ -345,7 +346,7 @@ def main(argv=None) -> int:
                         help="rate c-gomoku-cli's engine NAME as LABEL, e.g. "
                              "'rapfi-10k=engine pbrain-rapfi, max_node 10000' (repeatable)")
     parser.add_argument("--anchor", required=True, help="the player rated 0, as the table names it")
-    parser.add_argument("--prior", type=float, default=2.0, help="virtual draws per pair that met (default: 2)")
+    parser.add_argument("--prior", type=float, default=PRIOR, help=f"virtual draws per pair that met (default: {PRIOR:g})")
     parser.add_argument("--table", help="write the Markdown table here (default: print it)")
     parser.add_argument("--plot", help="draw the ladder into this PNG")
     parser.add_argument("--title", default="Elo ladder", help="the plot's title (default: Elo ladder)")
