@@ -25,7 +25,8 @@ the point's model. The fit takes the ladder's games files (glob patterns) and ev
                "aliases": {"r1k": "engine pbrain-rapfi, max_node 1000"}, "anchor": "heuristic:4",
                "scale": "engine pbrain-rapfi, max_node", "unit": "Rapfi's nodes"}
 
-(``"prior"``: the fit's virtual draws per pair, ``elo_ladder.PRIOR`` if not given.) A point is rated as player A of its first games file (``"ladder_player"`` names another label).
+(``"prior"``: the fit's virtual draws per pair, ``elo_ladder.PRIOR`` if not given.) A point is
+rated as player A of its first games file (``"ladder_player"`` names another label).
 Players that no chain of games links to the anchor are left out, with a note. The 50% points get a
 table and a panel (log scale), with a line at the first point's and one at four times it.
 
@@ -108,8 +109,8 @@ def place_on_ladder(ladder: dict, points: list[dict]) -> str:
         print(f"strength_curve: no chain of games links {', '.join(apart)} to {anchor}: left off the ladder",
               file=sys.stderr)
     games = [g for g in games if g[0] in linked and g[1] in linked]
-    rows = {row["player"]: row for row in elo_ladder.fifty_percent_points(games, anchor, float(ladder.get("prior", elo_ladder.PRIOR)),
-                                                                 str(ladder["scale"]))}
+    prior = float(ladder.get("prior", elo_ladder.PRIOR))
+    rows = {row["player"]: row for row in elo_ladder.fifty_percent_points(games, anchor, prior, str(ladder["scale"]))}
     for point in points:
         if point["files"]:
             label = point["ladder_player"] or player_a(point["files"][0])
