@@ -125,6 +125,15 @@ def check_copy(path: str, iteration: int, state: dict, metrics) -> None:
                          f"{iteration} is {expected}")
 
 
+def step_at(metrics, iteration: int, state: dict):
+    """The adaptive learning-rate multiplier after ``iteration``'s updates, or None where the
+    metrics do not say (an iteration before the first update)."""
+    if iteration == state["iteration"]:
+        return state["lr_multiplier"]
+    steps = [r["lr_multiplier"] for r in metrics.iterations if r.get("iteration") == iteration and "lr_multiplier" in r]
+    return steps[-1] if steps else None
+
+
 def ship(args) -> int:
     started_from = read_record(args.started_from) if args.started_from else None
     state = read_checkpoint(os.path.join(args.run_dir, CHECKPOINT))
@@ -172,6 +181,9 @@ def ship(args) -> int:
         "training_hours": round(state["elapsed"] / 3600, 2),
         # CPU hours of the trainer and its workers (absent from checkpoints that predate the count)
         **({"training_cpu_hours": round(state["cpu_elapsed"] / 3600, 2)} if state.get("cpu_elapsed") else {}),
+        # the adaptive step the model was trained at: a run from this model goes on at it
+        # (gomoku.train.warm_start)
+        **({"lr_multiplier": step} if (step := step_at(metrics, model_iteration, state)) is not None else {}),
         "best_win_ratio_at_current_strength": state["best_win_ratio"],
         "pure_playouts_now": state["pure_playouts"],
         # the yardstick's rung now: pure MCTS playouts, or the heuristic's level in a run evaluated by it

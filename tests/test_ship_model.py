@@ -28,6 +28,7 @@ def test_ship_the_checkpoint_with_its_lineage(tmp_path):
     old = json.load(open(os.path.join(out, "first.json")))
     assert old["iterations"] == 3
     assert old["model_iteration"] == 3 and old["model_games"] == 6 and "started_from" not in old
+    assert old["lr_multiplier"] == read_checkpoint(os.path.join(run, "checkpoint.pkl"))["lr_multiplier"]
     assert old["size_free"] is True and old["trained_sizes"] == ["6x6"]  # the default net is size-free
     assert old["evaluations"][0]["opponent"] == "pure:20"
     assert old["evaluations"][0]["playouts"] == tiny_config().n_playout  # the net's search, kept
@@ -48,6 +49,7 @@ def test_ship_the_checkpoint_with_its_lineage(tmp_path):
     assert new["started_from"]["model_iteration"] == 3 and new["lineage_games"] == 6 + 4
     assert [(r["event"], r.get("how"), r.get("init_model")) for r in new["sessions"]] == [
         ("start", "new", "first.npz"), ("stop", None, None)]
+    assert new["sessions"][0]["lr_multiplier"] == old["lr_multiplier"]  # it went on at the first run's step
     weights = read_checkpoint(os.path.join(again, "checkpoint.pkl"))["weights"]
     shipped = PolicyValueModel.load(os.path.join(out, "first.npz"), device="cpu").weights()
     assert all(np.array_equal(shipped[k], w) for k, w in weights.items())

@@ -53,7 +53,11 @@ class TrainConfig:
     games_per_iter: int = 8
     """self-play games per iteration (played in lockstep)"""
     updates_per_iter: int = 2
-    """mini-batch updates per iteration, once the buffer holds more than a batch"""
+    """mini-batch updates per iteration, once the buffer holds more than a batch (from a trained model: warm_start_fill of it)"""
+    warm_start_fill: float = 0.2
+    """a run from a trained model (--init-model) makes its first update once its buffer holds this share of buffer_size, not a batch: a few hundred fresh positions, repeated in every mini-batch, would overfit the net and undo part of what it knew (gomoku/train/warm_start.py)"""
+    lr_multiplier_start: float = 0.0
+    """the adaptive learning-rate multiplier a new run starts at; 0: 1 from random weights, and from --init-model the multiplier the model's own run had reached (the record scripts/ship_model.py writes beside the model keeps it), else 1"""
     check_freq: int = 50
     """iterations between evaluations against the evaluation opponent"""
     game_batch_num: int = 1500
@@ -187,6 +191,11 @@ class TrainConfig:
         for name in ("lr", "kl_targ", "c_puct"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
+        if not 0.0 <= self.warm_start_fill <= 1.0:
+            raise ValueError(f"warm_start_fill must lie between 0 and 1, got {self.warm_start_fill}")
+        if self.lr_multiplier_start < 0:
+            raise ValueError(f"lr_multiplier_start must not be negative (0: from the model's record, else 1), "
+                             f"got {self.lr_multiplier_start}")
         if self.batch_size > self.buffer_size:
             raise ValueError(f"batch_size {self.batch_size} is larger than buffer_size {self.buffer_size}")
         if self.device not in DEVICES:

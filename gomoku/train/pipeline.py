@@ -40,10 +40,9 @@ from gomoku.game.openings import book_for_board, openings_for_games, paired_open
 from gomoku.game.rules import FREESTYLE
 from gomoku.game.symmetry import augment
 from gomoku.net.device import device_report, precision_report
-from gomoku.net.grow import carry_inputs, grown_model
 from gomoku.net.modelfile import BEST_MODEL, CURRENT_MODEL, find_model
 from gomoku.net.policy_value import PolicyValueModel
-from gomoku.net.spec import NET_SETTINGS, NetSpec, trunk_of
+from gomoku.net.spec import NET_SETTINGS, NetSpec
 from gomoku.net.training import kl_divergence
 from gomoku.search.heuristic import LEVELS
 from gomoku.search.options import SearchOptions
@@ -59,6 +58,7 @@ from gomoku.train.replay import SizedReplayBuffer
 from gomoku.train.selfplay import training_arrays
 from gomoku.train.stream_state import SavedStreams
 from gomoku.train.tasks import PUBLISHED, SelfPlaySettings, tally_by_colour
+from gomoku.train.warm_start import first_update_at, load_initial_model, starting_lr_multiplier
 from gomoku.util import cpu_seconds, usable_cpus
 
 @dataclass
@@ -85,7 +85,9 @@ class TrainPipeline:
         config: the run's settings.
         run_dir: where checkpoints, models and metrics go.
         log: where progress lines go (print by default).
-        init_model: a model file to start from instead of random weights.
+        init_model: a model file to start from instead of random weights; the run goes on at
+            the step the model's run had reached and waits for a share of its buffer before
+            its first update (``gomoku.train.warm_start``).
         grow: grow the size-free ``init_model`` to the config's ``sizefree_blocks`` and
             ``sizefree_filters`` first (``gomoku.net.grow``: it plays as before until
             training uses the new blocks and channels). Without it the run's net is the
@@ -109,43 +111,20 @@ class TrainPipeline:
         # record lists every start, so restarts and changed settings stay on record.
         start: dict = {"how": "new"}
         if init_model is not None:
-            self.model = PolicyValueModel.load(init_model, device=config.device, expect=self.spec,
-                                               weight_decay=config.weight_decay, threads=threads,
-                                               precision=config.precision)
-            if len(config.board_sizes()) > 1 and not self.model.spec.size_free:
-                raise ValueError(f"{init_model} is a fixed-size model ({self.model.spec.board_name()}): "
-                                 f"only a size-free model can train on several board sizes")
-            start["init_model"] = os.path.basename(init_model)
-            if grow:
-                small = self.model.spec
-                self.model = grown_model(self.model, trunk_of(config, small.arch), device=config.device,
-                                         weight_decay=config.weight_decay, threads=threads, precision=config.precision)
-                start["grown_from"] = f"{small.res_blocks}x{small.res_filters}"
-                log(f"grew {start['init_model']} from {small.res_blocks} blocks of {small.res_filters} "
-                    f"channels to {self.model.spec.res_blocks} of {self.model.spec.res_filters}; "
-                    f"it plays as before until training changes it")
-            if config.inputs > self.model.spec.inputs:
-                start["inputs_from"] = self.model.spec.inputs
-                spec, weights = carry_inputs(self.model.spec, self.model.weights(), config.inputs)
-                self.model = PolicyValueModel(spec, device=config.device, weight_decay=config.weight_decay,
-                                              threads=threads, precision=config.precision)
-                self.model.set_weights(weights)
-                log(f"{start['init_model']} takes input version {self.model.spec.inputs} now (it took "
-                    f"{start['inputs_from']}); its new input planes start at zero weight, so it plays as "
-                    f"before until training changes it")
-            if self.model.spec.rule != config.rule:
-                # Transfer: the net keeps its weights and learns the run's rule from here on; its
-                # files say the run's rule, since that is what it plays from now.
-                start["rule_from"] = self.model.spec.rule
-                self.model.spec = replace(self.model.spec, rule=config.rule)
-                log(f"{start['init_model']} was trained for {start['rule_from']}: this run trains it "
-                    f"for {config.rule}")
+            self.model, start = load_initial_model(config, init_model, grow, threads, log)
             self.spec = self.model.spec
             config = config.with_net(self.spec)  # what the checkpoint says must rebuild this net
         else:
             self.model = PolicyValueModel(self.spec, device=config.device,
                                           weight_decay=config.weight_decay, threads=threads,
                                           precision=config.precision)
+        self.lr_multiplier, source = starting_lr_multiplier(config, init_model)
+        if init_model is not None:
+            start["lr_multiplier"] = self.lr_multiplier
+            log(f"the adaptive step starts at x{self.lr_multiplier:.3g} ({source}); the first update "
+                f"waits until the buffer holds {first_update_at(config, True)} positions")
+        # positions a board's buffer holds before the first update on it (gomoku.train.warm_start)
+        self.first_update_at = first_update_at(config, init_model is not None)
         # the boards an initial size-free model was trained on, still named in the files it becomes
         self._earlier_sizes = self.spec.trained_sizes if init_model is not None else ()
         self._start = start
@@ -155,7 +134,6 @@ class TrainPipeline:
         self.buffer = SizedReplayBuffer(config.buffer_size, config.board_sizes(), input_channels(config.inputs))
         self.rng = np.random.default_rng(config.seed)
         self.iteration = 0
-        self.lr_multiplier = 1.0
         self.best_win_ratio = 0.0
         self.pure_playouts = config.pure_playout_start
         self.eval_board: Optional[tuple] = None  # (width, height) of the last evaluation
@@ -201,6 +179,7 @@ class TrainPipeline:
         for key in ("iteration", "lr_multiplier", "best_win_ratio", "pure_playouts", "games",
                     "positions", "elapsed"):
             setattr(pipeline, key, state[key])
+        pipeline.first_update_at = state.get("first_update_at", config.batch_size)  # absent: from before warm starts
         pipeline.cpu_elapsed = state.get("cpu_elapsed", 0.0)  # 0 from a checkpoint that predates it
         pipeline.eval_board = state.get("eval_board")
         pipeline.streams.load_state(state.get("streams"))  # None from a checkpoint that predates them
@@ -225,6 +204,7 @@ class TrainPipeline:
             "rng": self.rng.bit_generator.state,
             "iteration": self.iteration,
             "lr_multiplier": self.lr_multiplier,
+            "first_update_at": self.first_update_at,
             "best_win_ratio": self.best_win_ratio,
             "pure_playouts": self.pure_playouts,
             "heuristic_level": self.heuristic_level,
@@ -307,7 +287,7 @@ class TrainPipeline:
         start, cpu_start = time.perf_counter(), cpu_seconds()
         self._record_sizes_played()
         board = cfg.size_of_iteration(self.iteration)
-        updating = self.buffer.can_sample(cfg.batch_size, cfg.sizes_in_play(self.iteration))
+        updating = self.buffer.can_sample(self.first_update_at, cfg.sizes_in_play(self.iteration))
         what = "self-play and updates" if updating else "self-play (filling the buffer)"
         with progress_bar(cfg.games_per_iter, f"iteration {self.iteration + 1}: {what}",
                           stream=self.progress_stream) as bar:
