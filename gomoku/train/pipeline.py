@@ -118,13 +118,14 @@ class TrainPipeline:
             self.model = PolicyValueModel(self.spec, device=config.device,
                                           weight_decay=config.weight_decay, threads=threads,
                                           precision=config.precision)
+        # the step a new run starts at, and the positions a board's buffer holds before the first
+        # update on it: a trained net is not treated as random weights (gomoku.train.warm_start)
         self.lr_multiplier, source = starting_lr_multiplier(config, init_model)
+        self.first_update_at = first_update_at(config, init_model is not None)
         if init_model is not None:
             start["lr_multiplier"] = self.lr_multiplier
             log(f"the adaptive step starts at x{self.lr_multiplier:.3g} ({source}); the first update "
-                f"waits until the buffer holds {first_update_at(config, True)} positions")
-        # positions a board's buffer holds before the first update on it (gomoku.train.warm_start)
-        self.first_update_at = first_update_at(config, init_model is not None)
+                f"waits until the buffer holds {self.first_update_at} positions")
         # the boards an initial size-free model was trained on, still named in the files it becomes
         self._earlier_sizes = self.spec.trained_sizes if init_model is not None else ()
         self._start = start
