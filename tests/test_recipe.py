@@ -33,10 +33,11 @@ GAME_FIELDS = {"opening_stones", "openings", "openings_share", "rule"}
 NOT_SELF_PLAY = {"actors", "arch", "batch_size", "buffer_size", "check_freq", "device", "engine_info",
                  "epochs", "eval_games", "eval_opening_stones", "eval_openings", "eval_opponent",
                  "eval_playouts", "game_batch_num", "games_per_iter", "height", "heuristic_level_start",
-                 "inputs", "kl_targ", "lr", "n_in_row", "parallel_games", "precision", "probe_games",
-                 "pure_playout_max", "pure_playout_start", "pure_playout_step", "ray_address", "res_blocks",
-                 "res_filters", "seed", "size_schedule", "sizefree_blocks", "sizefree_filters", "sizes",
-                 "stage_iters", "updates_per_iter", "value_mix", "weight_decay", "width", "workers"}
+                 "inputs", "kl_targ", "lr", "lr_multiplier_start", "n_in_row", "parallel_games",
+                 "precision", "probe_games", "pure_playout_max", "pure_playout_start",
+                 "pure_playout_step", "ray_address", "res_blocks", "res_filters", "seed",
+                 "size_schedule", "sizefree_blocks", "sizefree_filters", "sizes", "stage_iters",
+                 "updates_per_iter", "value_mix", "warm_start_fill", "weight_decay", "width", "workers"}
 
 
 def _read(player, where):
