@@ -13,7 +13,7 @@ Both guard against the same harm. A run from random weights updates as soon as t
 batch, at a multiplier of 1, and loses nothing by it. A trained net that takes several Adam steps at
 a step its run had long left behind, on a few hundred positions that every mini-batch repeats,
 overfits them and forgets part of what it knew; the KL-adaptive step takes a few iterations to
-bring it back (docs/training.md, "Going on from a model").
+bring it back (docs/training.md, "Stopping and resuming": "Going on from a model").
 """
 
 from __future__ import annotations
