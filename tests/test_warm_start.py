@@ -1,4 +1,5 @@
-"""A run from a trained model goes on at its run's step and waits for a share of its buffer before updating."""
+"""A run from a trained model goes on at its run's step and waits for a share of its buffer before updating
+(docs/training.md, "Stopping and resuming": "Going on from a model")."""
 
 import json
 import os
@@ -13,12 +14,12 @@ from gomoku.train.warm_start import first_update_at, starting_lr_multiplier
 
 from tests.helpers import tiny_config
 
-SPEC = NetSpec(6, 6, 4, "sizefree", 1, 8, ((6, 6),))
+TINY_NET = NetSpec(6, 6, 4, "sizefree", 1, 8, ((6, 6),))
 
 
 def model_with_record(tmp_path, record):
     path = str(tmp_path / "model.npz")
-    PolicyValueModel(SPEC, device="cpu").save(path)
+    PolicyValueModel(TINY_NET, device="cpu").save(path)
     if record is not None:
         (tmp_path / "model.json").write_text(record if isinstance(record, str) else json.dumps(record))
     return path

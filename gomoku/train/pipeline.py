@@ -111,7 +111,8 @@ class TrainPipeline:
         # record lists every start, so restarts and changed settings stay on record.
         start: dict = {"how": "new"}
         if init_model is not None:
-            self.model, start = load_initial_model(config, init_model, grow, threads, log)
+            self.model, about = load_initial_model(config, init_model, grow, threads, log)
+            start.update(about)
             self.spec = self.model.spec
             config = config.with_net(self.spec)  # what the checkpoint says must rebuild this net
         else:

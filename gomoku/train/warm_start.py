@@ -31,7 +31,8 @@ from gomoku.train.config import TrainConfig
 
 def load_initial_model(config: TrainConfig, init_model: str, grow: bool, threads: int,
                        log: Callable[[str], None]) -> tuple[PolicyValueModel, dict]:
-    """The run's first net, from ``init_model``, and what the metrics' start record says of it.
+    """The run's first net, from ``init_model``, and what the metrics' start record adds about it
+    (``init_model``, and ``grown_from``, ``inputs_from`` or ``rule_from`` where they apply).
 
     Raises:
         ValueError: a fixed-size model for a run on several board sizes, or a model that cannot
@@ -39,7 +40,7 @@ def load_initial_model(config: TrainConfig, init_model: str, grow: bool, threads
         ModelFileError: a missing or unreadable model, or one for another board.
     """
     name = os.path.basename(init_model)
-    start: dict = {"how": "new", "init_model": name}
+    start: dict = {"init_model": name}
     model = PolicyValueModel.load(init_model, device=config.device, expect=NetSpec.for_config(config),
                                   weight_decay=config.weight_decay, threads=threads, precision=config.precision)
     if len(config.board_sizes()) > 1 and not model.spec.size_free:
