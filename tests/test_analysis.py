@@ -127,7 +127,23 @@ def test_a_net_player_brings_the_policy_over_the_legal_points(model):
 
 
 # -------------------------------------------------------------------- window
-def test_the_window_draws_the_live_search_without_touching_the_tree(make_window):
+def test_the_window_draws_the_live_search_without_touching_the_tree(make_window, monkeypatch):
+    # A fast machine finishes this search before its first snapshot is due, so the search reports
+    # after every playout and holds still once it has a move to show until the window has drawn it.
+    from gomoku.play import analysis as analysis_module
+
+    drawn = threading.Event()
+    search = analysis_module.search_with_analysis
+
+    def held(player, board, stop=None, report=None, every=None):
+        def report_and_hold(shot):
+            report(shot)
+            if shot.top():  # a root with visits to show
+                drawn.wait(60)
+
+        return search(player, board, stop=stop, report=report_and_hold, every=0.0)
+
+    monkeypatch.setattr(analysis_module, "search_with_analysis", held)
     window = make_window(white="pure:1500", moves=["c3"])
     window.update()
     task = window.task
@@ -137,8 +153,12 @@ def test_the_window_draws_the_live_search_without_touching_the_tree(make_window)
     while not task.done and time.monotonic() < deadline:
         window.draw()  # the drawing loop runs while the thread searches
         analysis, how = window.analysis_for(window.match.board)
-        live += how == "live" and bool(analysis.top())
+        if how == "live" and analysis.top():
+            live += 1
+            drawn.set()
         time.sleep(0.01)
+    drawn.set()
+    assert task.wait(60)
     assert live > 0 and task.error is None
     settle(window)
     board = window.match.board
