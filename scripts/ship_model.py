@@ -14,7 +14,9 @@ A run started with ``train.py --init-model`` goes on from another model's traini
 ``--started-from OLD.json`` (that model's record; read before anything is written, so it may
 be the record this call replaces) keeps it in the new record under ``started_from``, and
 ``lineage_games`` adds up the self-play games behind the shipped weights over every run
-they went through.
+they went through. A record of an earlier model of the same run (an interim model this call
+replaces) is not where the run started: its own ``started_from`` is kept instead, so no run's
+games are counted twice.
 """
 
 from __future__ import annotations
@@ -134,10 +136,21 @@ def step_at(metrics, iteration: int, state: dict):
     return steps[-1] if steps else None
 
 
+def same_run(record: dict, sessions: list) -> bool:
+    """Whether ``record`` is of a model of the run whose ``sessions`` these are: both began with the
+    same start."""
+    earlier = record.get("sessions") or []
+    return bool(earlier) and bool(sessions) and earlier[0] == sessions[0]
+
+
 def ship(args) -> int:
     started_from = read_record(args.started_from) if args.started_from else None
     state = read_checkpoint(os.path.join(args.run_dir, CHECKPOINT))
     metrics = read_metrics(args.run_dir)
+    while started_from is not None and same_run(started_from, metrics.sessions):
+        print(f"ship_model: {args.started_from} is of an earlier model of this run (iteration "
+              f"{started_from['model_iteration']}); keeping the record it started from", file=sys.stderr)
+        started_from = started_from.get("started_from")
     if args.iteration is not None:
         check_copy(args.model, args.iteration, state, metrics)
     cfg = state["config"]

@@ -54,6 +54,17 @@ def test_ship_the_checkpoint_with_its_lineage(tmp_path):
     shipped = PolicyValueModel.load(os.path.join(out, "first.npz"), device="cpu").weights()
     assert all(np.array_equal(shipped[k], w) for k, w in weights.items())
 
+    # the same run, further on, shipped over its own interim model: the record it replaces is not
+    # where the run started, so the lineage keeps the first model's record and counts no game twice
+    TrainPipeline.resume(again, log=lambda s: None).run(iterations=1)
+    third = ship(again, "first", "--out-dir", out, "--model", "checkpoint",
+                 "--started-from", os.path.join(out, "first.json"))
+    assert third.returncode == 0, third.stderr
+    assert "is of an earlier model of this run (iteration 2)" in third.stderr
+    latest = json.load(open(os.path.join(out, "first.json")))
+    assert latest["model_iteration"] == 3 and latest["started_from"]["model_iteration"] == 3
+    assert latest["started_from"]["sessions"] == old["sessions"] and latest["lineage_games"] == 6 + 6
+
 
 def test_a_bad_record_is_a_clear_error_and_writes_nothing(tmp_path):
     run, out = str(tmp_path / "run"), str(tmp_path / "models")
