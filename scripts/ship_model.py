@@ -10,13 +10,13 @@ writes ``models/NAME.npz`` (the model file), ``models/NAME.png`` (training curve
 the run's metrics) and ``models/NAME.json`` (iterations, self-play games, positions,
 training time, the evaluation history, the machine, and the command that resumes the run).
 
-A run started with ``train.py --init-model`` goes on from another model's training:
-``--started-from OLD.json`` (that model's record; read before anything is written, so it may
-be the record this call replaces) keeps it in the new record under ``started_from``, and
-``lineage_games`` adds up the self-play games behind the shipped weights over every run
-they went through. A record of an earlier model of the same run (an interim model this call
-replaces) is not where the run started: its own ``started_from`` is kept instead, so no run's
-games are counted twice.
+A run started with ``train.py --init-model`` goes on from another model's training. The run keeps
+that model's record (the JSON file beside it) in its checkpoint, and the new record keeps it under
+``started_from``; ``lineage_games`` adds up the self-play games behind the shipped weights over
+every run they went through. ``--started-from OLD.json`` gives the record by hand, for runs whose
+checkpoints predate that (read before anything is written, so it may be the record this call
+replaces). A record of an earlier model of the same run (an interim model this call replaces) is
+not where the run started: its own ``started_from`` is kept instead, so no run's games count twice.
 """
 
 from __future__ import annotations
@@ -53,7 +53,8 @@ def main(argv=None) -> int:
     parser.add_argument("--title", help="title of the curves (default: the board)")
     parser.add_argument("--note", default="", help="a remark for the record, e.g. what else shared the machine")
     parser.add_argument("--started-from", metavar="RECORD",
-                        help="the .json record of the model the run was initialised from (--init-model)")
+                        help="the .json record of the model the run was initialised from (--init-model), "
+                             "where the run's checkpoint does not keep it")
     args = parser.parse_args(argv)
     try:
         return ship(args)
@@ -147,6 +148,8 @@ def ship(args) -> int:
     started_from = read_record(args.started_from) if args.started_from else None
     state = read_checkpoint(os.path.join(args.run_dir, CHECKPOINT))
     metrics = read_metrics(args.run_dir)
+    if started_from is None:
+        started_from = state.get("init_record")  # kept by the run since its start
     while started_from is not None and same_run(started_from, metrics.sessions):
         print(f"ship_model: {args.started_from} is of an earlier model of this run (iteration "
               f"{started_from['model_iteration']}); keeping the record it started from", file=sys.stderr)

@@ -50,6 +50,12 @@ def test_ship_the_checkpoint_with_its_lineage(tmp_path):
     assert [(r["event"], r.get("how"), r.get("init_model")) for r in new["sessions"]] == [
         ("start", "new", "first.npz"), ("stop", None, None)]
     assert new["sessions"][0]["lr_multiplier"] == old["lr_multiplier"]  # it went on at the first run's step
+    # the run kept the record of the model it started from: shipped without --started-from, the
+    # lineage is the same
+    by_itself = ship(again, "by_itself", "--out-dir", out, "--model", "checkpoint")
+    assert by_itself.returncode == 0, by_itself.stderr
+    kept = json.load(open(os.path.join(out, "by_itself.json")))
+    assert kept["started_from"]["sessions"] == old["sessions"] and kept["lineage_games"] == 6 + 4
     weights = read_checkpoint(os.path.join(again, "checkpoint.pkl"))["weights"]
     shipped = PolicyValueModel.load(os.path.join(out, "first.npz"), device="cpu").weights()
     assert all(np.array_equal(shipped[k], w) for k, w in weights.items())
@@ -57,6 +63,7 @@ def test_ship_the_checkpoint_with_its_lineage(tmp_path):
     # the same run, further on, shipped over its own interim model: the record it replaces is not
     # where the run started, so the lineage keeps the first model's record and counts no game twice
     TrainPipeline.resume(again, log=lambda s: None).run(iterations=1)
+    assert read_checkpoint(os.path.join(again, "checkpoint.pkl"))["init_record"]["sessions"] == old["sessions"]
     third = ship(again, "first", "--out-dir", out, "--model", "checkpoint",
                  "--started-from", os.path.join(out, "first.json"))
     assert third.returncode == 0, third.stderr

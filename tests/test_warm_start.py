@@ -10,7 +10,7 @@ from gomoku.net.policy_value import PolicyValueModel
 from gomoku.net.spec import NetSpec
 from gomoku.train.checkpoint import read_checkpoint
 from gomoku.train.pipeline import TrainPipeline
-from gomoku.train.warm_start import first_update_at, starting_lr_multiplier
+from gomoku.train.warm_start import first_update_at, record_of, starting_lr_multiplier
 
 from tests.helpers import tiny_config
 
@@ -41,7 +41,7 @@ def metrics(run):
 ])
 def test_the_starting_step_comes_from_the_flag_then_the_models_record(tmp_path, record, flag, expected, source):
     path = model_with_record(tmp_path, record)
-    assert starting_lr_multiplier(tiny_config(lr_multiplier_start=flag), path) == (expected, source)
+    assert starting_lr_multiplier(tiny_config(lr_multiplier_start=flag), record_of(path)) == (expected, source)
     # a run from random weights has no record to read
     assert starting_lr_multiplier(tiny_config(lr_multiplier_start=flag), None)[0] == (flag or 1.0)
 

@@ -58,7 +58,7 @@ from gomoku.train.replay import SizedReplayBuffer
 from gomoku.train.selfplay import training_arrays
 from gomoku.train.stream_state import SavedStreams
 from gomoku.train.tasks import PUBLISHED, SelfPlaySettings, tally_by_colour
-from gomoku.train.warm_start import first_update_at, load_initial_model, starting_lr_multiplier
+from gomoku.train.warm_start import first_update_at, load_initial_model, record_of, starting_lr_multiplier
 from gomoku.util import cpu_seconds, usable_cpus
 
 @dataclass
@@ -121,7 +121,10 @@ class TrainPipeline:
                                           precision=config.precision)
         # the step a new run starts at, and the positions a board's buffer holds before the first
         # update on it: a trained net is not treated as random weights (gomoku.train.warm_start)
-        self.lr_multiplier, source = starting_lr_multiplier(config, init_model)
+        # The initial model's record (None without one) stays in the checkpoint: the record of where
+        # the run started, which scripts/ship_model.py puts under a shipped model's started_from.
+        self.init_record = record_of(init_model) if init_model is not None else None
+        self.lr_multiplier, source = starting_lr_multiplier(config, self.init_record)
         self.first_update_at = first_update_at(config, init_model is not None)
         if init_model is not None:
             start["lr_multiplier"] = self.lr_multiplier
@@ -182,6 +185,7 @@ class TrainPipeline:
                     "positions", "elapsed"):
             setattr(pipeline, key, state[key])
         pipeline.first_update_at = state.get("first_update_at", config.batch_size)  # absent: from before warm starts
+        pipeline.init_record = state.get("init_record")  # absent: from before the run kept it
         pipeline.cpu_elapsed = state.get("cpu_elapsed", 0.0)  # 0 from a checkpoint that predates it
         pipeline.eval_board = state.get("eval_board")
         pipeline.streams.load_state(state.get("streams"))  # None from a checkpoint that predates them
@@ -207,6 +211,7 @@ class TrainPipeline:
             "iteration": self.iteration,
             "lr_multiplier": self.lr_multiplier,
             "first_update_at": self.first_update_at,
+            "init_record": self.init_record,
             "best_win_ratio": self.best_win_ratio,
             "pure_playouts": self.pure_playouts,
             "heuristic_level": self.heuristic_level,

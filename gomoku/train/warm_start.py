@@ -81,12 +81,11 @@ def record_of(model_path: str) -> Optional[dict]:
     return record if isinstance(record, dict) else None
 
 
-def starting_lr_multiplier(config: TrainConfig, init_model: Optional[str]) -> tuple[float, str]:
+def starting_lr_multiplier(config: TrainConfig, record: Optional[dict]) -> tuple[float, str]:
     """The adaptive multiplier a new run starts at, and where it came from: ``lr_multiplier_start``
-    when set; else, from a model, the one its record keeps; else 1."""
+    when set; else the one the initial model's ``record`` (``record_of``) keeps; else 1."""
     if config.lr_multiplier_start > 0:
         return config.lr_multiplier_start, "--lr-multiplier-start"
-    record = record_of(init_model) if init_model is not None else None
     reached = record.get("lr_multiplier") if record is not None else None
     if isinstance(reached, (int, float)) and not isinstance(reached, bool) and reached > 0:
         return float(reached), "the model's record"
