@@ -28,7 +28,8 @@ the point's model. The fit takes the ladder's games files (glob patterns) and ev
 (``"prior"``: the fit's virtual draws per pair, ``elo_ladder.PRIOR`` if not given.) A point is
 rated as player A of its first games file (``"ladder_player"`` names another label).
 Players that no chain of games links to the anchor are left out, with a note. The 50% points get a
-table and a panel (log scale), with a line at the first point's and one at four times it.
+table and a panel (log scale), with a line at the first point's and one at four times it, and a
+pace: the slope of a line through their logarithms, in doublings a CPU hour.
 
 A point may also give ``"probe_agree"``, its net's agreement with an engine's moves
 (``scripts/engine_agreement.py``, a fraction), with or without games; the file's ``"probe"`` names
@@ -40,6 +41,7 @@ from __future__ import annotations
 import argparse
 import glob
 import json
+import math
 import sys
 
 import elo_ladder
@@ -137,6 +139,35 @@ def fifty_table(points: list[dict], unit: str) -> str:
                       "|---|---:|---|---:|---:|---:|", *rows]) if rows else ""
 
 
+def pace(points: list[dict], unit: str) -> str:
+    """How fast the 50% points rise: a least-squares line through their base-2 logarithms against
+    the CPU hours (each point weighs the same), its slope in doublings a CPU hour with the slope's
+    standard error, and where the line reaches four times the first point's budget ('' with fewer
+    than three points inside the scale; a point beyond its ends is only a bound and stays out)."""
+    placed = [p for p in points if p["fifty"] and p["fifty"]["point"][1] == 0]
+    if len(placed) < 3:
+        return ""
+    xs = [p["cpu_hours"] for p in placed]
+    ys = [math.log2(p["fifty"]["point"][0]) for p in placed]
+    n, mean_x, mean_y = len(xs), sum(xs) / len(xs), sum(ys) / len(ys)
+    sxx = sum((x - mean_x) ** 2 for x in xs)
+    if sxx == 0:
+        return ""
+    slope = sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys)) / sxx
+    residual = sum((y - mean_y - slope * (x - mean_x)) ** 2 for x, y in zip(xs, ys))
+    error = math.sqrt(residual / (n - 2) / sxx)
+    text = (f"pace: {slope:+.3f} ± {error:.3f} doublings of the 50% point a CPU hour "
+            f"(a line through {n} points, {xs[0]:g} to {xs[-1]:g} CPU hours)")
+    target = ys[0] + 2  # four times the first point's budget
+    if slope > 0:
+        hours = mean_x + (target - mean_y) / slope
+        text += (f"; the line reaches four times the first point ({elo_ladder.budget_text((2 ** target, 0))} "
+                 f"{unit}) at {hours:.0f} CPU hours")
+    else:
+        text += "; at that pace the line never reaches four times the first point"
+    return text
+
+
 def agreement_table(points: list[dict]) -> str:
     """The points' agreement with the probe engine's moves, where the file gives it ('' if nowhere)."""
     rows = [f"| {p['model']} | {p['cpu_hours']:g} | {100 * p['probe_agree']:.1f}% |"
@@ -226,7 +257,7 @@ def main(argv=None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(table(points))
-    for extra in (fifty_table(points, unit), agreement_table(points)):
+    for extra in (fifty_table(points, unit), pace(points, unit), agreement_table(points)):
         if extra:
             print("\n" + extra)
     if args.plot:

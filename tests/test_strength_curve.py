@@ -116,3 +116,19 @@ def test_a_ladder_places_each_point_at_its_50_percent_point(tmp_path, capsys):
     assert "no chain of games links az:later.npz:400, heuristic:1" in captured.err
     assert "apart (az:later.npz:400) has no 50% point on the ladder" in captured.err
     assert png.stat().st_size > 0
+
+
+def test_the_pace_is_the_slope_of_the_50_percent_points_in_doublings_an_hour():
+    def point(hours, budget, side=0):
+        return {"cpu_hours": hours, "fifty": {"point": (budget, side)}}
+
+    # doubling every CPU hour: fourfold at hour 2, exactly on the line
+    rising = [point(0, 1000), point(1, 2000), point(2, 4000), point(3, 8000)]
+    text = strength_curve.pace(rising, "nodes")
+    assert text.startswith("pace: +1.000 ± 0.000 doublings of the 50% point a CPU hour (a line through 4 points")
+    assert text.endswith("four times the first point (4,000 nodes) at 2 CPU hours")
+    # a point past the end of the scale is a bound, not a value: left out of the line
+    assert strength_curve.pace(rising + [point(4, 100, side=-1)], "nodes") == text
+    level = strength_curve.pace([point(0, 1000), point(1, 1100), point(2, 900)], "nodes")
+    assert "never reaches four times" in level
+    assert strength_curve.pace(rising[:2], "nodes") == ""
