@@ -9,6 +9,8 @@ iteration rewrites) and measured while the run went on: ``--iteration`` says whi
 writes ``models/NAME.npz`` (the model file), ``models/NAME.png`` (training curves from
 the run's metrics) and ``models/NAME.json`` (iterations, self-play games, positions,
 training time, the evaluation history, the machine, and the command that resumes the run).
+``model_games`` and ``model_cpu_hours`` count what lies behind the shipped weights, ``selfplay_games``
+and ``training_cpu_hours`` the whole run so far: they differ for a copy taken while the run went on.
 
 A run started with ``train.py --init-model`` goes on from another model's training. The run keeps
 that model's record (the JSON file beside it) in its checkpoint, and the new record keeps it under
@@ -177,6 +179,7 @@ def ship(args) -> int:
             atomic_write(model_out, lambda f: shutil.copyfileobj(src, f))
 
     games_at = {r["iteration"]: r["games"] for r in metrics.iterations if "games" in r}
+    cpu_at = {r["iteration"]: r["cpu_s"] for r in metrics.iterations if "cpu_s" in r}
     spec = read_model_spec(model_out)
 
     import paddle
@@ -195,8 +198,10 @@ def ship(args) -> int:
         "selfplay_games": state["games"],
         "selfplay_positions": state["positions"],
         "training_hours": round(state["elapsed"] / 3600, 2),
-        # CPU hours of the trainer and its workers (absent from checkpoints that predate the count)
+        # CPU hours of the trainer and its workers (absent from checkpoints that predate the count):
+        # the whole run's so far, and those behind the shipped model (less when it was copied aside)
         **({"training_cpu_hours": round(state["cpu_elapsed"] / 3600, 2)} if state.get("cpu_elapsed") else {}),
+        **({"model_cpu_hours": round(cpu_at[model_iteration] / 3600, 2)} if model_iteration in cpu_at else {}),
         # the adaptive step the model was trained at: a run from this model goes on at it
         # (gomoku.train.warm_start)
         **({"lr_multiplier": step} if (step := step_at(metrics, model_iteration, state)) is not None else {}),

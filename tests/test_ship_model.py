@@ -107,5 +107,8 @@ def test_ship_a_copy_taken_while_the_run_went_on(tmp_path):
     record = json.load(open(os.path.join(out, "m.json")))
     assert record["model_iteration"] == 2 and record["model_games"] == 4  # its games, not the run's 6
     assert record["iterations"] == 3 and record["from"] == "current_model.npz at iteration 2"
+    cpu_s = {r["iteration"]: r["cpu_s"] for r in map(json.loads, open(os.path.join(run, "metrics.jsonl")))
+             if r.get("event") == "iteration"}
+    assert record["model_cpu_hours"] == round(cpu_s[2] / 3600, 2)  # its hours, not the run's
     with open(copy, "rb") as a, open(os.path.join(out, "m.npz"), "rb") as b:
         assert a.read() == b.read()
