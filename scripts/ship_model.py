@@ -153,8 +153,8 @@ def ship(args) -> int:
     if started_from is None:
         started_from = state.get("init_record")  # kept by the run since its start
     while started_from is not None and same_run(started_from, metrics.sessions):
-        print(f"ship_model: {args.started_from} is of an earlier model of this run (iteration "
-              f"{started_from['model_iteration']}); keeping the record it started from", file=sys.stderr)
+        print(f"ship_model: {args.started_from or 'the record the run kept'} is of an earlier model of this run "
+              f"(iteration {started_from['model_iteration']}); keeping the record it started from", file=sys.stderr)
         started_from = started_from.get("started_from")
     if args.iteration is not None:
         check_copy(args.model, args.iteration, state, metrics)
@@ -178,8 +178,7 @@ def ship(args) -> int:
         with open(source, "rb") as src:
             atomic_write(model_out, lambda f: shutil.copyfileobj(src, f))
 
-    games_at = {r["iteration"]: r["games"] for r in metrics.iterations if "games" in r}
-    cpu_at = {r["iteration"]: r["cpu_s"] for r in metrics.iterations if "cpu_s" in r}
+    at_model = next((r for r in metrics.iterations if r["iteration"] == model_iteration), {})  # one row an iteration
     spec = read_model_spec(model_out)
 
     import paddle
@@ -193,7 +192,7 @@ def ship(args) -> int:
         "trained_sizes": [f"{w}x{h}" for w, h in spec.trained_sizes] if spec.size_free else [board.split(",")[0]],
         "model_iteration": model_iteration,
         # From the metrics, so a --games-per-iter changed on a resume still counts right.
-        "model_games": games_at.get(model_iteration, model_iteration * cfg["games_per_iter"]),
+        "model_games": at_model.get("games", model_iteration * cfg["games_per_iter"]),
         "iterations": state["iteration"],
         "selfplay_games": state["games"],
         "selfplay_positions": state["positions"],
@@ -201,7 +200,7 @@ def ship(args) -> int:
         # CPU hours of the trainer and its workers (absent from checkpoints that predate the count):
         # the whole run's so far, and those behind the shipped model (less when it was copied aside)
         **({"training_cpu_hours": round(state["cpu_elapsed"] / 3600, 2)} if state.get("cpu_elapsed") else {}),
-        **({"model_cpu_hours": round(cpu_at[model_iteration] / 3600, 2)} if model_iteration in cpu_at else {}),
+        **({"model_cpu_hours": round(at_model["cpu_s"] / 3600, 2)} if "cpu_s" in at_model else {}),
         # the adaptive step the model was trained at: a run from this model goes on at it
         # (gomoku.train.warm_start)
         **({"lr_multiplier": step} if (step := step_at(metrics, model_iteration, state)) is not None else {}),

@@ -29,7 +29,8 @@ the point's model. The fit takes the ladder's games files (glob patterns) and ev
 rated as player A of its first games file (``"ladder_player"`` names another label).
 Players that no chain of games links to the anchor are left out, with a note. The 50% points get a
 table and a panel (log scale), with a line at the first point's and one at four times it, and a
-pace: the slope of a line through their logarithms, in doublings a CPU hour.
+pace: the slope of a line through their logarithms, in doublings a CPU hour (``--pace-from HOURS``:
+through the points from that many CPU hours on).
 
 A point may also give ``"probe_agree"``, its net's agreement with an engine's moves
 (``scripts/engine_agreement.py``, a fraction), with or without games; the file's ``"probe"`` names
@@ -45,6 +46,7 @@ import math
 import sys
 
 import elo_ladder
+from probe_curve import slope
 from gomoku.play.arena.report import ArenaError, new_games, read_games, wilson_interval
 
 
@@ -139,28 +141,23 @@ def fifty_table(points: list[dict], unit: str) -> str:
                       "|---|---:|---|---:|---:|---:|", *rows]) if rows else ""
 
 
-def pace(points: list[dict], unit: str) -> str:
-    """How fast the 50% points rise: a least-squares line through their base-2 logarithms against
-    the CPU hours (each point weighs the same), its slope in doublings a CPU hour with the slope's
-    standard error, and where the line reaches four times the first point's budget ('' with fewer
-    than three points inside the scale; a point beyond its ends is only a bound and stays out)."""
-    placed = [p for p in points if p["fifty"] and p["fifty"]["point"][1] == 0]
-    if len(placed) < 3:
-        return ""
+def pace(points: list[dict], unit: str, since: float = 0.0) -> str:
+    """How fast the 50% points rise: a least-squares line (``probe_curve.slope``) through their
+    base-2 logarithms against the CPU hours, each point weighing the same, from the points at
+    ``since`` CPU hours or later; its slope in doublings a CPU hour with the slope's standard error,
+    and where the line reaches four times the first of those points' budget ('' with fewer than
+    three points inside the scale; a point beyond its ends is only a bound and stays out)."""
+    placed = [p for p in points if p["fifty"] and p["fifty"]["point"][1] == 0 and p["cpu_hours"] >= since]
     xs = [p["cpu_hours"] for p in placed]
     ys = [math.log2(p["fifty"]["point"][0]) for p in placed]
-    n, mean_x, mean_y = len(xs), sum(xs) / len(xs), sum(ys) / len(ys)
-    sxx = sum((x - mean_x) ** 2 for x in xs)
-    if sxx == 0:
+    rise, error = slope(xs, ys)
+    if len(placed) < 3 or math.isnan(rise):
         return ""
-    slope = sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys)) / sxx
-    residual = sum((y - mean_y - slope * (x - mean_x)) ** 2 for x, y in zip(xs, ys))
-    error = math.sqrt(residual / (n - 2) / sxx)
-    text = (f"pace: {slope:+.3f} ± {error:.3f} doublings of the 50% point a CPU hour "
-            f"(a line through {n} points, {xs[0]:g} to {xs[-1]:g} CPU hours)")
+    text = (f"pace: {rise:+.3f} ± {error:.3f} doublings of the 50% point a CPU hour "
+            f"(a line through {len(xs)} points, {xs[0]:g} to {xs[-1]:g} CPU hours)")
     target = ys[0] + 2  # four times the first point's budget
-    if slope > 0:
-        hours = mean_x + (target - mean_y) / slope
+    if rise > 0:
+        hours = sum(xs) / len(xs) + (target - sum(ys) / len(ys)) / rise
         text += (f"; the line reaches four times the first point ({elo_ladder.budget_text((2 ** target, 0))} "
                  f"{unit}) at {hours:.0f} CPU hours")
     else:
@@ -250,6 +247,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("points", help="the points file (see the module's docstring)")
     parser.add_argument("--plot", metavar="PNG", help="draw the curves into this file")
+    parser.add_argument("--pace-from", type=float, default=0.0, metavar="HOURS",
+                        help="the pace from the 50%% points at HOURS CPU hours or later (default: all)")
     args = parser.parse_args(argv)
     try:
         title, points, probe, unit = read_points(args.points)
@@ -257,7 +256,7 @@ def main(argv=None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(table(points))
-    for extra in (fifty_table(points, unit), pace(points, unit), agreement_table(points)):
+    for extra in (fifty_table(points, unit), pace(points, unit, args.pace_from), agreement_table(points)):
         if extra:
             print("\n" + extra)
     if args.plot:

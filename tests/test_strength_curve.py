@@ -132,3 +132,7 @@ def test_the_pace_is_the_slope_of_the_50_percent_points_in_doublings_an_hour():
     level = strength_curve.pace([point(0, 1000), point(1, 1100), point(2, 900)], "nodes")
     assert "never reaches four times" in level
     assert strength_curve.pace(rising[:2], "nodes") == ""
+    # from hour 1 on: the line through the last three, fourfold over the first of them at hour 3
+    later = strength_curve.pace(rising, "nodes", since=1)
+    assert "(a line through 3 points, 1 to 3 CPU hours)" in later
+    assert later.endswith("four times the first point (8,000 nodes) at 3 CPU hours")
