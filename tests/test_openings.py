@@ -126,8 +126,26 @@ def test_the_generator_keeps_only_near_even_openings_and_says_why(tmp_path):
     assert [c.moves for c in again] == openings  # the seed decides
 
 
+def test_the_generator_judges_openings_under_the_rule_it_is_given(tmp_path, monkeypatch):
+    rules = []
+    play_out = balanced.balance_game
+
+    def balance_game(board, rng):
+        rules.append(str(board.rule))
+        return play_out(board, rng)
+
+    monkeypatch.setattr(balanced, "balance_game", balance_game)
+    out = str(tmp_path / "renju.txt")
+    assert balanced.main(["--size", "9x9", "--rule", "renju", "--count", "1", "--games", "2", "--low", "0.5",
+                          "--stones", "3", "4", "--out", out]) == 0
+    text = open(out).read()
+    assert "5 in a row (renju)" in text and "--rule renju" in text
+    assert rules and set(rules) == {"renju"}
+    assert len(read_openings(out, 9, 9, 5)) == 1
+
+
 def test_the_generator_refuses_bad_flags(capsys):
-    for flags in (["--stones", "5", "9"], ["--low", "0.7"]):
+    for flags in (["--stones", "5", "9"], ["--low", "0.7"], ["--rule", "renju", "--n-in-row", "4"]):
         with pytest.raises(SystemExit):
             balanced.main(flags + ["--out", "x"])
         assert "error" in capsys.readouterr().err

@@ -19,7 +19,9 @@ from balanced openings lets White's games tell players apart. An opening is kept
 
 writes an openings file (``gomoku.game.openings.read_openings`` reads it) with Black's
 score of each opening as a comment. Candidates are drawn and tested in order from the
-seed, so the file is the same whatever ``--workers``.
+seed, so the file is the same whatever ``--workers``. ``--rule`` judges the candidates under
+another rule (under renju the searches and the games keep Black off its forbidden points); the
+file does not name the rule, so a file made for one rule reads under any other.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ import numpy as np
 
 from gomoku.game.board import Board
 from gomoku.game.openings import format_openings
+from gomoku.game.rules import FREESTYLE, RULES, check_rule, rules_help
 from gomoku.game.symmetry import symmetries
 from gomoku.search.heuristic import choose_move
 from gomoku.search.threat_board import ThreatBoard
@@ -100,11 +103,13 @@ def balance_game(board: Board, rng: np.random.Generator) -> int:
 
 def test_candidate(args: tuple) -> Candidate:
     """Draws candidate ``index`` of the seed and judges it (run in a worker process)."""
-    index, seed, width, height, n_in_row, stones_range, games, low = args
+    index, seed, width, height, n_in_row, stones_range, games, low, rule = args
     rng = np.random.default_rng(np.random.SeedSequence([seed, index]))
     stones = int(rng.integers(stones_range[0], stones_range[1] + 1))
     moves = draw_opening(width, height, stones, rng)
-    board = Board.from_moves(width, height, n_in_row, moves)
+    # Under renju the drawn moves are always legal: main allows at most four black stones, and
+    # the smallest forbidden shape, a double three, needs four black stones besides the new one.
+    board = Board.from_moves(width, height, n_in_row, moves, rule=rule)
     if board.game_over or has_forced_win(board):
         return Candidate(index, moves, "forced win")
     black = 0.0
@@ -128,8 +133,9 @@ def canonical(moves: list[int], perms: list[np.ndarray]) -> tuple:
 
 def generate(width: int, height: int, n_in_row: int, count: int, stones: tuple[int, int] = (3, 6),
              games: int = 12, low: float = 0.3, seed: int = 0, workers: int = 1,
-             progress=None) -> tuple[list[Candidate], dict]:
-    """The first ``count`` balanced openings of the seed's candidates, and a tally of verdicts.
+             progress=None, rule: str = FREESTYLE) -> tuple[list[Candidate], dict]:
+    """The first ``count`` balanced openings of the seed's candidates under ``rule``, and a
+    tally of verdicts.
 
     ``progress(kept, tried)`` is called after each candidate.
     """
@@ -137,7 +143,7 @@ def generate(width: int, height: int, n_in_row: int, count: int, stones: tuple[i
     kept: list[Candidate] = []
     seen: set = set()
     tally = {"kept": 0, "forced win": 0, "lopsided": 0, "repeat": 0}
-    jobs = ((i, seed, width, height, n_in_row, stones, games, low) for i in range(10**9))
+    jobs = ((i, seed, width, height, n_in_row, stones, games, low, rule) for i in range(10**9))
     pool = multiprocessing.get_context("spawn").Pool(workers) if workers > 1 else None
     try:
         results = pool.imap(test_candidate, jobs, chunksize=1) if pool else map(test_candidate, jobs)
@@ -167,6 +173,7 @@ def main(argv: Optional[list[str]] = None) -> int:
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--size", type=board_size_arg, default=(15, 15), metavar="WxH", help="board size")
     parser.add_argument("--n-in-row", type=positive_int_arg, default=5, metavar="N", help="stones in a row that win")
+    parser.add_argument("--rule", choices=RULES, default=FREESTYLE, help=rules_help())
     parser.add_argument("--count", type=positive_int_arg, default=200, metavar="N", help="openings to keep")
     parser.add_argument("--stones", type=int, nargs=2, default=(3, 6), metavar=("MIN", "MAX"),
                         help="stones of an opening, drawn uniformly between these")
@@ -184,17 +191,23 @@ def main(argv: Optional[list[str]] = None) -> int:
         parser.error(f"--stones {lo} {hi}: give 1 <= MIN <= MAX, with MAX stones unable to make a line")
     if not 0.0 <= args.low <= 0.5:
         parser.error(f"--low must lie between 0 and 0.5, got {args.low}")
+    try:
+        check_rule(args.rule, args.n_in_row)
+    except ValueError as error:
+        parser.error(str(error))
     start = time.time()
 
     def progress(kept: int, tried: int) -> None:
         print(f"\r{kept}/{args.count} kept of {tried} tried, {time.time() - start:.0f} s", end="", file=sys.stderr)
 
     kept, tally = generate(width, height, args.n_in_row, args.count, (lo, hi), args.games, args.low,
-                           args.seed, args.workers, progress)
+                           args.seed, args.workers, progress, args.rule)
     print(file=sys.stderr)
-    header = [f"{len(kept)} balanced openings for {width}x{height}, {args.n_in_row} in a row (freestyle),",
-              f"written by: python -m gomoku.play.arena.balanced --size {width}x{height} --n-in-row {args.n_in_row} "
-              f"--count {args.count} --stones {lo} {hi} --games {args.games} --low {args.low} --seed {args.seed}",
+    rule_flag = "" if args.rule == FREESTYLE else f" --rule {args.rule}"
+    header = [f"{len(kept)} balanced openings for {width}x{height}, {args.n_in_row} in a row ({args.rule}),",
+              f"written by: python -m gomoku.play.arena.balanced --size {width}x{height} --n-in-row {args.n_in_row}"
+              f"{rule_flag} --count {args.count} --stones {lo} {hi} --games {args.games} --low {args.low} "
+              f"--seed {args.seed}",
               f"of {sum(tally.values())} candidates: " + ", ".join(f"{v} {k}" for k, v in tally.items()),
               "each: its moves in order, Black first; after it, Black's score in level 4's balance games"]
     notes = [f"Black {c.black_score:.3f} of {c.games}" for c in kept]
