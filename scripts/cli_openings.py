@@ -28,7 +28,8 @@ def offset_line(opening: list[int], width: int, height: int) -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description="Write openings in c-gomoku-cli's offset format.")
-    parser.add_argument("openings", help="an openings file, or 'balanced' for the shipped ones")
+    parser.add_argument("openings", help="an openings file, 'balanced' for the shipped ones, or a shipped "
+                        "file's name (renju_balanced_15x15)")
     parser.add_argument("--size", type=board_size_arg, default=(15, 15), metavar="WxH",
                         help="the board (default: 15x15); c-gomoku-cli plays square boards only")
     parser.add_argument("--n-in-row", type=int, default=5, help="stones in a row that win (default: 5)")

@@ -83,6 +83,23 @@ def test_balanced_under_renju_means_the_26_renju_openings():
     assert book_for_board(BALANCED, 11, 11, 5, "renju") == []
 
 
+def test_a_shipped_file_is_named_without_its_folder(tmp_path, monkeypatch):
+    openings = load_openings("renju_balanced_15x15", 15, 15, 5, "renju")
+    assert openings_path("renju_balanced_15x15", 15, 15, 5) == os.path.join(DATA_DIR, "renju_balanced_15x15.txt")
+    assert len(openings) >= 100 and all(3 <= len(moves) <= 6 for moves in openings)
+    for moves in openings:  # every stone legal under renju, and no game over
+        assert not Board.from_moves(15, 15, 5, moves, rule="renju").game_over
+    perms = [s.move_permutation(15, 15) for s in balanced.symmetries(15, 15)]
+    assert len({balanced.canonical(moves, perms) for moves in openings}) == len(openings)
+    assert book_for_board("renju_balanced_15x15", 9, 9, 5, "renju") == []  # another board
+    # A file of the same name where it is asked for wins, and an unknown name stays a path.
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, "board 9x9 5\ne5 d4 f6\n", name="renju_balanced_15x15")
+    assert load_openings("renju_balanced_15x15", 9, 9, 5) == [[40, 30, 50]]
+    with pytest.raises(OpeningError, match="cannot read the openings file"):
+        load_openings("no_such_openings", 15, 15, 5)
+
+
 def test_games_take_each_opening_twice_and_start_over_when_they_run_out():
     openings = [[1], [2], [3]]
     games = openings_for_games(openings, 10, np.random.default_rng(0))

@@ -104,12 +104,17 @@ BALANCED = "balanced"  # names the shipped balanced openings of a board in ``--o
 def openings_path(name: str, width: int, height: int, n_in_row: int, rule: str = FREESTYLE) -> str:
     """The file ``--openings NAME`` means: ``balanced`` is the project's own balanced openings
     for the board and rule (the rule's ``openings`` file in ``gomoku/data``: under renju the 26
-    standard renju openings), anything else a path.
+    standard renju openings); a file's name in ``gomoku/data`` without its ``.txt`` (such as
+    ``renju_balanced_15x15``) is that file, unless a file of that name exists where it is asked
+    for; anything else is a path.
 
     Raises:
         OpeningError: ``balanced`` on a board the project ships no openings for under ``rule``.
     """
     if name != BALANCED:
+        shipped = os.path.join(DATA_DIR, name + ".txt")
+        if not os.path.exists(name) and os.path.basename(name) == name and os.path.exists(shipped):
+            return shipped
         return name
     path = os.path.join(DATA_DIR, rule_of(rule).openings.format(width=width, height=height, n_in_row=n_in_row))
     if not os.path.exists(path):
@@ -135,13 +140,10 @@ def book_for_board(name: str, width: int, height: int, n_in_row: int, rule: str 
     Raises:
         OpeningError: the file cannot be read, or is damaged.
     """
-    if name == BALANCED:
-        try:
-            path = openings_path(name, width, height, n_in_row, rule)
-        except OpeningError:
-            return []
-    else:
-        path = name
+    try:
+        path = openings_path(name, width, height, n_in_row, rule)
+    except OpeningError:
+        return []
     if read_board_line(path) != (width, height, n_in_row):
         return []
     return read_openings(path, width, height, n_in_row)

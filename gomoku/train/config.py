@@ -108,7 +108,7 @@ class TrainConfig:
     gumbel_c_scale: float = SelfPlayRecipe.gumbel_c_scale
     """Gumbel root search: c_scale of sigma(q) (paper: 1.0; DeepMind's mctx: 0.1)"""
     openings: str = ""
-    """an openings file, or 'balanced' (the project's balanced openings, gomoku/data): on a board the file is for, openings_share of the self-play games start from one of its openings, drawn at random (the other games as opening_stones says); empty: none"""
+    """an openings file, or 'balanced' (the project's balanced openings, gomoku/data; a file there may be named without its folder and .txt): on a board the file is for, openings_share of the self-play games start from one of its openings, drawn at random (the other games as opening_stones says); empty: none"""
     openings_share: float = 0.5
     """the share of self-play games that start from --openings, on its board"""
     eval_openings: str = ""

@@ -201,7 +201,8 @@ def parse_args(argv=None) -> argparse.Namespace:
                         help="random stones in the centre before the players start, Black first (default: 2)")
     parser.add_argument("--openings", metavar="FILE",
                         help="draw the openings from this openings file instead of placing random stones; "
-                             "'balanced' is the project's own balanced openings for the board")
+                             "'balanced' is the project's own balanced openings for the board, and a file of "
+                             "gomoku/data may be named without its folder and .txt (renju_balanced_15x15)")
     parser.add_argument("--seed", type=int, default=0, help="seeds openings and players (default: 0)")
     parser.add_argument("--workers", type=positive_int_arg, default=usable_cpus(), metavar="N",
                         help="processes playing games side by side (default: one per core)")
