@@ -148,10 +148,12 @@ def pace(points: list[dict], unit: str, since: float = 0.0) -> str:
     and where the line reaches four times the first of those points' budget ('' with fewer than
     three points inside the scale; a point beyond its ends is only a bound and stays out)."""
     placed = [p for p in points if p["fifty"] and p["fifty"]["point"][1] == 0 and p["cpu_hours"] >= since]
+    if len(placed) < 3:
+        return ""
     xs = [p["cpu_hours"] for p in placed]
     ys = [math.log2(p["fifty"]["point"][0]) for p in placed]
     rise, error = slope(xs, ys)
-    if len(placed) < 3 or math.isnan(rise):
+    if math.isnan(rise):  # all the points at one CPU hour
         return ""
     text = (f"pace: {rise:+.3f} ± {error:.3f} doublings of the 50% point a CPU hour "
             f"(a line through {len(xs)} points, {xs[0]:g} to {xs[-1]:g} CPU hours)")
