@@ -139,6 +139,22 @@ def step_at(metrics, iteration: int, state: dict):
     return steps[-1] if steps else None
 
 
+CURVE_MARK = "(the curve)"
+# The figures of each iteration a shipped record keeps (gomoku.train.pipeline writes them to the metrics).
+CURVE_COLUMNS = ("iteration", "games", "cpu_s", "episode_len", "playouts_per_s", "loss", "value_loss",
+                 "policy_loss", "entropy", "kl", "lr_multiplier", "lr", "lr_scale", "window", "reuse",
+                 "probe_agree", "probe_loss", "probe_value")
+
+
+def curve_text(metrics, last_iteration: int) -> str:
+    """The record's ``curve``: its columns, then one row a line for each iteration up to
+    ``last_iteration`` (null where the run did not record a figure)."""
+    rows = [[r.get(k) for k in CURVE_COLUMNS] for r in metrics.iterations if r["iteration"] <= last_iteration]
+    lines = ",\n".join("      " + json.dumps(row) for row in rows)
+    return ('{\n    "columns": ' + json.dumps(list(CURVE_COLUMNS)) + ',\n    "rows": [\n' + lines
+            + ("\n" if rows else "") + "    ]\n  }")
+
+
 def same_run(record: dict, sessions: list) -> bool:
     """Whether ``record`` is of a model of the run whose ``sessions`` these are: both began with the
     same start."""
@@ -166,12 +182,15 @@ def ship(args) -> int:
         model_iteration = args.iteration
     elif args.model == "checkpoint":
         model_iteration = state["iteration"]
-        save_model_file(model_out, run_net(state, state["iteration"]), state["weights"])
+        # the weights that play: the run's average of the weights where it keeps one (gomoku.train.learner)
+        learner = state.get("learner") or {}
+        save_model_file(model_out, run_net(state, state["iteration"]), learner.get("average") or state["weights"])
     elif args.model == CURRENT_MODEL:
         model_iteration = state["iteration"]  # rewritten with the checkpoint after every iteration
     else:
-        # best_model.npz dates from the last evaluation that made a new best.
-        evaluated = [e["iteration"] for e in metrics.evaluations if e.get("new_best")]
+        # best_model.npz dates from the last gate passed, or without gates the last evaluation that made a new best.
+        evaluated = [e["iteration"] for e in metrics.evaluations
+                     if (e["gate"]["passed"] if "gate" in e else e.get("new_best"))]
         model_iteration = evaluated[-1] if evaluated else state["iteration"]
     if args.model != "checkpoint":
         source = args.model if args.iteration is not None else os.path.join(args.run_dir, args.model)
@@ -209,10 +228,12 @@ def ship(args) -> int:
         # the yardstick's rung now: pure MCTS playouts, or the heuristic's level in a run evaluated by it
         **({"heuristic_level_now": state["heuristic_level"]} if cfg.get("eval_opponent") == "heuristic" else {}),
         "evaluations": [{k: e[k] for k in ("iteration", "opponent", "pure_playouts", "heuristic_level", "playouts",
-                                           "opening_stones", "wins", "draws", "losses", "win_ratio", "as_white")
+                                           "opening_stones", "wins", "draws", "losses", "win_ratio", "as_white",
+                                           "gate")
                                            if k in e}
                         for e in metrics.evaluations],
         **probe_of(metrics, model_iteration, cfg),
+        "curve": CURVE_MARK,  # the run's per-iteration figures up to the model, filled in below, a row a line
         "config": cfg,
         # where this script ran: in the usual workflow, the machine that trained the run
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, {gpus} GPU(s), Python {platform.python_version()}",
@@ -225,7 +246,7 @@ def ship(args) -> int:
         record["started_from"] = {k: v for k, v in started_from.items() if k != "evaluations"}
         record["started_from"]["model_games"] = model_games(started_from)
         record["lineage_games"] = lineage_games(record)
-    text = json.dumps(record, indent=2) + "\n"
+    text = json.dumps(record, indent=2).replace(json.dumps(CURVE_MARK), curve_text(metrics, model_iteration)) + "\n"
     atomic_write(os.path.join(args.out_dir, args.name + ".json"), lambda f: f.write(text.encode()))
     print(f"wrote {model_out} (iteration {model_iteration}), {args.name}.png and {args.name}.json: "
           f"run at iteration {state['iteration']}, {state['games']} games, {record['training_hours']} h")

@@ -77,7 +77,7 @@ def tiny_config(**overrides):
     from gomoku.train.config import TrainConfig
 
     base = dict(width=6, height=6, n_in_row=4, n_playout=12, games_per_iter=2, batch_size=32,
-                buffer_size=600, updates_per_iter=1, epochs=2, check_freq=2, eval_games=2,
+                buffer_size=600, updates_per_iter=1, epochs=2, check_freq=2, eval_games=2, gate_games=2,
                 pure_playout_start=20, workers=1, device="cpu")
     base.update(overrides)
     return TrainConfig(**base)

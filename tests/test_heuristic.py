@@ -362,7 +362,7 @@ def test_training_evaluates_against_the_heuristic_ladder_and_resumes(tmp_path):
     from tests.helpers import tiny_config
 
     run = str(tmp_path / "run")
-    pipeline = TrainPipeline(tiny_config(eval_opponent="heuristic"), run, log=lambda s: None)
+    pipeline = TrainPipeline(tiny_config(eval_opponent="heuristic", gate_games=0), run, log=lambda s: None)
     pipeline.run(iterations=2)
     records = [__import__("json").loads(line) for line in open(os.path.join(run, "metrics.jsonl"))]
     evaluation = next(r for r in records if r["event"] == "evaluation")

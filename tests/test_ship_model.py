@@ -34,6 +34,11 @@ def test_ship_the_checkpoint_with_its_lineage(tmp_path):
     assert old["evaluations"][0]["playouts"] == tiny_config().n_playout  # the net's search, kept
     assert "heuristic_level_now" not in old  # a run evaluated by pure MCTS
     assert old["probe"]["games"] == probe and set(old["probe"]) == {"games", "agree", "top3", "loss", "value"}
+    # the whole curve, a row an iteration, with the probe and the update's figures
+    columns, rows = old["curve"]["columns"], old["curve"]["rows"]
+    assert [row[columns.index("iteration")] for row in rows] == [1, 2, 3]
+    assert all(row[columns.index("probe_agree")] is not None for row in rows)
+    assert rows[-1][columns.index("value_loss")] is not None and rows[-1][columns.index("window")] > 0
 
     # a second run starts from the shipped model and ships its latest weights over the same name
     again = str(tmp_path / "again")
@@ -56,7 +61,7 @@ def test_ship_the_checkpoint_with_its_lineage(tmp_path):
     assert by_itself.returncode == 0, by_itself.stderr
     kept = json.load(open(os.path.join(out, "by_itself.json")))
     assert kept["started_from"]["sessions"] == old["sessions"] and kept["lineage_games"] == 6 + 4
-    weights = read_checkpoint(os.path.join(again, "checkpoint.pkl"))["weights"]
+    weights = read_checkpoint(os.path.join(again, "checkpoint.pkl"))["learner"]["average"]  # the weights that play
     shipped = PolicyValueModel.load(os.path.join(out, "first.npz"), device="cpu").weights()
     assert all(np.array_equal(shipped[k], w) for k, w in weights.items())
 

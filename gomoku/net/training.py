@@ -43,6 +43,8 @@ class BatchFit:
         self._x = paddle.to_tensor(np.asarray(planes, dtype=np.float32))
         self._pi = paddle.to_tensor(np.asarray(pis, dtype=np.float32))
         self._z = paddle.to_tensor(np.asarray(zs, dtype=np.float32))
+        self.value_loss = self.policy_loss = 0.0
+        """the two terms of the loss at the last forward pass, for the run's metrics"""
         self.log_p = self._forward()
 
     def _forward(self) -> np.ndarray:
@@ -52,8 +54,15 @@ class BatchFit:
         value_loss = F.mse_loss(value.reshape([-1]), self._z)
         policy_loss = -paddle.mean(paddle.sum(self._pi * log_p, axis=1))
         self._loss = value_loss + policy_loss
+        self.value_loss, self.policy_loss = float(value_loss), float(policy_loss)
         self.model.net.eval()
         return log_p.numpy()
+
+    def measure(self) -> np.ndarray:
+        """The batch's log-policy at the current weights, as ``log_p`` (after steps taken on other
+        batches: the drift an update caused, measured where it started)."""
+        self.log_p = self._forward()
+        return self.log_p
 
     def step(self, lr: float) -> tuple[float, float]:
         """One Adam step; ``log_p`` is then the policy after it.

@@ -50,6 +50,20 @@ class TrainConfig:
     """at most this many Adam steps per mini-batch (fewer when the KL grows too fast)"""
     kl_targ: float = 0.02
     """KL target between the policy before and after an update"""
+    fresh_batches: bool = True
+    """each Adam step of an update draws its own mini-batch from the window (off: every step repeats the update's one batch, the reference recipe)"""
+    window_floor: int = 0
+    """updates draw from the newest positions only: all of them up to this many, then a window that grows with the positions made (KataGo's rule, gomoku/train/replay.py), at most buffer_size; 0: the whole buffer"""
+    average_decay: float = 0.95
+    """an exponential moving average of the weights, updated after every Adam step with this decay, plays self-play and evaluations and is saved as the model (its batch norm statistics measured on the window); 0: the trained weights play"""
+    lr_patience: int = 0
+    """the step schedule: after this many iterations with neither a better probe cross-entropy nor a passed gate, the learning rate is cut by lr_cut (0: no schedule, the KL rule alone)"""
+    lr_cut: float = 0.5
+    """the step schedule's cut"""
+    lr_scale_min: float = 0.0625
+    """the step schedule cuts no further than this share of lr"""
+    lr_min_delta: float = 0.002
+    """the step schedule: the probe's cross-entropy (nats) must fall by more than this to count as better"""
     games_per_iter: int = 8
     """self-play games per iteration (played in lockstep)"""
     updates_per_iter: int = 2
@@ -59,7 +73,11 @@ class TrainConfig:
     lr_multiplier_start: float = 0.0
     """the adaptive learning-rate multiplier a new run starts at; 0: 1 from random weights, and from --init-model the multiplier the model's own run had reached (the record scripts/ship_model.py writes beside the model keeps it), else 1"""
     check_freq: int = 50
-    """iterations between evaluations against the evaluation opponent"""
+    """iterations between evaluations: the gate against the best model, then the evaluation opponent"""
+    gate_games: int = 20
+    """games of the gate at each evaluation: the model plays the run's best model (best_model.npz) from balanced openings (else openings of eval_opening_stones or 2 random stones), each opening with colours swapped, and replaces it when it scores more than gate_score; 0: no gate, the best model is the one that did best against the evaluation opponent"""
+    gate_score: float = 0.5
+    """the gate's score the model must exceed to become the best model"""
     game_batch_num: int = 1500
     """iterations in the whole run"""
     eval_games: int = 10
@@ -193,6 +211,16 @@ class TrainConfig:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
         if not 0.0 <= self.warm_start_fill <= 1.0:
             raise ValueError(f"warm_start_fill must lie between 0 and 1, got {self.warm_start_fill}")
+        if not 0.0 <= self.average_decay < 1.0:
+            raise ValueError(f"average_decay must lie in [0, 1), got {self.average_decay}")
+        for name in ("window_floor", "lr_patience", "gate_games"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must not be negative, got {getattr(self, name)}")
+        if not 0.0 < self.lr_cut < 1.0 or not 0.0 < self.lr_scale_min <= 1.0:
+            raise ValueError(f"lr_cut must lie in (0, 1) and lr_scale_min in (0, 1], got {self.lr_cut} and "
+                             f"{self.lr_scale_min}")
+        if not 0.0 <= self.gate_score < 1.0:
+            raise ValueError(f"gate_score must lie in [0, 1), got {self.gate_score}")
         if self.lr_multiplier_start < 0:
             raise ValueError(f"lr_multiplier_start must not be negative (0: from the model's record, else 1), "
                              f"got {self.lr_multiplier_start}")
@@ -318,7 +346,9 @@ class TrainConfig:
     @classmethod
     def from_dict(cls, data: dict) -> "TrainConfig":
         known = {f.name for f in fields(cls)}
-        data = {"arch": "reference", **data}  # configs written before the field existed were reference nets
+        # Configs written before a field existed keep the behaviour they were written with: reference
+        # nets, and the learner without fresh batches, window, average, schedule or gate.
+        data = {"arch": "reference", "fresh_batches": False, "average_decay": 0.0, "gate_games": 0, **data}
         switches = {f.name for f in fields(cls) if f.type in (bool, "bool")}
         # Checkpoints of runs started before switches were bools hold them as 0 and 1.
         data = {k: (bool(v) if k in switches and v in (0, 1) else v) for k, v in data.items()}

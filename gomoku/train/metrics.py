@@ -27,8 +27,13 @@ def iteration_line(r: dict) -> str:
     line = (f"iter {r['iteration']:>5}  games {r['games']:>6}  len {r['episode_len']:>5.1f}  "
             f"{'-' if r['playouts_per_s'] is None else r['playouts_per_s']:>6} playouts/s")
     if "loss" in r:
-        line += (f"  loss {r['loss']:.3f}  entropy {r['entropy']:.3f}  kl {r['kl']:.4f}  "
+        value = f" (value {r['value_loss']:.3f})" if "value_loss" in r else ""
+        line += (f"  loss {r['loss']:.3f}{value}  entropy {r['entropy']:.3f}  kl {r['kl']:.4f}  "
                  f"lr x{r['lr_multiplier']:.3f}")
+        if r.get("lr_scale", 1.0) != 1.0:
+            line += f" x{r['lr_scale']:.3g}"
+        if "window" in r:  # the positions updates draw from, and how often each new one is trained on
+            line += f"  window {r['window']}  reuse {r['reuse']:.1f}"
     else:
         line += f"  (filling the buffer: {r['buffer']})"
     if "probe_agree" in r:  # the net's agreement with an engine's moves (gomoku.train.probe)

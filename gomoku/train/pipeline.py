@@ -5,13 +5,12 @@ and runs ``updates_per_iter`` updates, then adds the games' positions under ever
 a FIFO replay buffer. With worker processes the two overlap: the workers play with the weights as
 they were when the iteration began while the learner updates them, so no core waits for the other
 half. The updates therefore sample the buffer as the previous iteration left it; in one process the
-games are played first and the updates follow, in the same order of data. An update samples a
-mini-batch and takes up to ``epochs`` Adam steps on it at ``lr * lr_multiplier``, stopping early
-once the KL divergence from the policy before the update exceeds ``4 * kl_targ``; the multiplier
-then adapts (docs/algorithm.md, section 6). Every ``check_freq`` iterations the net plays its
-evaluation opponent (``eval_opponent``): pure MCTS or the threat-aware heuristic on a ladder (once
-the best win ratio reaches 1.0 the opponent gets stronger: more playouts, or the next level, and the
-best win ratio starts again from 0), or an outside engine (``engine:COMMAND``) at its settings.
+games are played first and the updates follow, in the same order of data. The updates are the
+learner's (``gomoku.train.learner``): KL-adaptive Adam steps on mini-batches from the window of the
+newest positions, a step schedule, and the average of the weights that plays and is saved. Every
+``check_freq`` iterations the run evaluates itself (``gomoku.train.evaluation``): a gate against
+its best model, then a match against its evaluation opponent. Each iteration's figures go to
+``metrics.jsonl``, the log line and the live view (``gomoku.train.live``, TensorBoard).
 
 A size-free net may train on several board sizes (``sizes``): each iteration's self-play is on one
 size, chosen by ``size_schedule`` (the sizes in turn, or a curriculum from the smallest up); every
@@ -28,7 +27,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Callable, Optional
 
 import numpy as np
@@ -36,38 +35,31 @@ import numpy as np
 from gomoku import interrupt
 from gomoku.progress import advance_to, progress_bar
 from gomoku.game.features import input_channels
-from gomoku.game.openings import book_for_board, openings_for_games, paired_openings
 from gomoku.game.rules import FREESTYLE
 from gomoku.game.symmetry import augment
 from gomoku.net.device import device_report, precision_report
-from gomoku.net.modelfile import BEST_MODEL, CURRENT_MODEL, find_model
+from gomoku.net.modelfile import CURRENT_MODEL, find_model
 from gomoku.net.policy_value import PolicyValueModel
 from gomoku.net.spec import NET_SETTINGS, NetSpec
-from gomoku.net.training import kl_divergence
-from gomoku.search.heuristic import LEVELS
-from gomoku.search.options import SearchOptions
-from gomoku.search.players import PlayerSpec, spec_text
 from gomoku.train.actors import Actors, InlineActors
 from gomoku.train.backends import WORKER_NICE, make_actors
 from gomoku.train.checkpoint import (CHECKPOINT, discard_unstarted_run, lock_run_dir, read_checkpoint,
                                      write_checkpoint)
-from gomoku.train.config import TrainConfig, size_order
+from gomoku.train.config import TrainConfig
+from gomoku.train.evaluation import Evaluations
+from gomoku.train.gate import gate_line
+from gomoku.train.learner import Learner, UpdateResult
+from gomoku.train.live import LiveView
 from gomoku.train.metrics import METRICS, append_metrics, evaluation_line, iteration_line, utc_now
 from gomoku.train.probe import load_probe
-from gomoku.train.replay import SizedReplayBuffer
+from gomoku.train.replay import SizedReplayBuffer, replay_window
 from gomoku.train.selfplay import training_arrays
 from gomoku.train.stream_state import SavedStreams
-from gomoku.train.tasks import PUBLISHED, SelfPlaySettings, tally_by_colour
+from gomoku.train.tasks import SelfPlaySettings
 from gomoku.train.warm_start import first_update_at, load_initial_model, record_of, starting_lr_multiplier
 from gomoku.util import cpu_seconds, usable_cpus
 
-@dataclass
-class UpdateResult:
-    loss: float
-    entropy: float
-    kl: float
-    lr_multiplier: float
-    steps: int
+__all__ = ["TrainPipeline", "UpdateResult"]
 
 
 def _commands() -> tuple[str, str]:
@@ -78,7 +70,7 @@ def _commands() -> tuple[str, str]:
     return "python train.py", "python play.py"
 
 
-class TrainPipeline:
+class TrainPipeline(Evaluations):
     """Wires self-play, the buffer, updates, evaluation and checkpoints for one run.
 
     Args:
@@ -124,11 +116,11 @@ class TrainPipeline:
         # The initial model's record (None without one) stays in the checkpoint: the record of where
         # the run started, which scripts/ship_model.py puts under a shipped model's started_from.
         self.init_record = record_of(init_model) if init_model is not None else None
-        self.lr_multiplier, source = starting_lr_multiplier(config, self.init_record)
+        lr_multiplier, source = starting_lr_multiplier(config, self.init_record)
         self.first_update_at = first_update_at(config, init_model is not None)
         if init_model is not None:
-            start["lr_multiplier"] = self.lr_multiplier
-            log(f"the adaptive step starts at x{self.lr_multiplier:.3g} ({source}); the first update "
+            start["lr_multiplier"] = lr_multiplier
+            log(f"the adaptive step starts at x{lr_multiplier:.3g} ({source}); the first update "
                 f"waits until the buffer holds {self.first_update_at} positions")
         # the boards an initial size-free model was trained on, still named in the files it becomes
         self._earlier_sizes = self.spec.trained_sizes if init_model is not None else ()
@@ -138,6 +130,10 @@ class TrainPipeline:
         self.probe = load_probe(config, self.spec) if config.probe_games else None
         self.buffer = SizedReplayBuffer(config.buffer_size, config.board_sizes(), input_channels(config.inputs))
         self.rng = np.random.default_rng(config.seed)
+        # the updates, the step schedule and the average of the weights that plays (gomoku.train.learner)
+        self.learner = Learner(self.model, config, self.rng, lr_multiplier)
+        self.rows_made = 0  # positions added to the buffer over the run, symmetries included: the window grows with it
+        self.live: Optional[LiveView] = None
         self.iteration = 0
         self.best_win_ratio = 0.0
         self.pure_playouts = config.pure_playout_start
@@ -150,6 +146,15 @@ class TrainPipeline:
         self.streams = SavedStreams()  # the actors' self-play games in progress, for the checkpoint
         self.progress_stream = None
         """where progress bars go (standard error by default); they show only on a terminal"""
+
+    @property
+    def lr_multiplier(self) -> float:
+        """The KL rule's learning-rate multiplier (the learner keeps it)."""
+        return self.learner.lr_multiplier
+
+    @lr_multiplier.setter
+    def lr_multiplier(self, value: float) -> None:
+        self.learner.lr_multiplier = value
 
     # --------------------------------------------------------------- resume
     @classmethod
@@ -189,6 +194,9 @@ class TrainPipeline:
         pipeline.cpu_elapsed = state.get("cpu_elapsed", 0.0)  # 0 from a checkpoint that predates it
         pipeline.eval_board = state.get("eval_board")
         pipeline.streams.load_state(state.get("streams"))  # None from a checkpoint that predates them
+        pipeline.learner.load_state(state.get("learner"))  # None: the schedule starts afresh
+        # 8 symmetries a position where a checkpoint predates the count
+        pipeline.rows_made = state.get("rows_made", 8 * pipeline.positions)
         pipeline._earlier_sizes = state.get("earlier_sizes", ())
         # Checkpoints from before the heuristic ladder lack its level.
         pipeline.heuristic_level = state.get("heuristic_level", config.heuristic_level_start)
@@ -219,6 +227,8 @@ class TrainPipeline:
             "eval_board": self.eval_board,
             "earlier_sizes": self._earlier_sizes,
             "streams": self.streams.state(),
+            "learner": self.learner.state(),
+            "rows_made": self.rows_made,
         }
 
     def save_checkpoint(self) -> None:
@@ -256,6 +266,7 @@ class TrainPipeline:
                     self.log(f"  {self.actors.slots} Ray actor(s) on the cluster")
                 self._append_metrics({"event": "start", "iteration": self.iteration, "games": self.games,
                                       "time": utc_now(), **self._start})
+                self.live = LiveView(self.run_dir, self.iteration if self._start["how"] == "resume" else None)
                 stop = "failed"
                 while self.iteration < end:
                     interrupt.check()
@@ -276,6 +287,8 @@ class TrainPipeline:
                                           "why": stop})
                 self.actors.close()
                 self.actors = InlineActors()
+                if self.live is not None:
+                    self.live.close()
                 discard_unstarted_run(self.run_dir, (METRICS,))
                 lock.close()
 
@@ -304,17 +317,21 @@ class TrainPipeline:
 
             finish_self_play = self.start_self_play(on_progress if not bar.disable else None)
             update_start = time.perf_counter()
-            update = None
+            update, trained = None, 0
             if updating:
                 for k in range(cfg.updates_per_iter):
                     interrupt.check()
                     bar.set_postfix_str(f"update {k + 1} of {cfg.updates_per_iter}")
                     update = self.update()
+                    trained += update.rows
+                self.learner.refresh_playing(self.buffer, cfg.sizes_in_play(self.iteration), self.window())
             update_s = time.perf_counter() - update_start
             games, stats = finish_self_play()
         planes, pis, zs = training_arrays(games, cfg.value_mix)
         if len(planes):
-            self.buffer.extend(*augment(planes, pis, zs))
+            augmented = augment(planes, pis, zs)
+            self.buffer.extend(*augmented)
+            self.rows_made += len(augmented[0])
         self.games += len(games)
         self.positions += len(planes)
 
@@ -333,10 +350,15 @@ class TrainPipeline:
         if len(cfg.board_sizes()) > 1:
             record["board"] = f"{board[0]}x{board[1]}"
         if update is not None:
-            record.update(loss=round(update.loss, 4), entropy=round(update.entropy, 4),
-                          kl=round(update.kl, 5), lr_multiplier=round(update.lr_multiplier, 4))
+            record.update(loss=round(update.loss, 4), value_loss=round(update.value_loss, 4),
+                          policy_loss=round(update.policy_loss, 4), entropy=round(update.entropy, 4),
+                          kl=round(update.kl, 5), lr_multiplier=round(update.lr_multiplier, 4),
+                          lr=float(f"{update.lr:.4g}"), lr_scale=self.learner.schedule.lr_scale,
+                          window=self.window(),
+                          # the positions the updates trained on, for each new position (its symmetries aside)
+                          reuse=round(trained / max(1, len(planes)), 3))
         if self.probe is not None:
-            record.update(self.probe.measure(self.model))
+            record.update(self.probe.measure(self.learner.playing))
         if self.iteration % cfg.check_freq == 0:
             eval_board = self.largest_in_play()
             if self.eval_board is not None and tuple(self.eval_board) != eval_board:
@@ -345,17 +367,34 @@ class TrainPipeline:
             record_eval = self.evaluate()
         else:
             record_eval = None
+        gate = record_eval.get("gate") if record_eval else None
+        cut = self.learner.after_iteration(record.get("probe_loss"), None if gate is None else gate["passed"])
         self.elapsed += time.perf_counter() - start
         self.cpu_elapsed += cpu_seconds() - cpu_start
         record.update(wall_s=round(self.elapsed, 1), cpu_s=round(self.cpu_elapsed, 1))
         self.save_checkpoint()
-        self.model.save(os.path.join(self.run_dir, CURRENT_MODEL))
+        self.learner.playing.save(os.path.join(self.run_dir, CURRENT_MODEL))
         self._append_metrics(record)
         self.log(iteration_line(record))
+        if self.live is not None:
+            self.live.iteration(record)
         if record_eval is not None:
             self._append_metrics(record_eval)
+            if gate is not None:
+                self.log(gate_line(gate))
             self.log(evaluation_line(record_eval))
+            if self.live is not None:
+                self.live.evaluation(record_eval)
+        if cut is not None:
+            self._append_metrics({"event": "schedule", "iteration": self.iteration,
+                                  "lr_scale": self.learner.schedule.lr_scale})
+            self.log(cut)
         return record
+
+    def window(self) -> int:
+        """How many of the newest positions of each board's buffer the updates draw from."""
+        cfg = self.config
+        return replay_window(self.rows_made, cfg.buffer_size, cfg.window_floor)
 
     # ------------------------------------------------------------ self-play
     def start_self_play(self, progress=None):
@@ -366,109 +405,15 @@ class TrainPipeline:
         seed = int(self.rng.integers(2**31))
         shape = (*cfg.size_of_iteration(self.iteration), cfg.n_in_row)
         settings = SelfPlaySettings.from_config(cfg, shape, cfg.games_in_lockstep(self.model.device))
-        self.actors.publish(self.model)
+        self.actors.publish(self.learner.playing)
         resume = self.streams.hand_out(shape, settings, self.actors.slots, self.log)
         pending = self.actors.start_self_play(cfg.games_per_iter, settings, seed, progress, resume, snapshots=True)
         return lambda: self.streams.keep(shape, settings, *pending.result())
 
     # --------------------------------------------------------------- update
     def update(self) -> UpdateResult:
-        """One KL-adaptive update on a fresh mini-batch (docs/algorithm.md, section 6, step 4)."""
-        cfg = self.config
-        planes, pis, zs = self.buffer.sample(cfg.batch_size, self.rng, cfg.sizes_in_play(self.iteration))
-        fit = self.model.fit_batch(planes, pis, zs)
-        old_log_p = fit.log_p
-        kl = 0.0
-        steps = 0
-        for _ in range(cfg.epochs):
-            loss, entropy = fit.step(cfg.lr * self.lr_multiplier)
-            steps += 1
-            kl = kl_divergence(old_log_p, fit.log_p)
-            if kl > cfg.kl_targ * 4:
-                break
-        if kl > cfg.kl_targ * 2 and self.lr_multiplier > 0.1:
-            self.lr_multiplier /= 1.5
-        elif kl < cfg.kl_targ / 2 and self.lr_multiplier < 10:
-            self.lr_multiplier *= 1.5
-        return UpdateResult(loss, entropy, kl, self.lr_multiplier, steps)
-
-    # ------------------------------------------------------------- evaluate
-    def eval_opponent(self) -> PlayerSpec:
-        """The opponent of the next evaluation: pure MCTS or the heuristic at its rung of the ladder,
-        else the player ``eval_opponent`` names, as written."""
-        spec = self.config.eval_player()
-        if self.config.eval_opponent == "heuristic":
-            return replace(spec, level=self.heuristic_level)
-        if self.config.eval_opponent == "pure":
-            return replace(spec, playouts=self.pure_playouts)
-        return spec
-
-    def _climb_ladder(self) -> None:
-        """A stronger evaluation opponent, if there is one; the best win ratio starts again."""
-        cfg = self.config
-        if cfg.eval_opponent == "heuristic":
-            if self.heuristic_level < max(LEVELS):
-                self.heuristic_level = min(level for level in LEVELS if level > self.heuristic_level)
-                self.best_win_ratio = 0.0
-        elif cfg.eval_opponent == "pure" and self.pure_playouts < cfg.pure_playout_max:  # the others: no ladder
-            self.pure_playouts = min(cfg.pure_playout_max, self.pure_playouts + cfg.pure_playout_step)
-            self.best_win_ratio = 0.0
-
-    def evaluate(self) -> dict:
-        """Net against the evaluation opponent; saves the best model when it beats the best so far."""
-        cfg = self.config
-        start = time.perf_counter()
-        seed = int(self.rng.integers(2**31))
-        opponent = self.eval_opponent()
-        playouts = cfg.eval_playouts or cfg.n_playout  # the net's, per move
-        geometry = (*self.largest_in_play(), cfg.n_in_row)
-        # A plays Black in even games, so each opening is played with colours swapped.
-        book = book_for_board(cfg.eval_openings, *geometry, cfg.rule) if cfg.eval_openings else []
-        if book:
-            openings = openings_for_games(book, cfg.eval_games, np.random.default_rng(seed))
-        else:
-            openings = paired_openings(cfg.eval_games, *geometry, cfg.eval_opening_stones, np.random.default_rng(seed))
-        self.actors.publish(self.model)
-        with progress_bar(cfg.eval_games, f"evaluation against {opponent}",
-                          stream=self.progress_stream) as bar:
-            def on_progress(progress):
-                bar.set_postfix_str(f"score {progress.points:g} of {progress.games}", refresh=False)
-                advance_to(bar, progress.games)
-
-            search = SearchOptions(win_check=cfg.win_check, threats=cfg.threats)
-            games, _ = self.actors.match(
-                PlayerSpec("az", PUBLISHED, playouts, search=search), opponent, geometry, openings, seed,
-                parallel=cfg.eval_games, c_puct=cfg.c_puct, device=self.model.device,
-                progress=on_progress if not bar.disable else None, precision=cfg.precision, rule=cfg.rule)
-        as_black, as_white = tally_by_colour(games)
-        total = as_black + as_white
-        win_ratio = total.score
-        new_best = win_ratio > self.best_win_ratio
-        if new_best:
-            self.best_win_ratio = win_ratio
-            self.model.save(os.path.join(self.run_dir, BEST_MODEL))
-            if self.best_win_ratio == 1.0:
-                self._climb_ladder()
-        record = {"event": "evaluation", "iteration": self.iteration, "opponent": spec_text(opponent),
-                  "playouts": playouts}
-        if book:
-            record["openings"] = cfg.eval_openings
-        elif cfg.eval_opening_stones:
-            record["opening_stones"] = cfg.eval_opening_stones
-        if cfg.eval_opponent == "pure":
-            record["pure_playouts"] = opponent.playouts
-        elif cfg.eval_opponent == "heuristic":
-            record["heuristic_level"] = opponent.level
-        if opponent.entry.info:
-            record.update(engine_info=cfg.engine_info, engine_faults=[g.faults for g in games if g.faults])
-        # White's results on their own: with Black-favoured openings they are what tells models apart.
-        return {**record, "wins": total.wins, "draws": total.draws, "losses": total.losses, "win_ratio": win_ratio,
-                "as_white": [as_white.wins, as_white.draws, as_white.losses],
-                "new_best": new_best, "eval_s": round(time.perf_counter() - start, 1)}
-
-    def largest_in_play(self) -> tuple[int, int]:
-        """The board evaluation plays on: the largest size the current iteration trains on."""
-        return max(self.config.sizes_in_play(max(0, self.iteration - 1)), key=size_order)
+        """One KL-adaptive update from the replay window (docs/algorithm.md, section 6, step 4)."""
+        return self.learner.update(self.buffer, self.config.sizes_in_play(self.iteration), self.window())
 
     def _record_sizes_played(self) -> None:
         """A size-free model's spec names the boards it has trained on so far, the largest its default."""
@@ -477,6 +422,7 @@ class TrainPipeline:
         played = self.config.model_spec(self.iteration, self._earlier_sizes)
         self.model.spec = self.spec = replace(self.model.spec, width=played.width, height=played.height,
                                               trained_sizes=played.trained_sizes)
+        self.learner.playing.spec = self.spec
 
     def _append_metrics(self, record: dict) -> None:
         append_metrics(self.run_dir, record)

@@ -1,8 +1,26 @@
-"""The replay buffer: a FIFO of the last training positions (docs/algorithm.md, section 6, step 3), one per board size."""
+"""The replay buffer: a FIFO of the last training positions (docs/algorithm.md, section 6, step 3), one per board size,
+and the window of its newest positions that updates draw from (``replay_window``)."""
 
 from __future__ import annotations
 
 import numpy as np
+
+
+def replay_window(generated: int, capacity: int, floor: int, alpha: float = 0.75, beta: float = 0.4) -> int:
+    """How many of the newest positions updates draw from, once ``generated`` positions have
+    been made: all of them up to ``floor``, then a window that grows sublinearly with the data,
+    ``floor * (1 + beta * ((generated / floor) ** alpha - 1) / alpha)`` (KataGo's rule, with its
+    alpha 0.75 and beta 0.4), at most ``capacity`` (the buffer's size). ``floor`` 0: the whole
+    buffer, a plain FIFO.
+
+    A fixed small window trains the net on the last few hundred games again and again; a window
+    that grows keeps older games in play as the run produces more, and a young run's few games
+    still leave it quickly.
+    """
+    if floor <= 0 or generated <= floor:
+        return capacity if floor <= 0 else min(capacity, max(generated, 1))
+    grown = floor * (1.0 + beta * ((generated / floor) ** alpha - 1.0) / alpha)
+    return int(min(capacity, grown))
 
 
 class ReplayBuffer:
@@ -33,8 +51,11 @@ class ReplayBuffer:
         self.head = int((self.head + len(planes)) % self.capacity)
         self.count = min(self.capacity, self.count + len(planes))
 
-    def sample(self, n: int, rng: np.random.Generator):
-        rows = rng.choice(self.count, size=n, replace=False)
+    def sample(self, n: int, rng: np.random.Generator, newest: int = 0):
+        """``n`` distinct rows drawn from the newest ``newest`` (0: from all the buffer holds)."""
+        window = self.count if newest <= 0 else min(self.count, max(n, newest))
+        back = rng.choice(window, size=n, replace=False)  # 0 is the newest row
+        rows = (self.head - 1 - back) % self.capacity
         return self.planes[rows].astype(np.float32), self.pis[rows], self.zs[rows]
 
     def clear(self) -> None:
@@ -93,13 +114,14 @@ class SizedReplayBuffer:
         wanted = self.buffers if sizes is None else [tuple(s) for s in sizes]
         return [s for s in wanted if s in self.buffers and len(self.buffers[s]) > n]
 
-    def sample(self, n: int, rng: np.random.Generator, sizes=None):
+    def sample(self, n: int, rng: np.random.Generator, sizes=None, newest: int = 0):
         """``(planes, pis, zs)`` of ``n`` positions of one board size.
 
         Args:
             n: positions.
             rng: the random source.
             sizes: the ``(width, height)`` boards to draw from (default: all).
+            newest: draw from each size's newest this many positions (0: all it holds).
 
         Raises:
             ValueError: none of them holds more than ``n`` positions.
@@ -109,7 +131,7 @@ class SizedReplayBuffer:
             raise ValueError(f"no board size holds more than {n} positions yet")
         counts = np.array([len(self.buffers[s]) for s in ready], dtype=np.float64)
         size = ready[int(rng.choice(len(ready), p=counts / counts.sum()))] if len(ready) > 1 else ready[0]
-        return self.buffers[size].sample(n, rng)
+        return self.buffers[size].sample(n, rng, newest)
 
     def state(self) -> dict:
         """A single size's state is a plain ``ReplayBuffer``'s (as checkpoints always held it)."""
