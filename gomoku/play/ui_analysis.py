@@ -15,7 +15,8 @@ keeps the latest one), so the drawing loop never reads a search tree.
 * Heat map (P toggles): the policy net's prior of each legal point, shaded and in percent.
   Players without a net (pure MCTS, the heuristic) have none: the panel says so.
 * Hint (H, or the Hint button): the advisor (``analysis.advisor``) searches the position for
-  the human to move; its move is a ringed ghost stone until the position changes.
+  the human to move; its move is a ringed ghost stone until the position changes. It is the
+  terminal's hint: the same search, seeded from the position, so the same move each time.
 """
 
 from __future__ import annotations
@@ -74,6 +75,7 @@ class AnalysisView:
         self.show_heatmap = False
         self.hint_task = None  # an analysis.SearchTask looking for a hint
         self.hint_key: Optional[tuple] = None  # the position whose hint is shown
+        self.hints: dict[tuple, tuple[Analysis, str]] = {}  # the advisor's analyses by position, with its name
         self.analyses: dict[tuple, Analysis] = {}  # finished analyses by position (its moves)
         self._policies: dict[tuple, Optional[tuple]] = {}
         size = max(10, min(16, int(self.cell * 0.36)))
@@ -93,6 +95,7 @@ class AnalysisView:
         """Drops what the players said (a new game, or another player in a seat)."""
         self.analyses.clear()
         self._policies.clear()
+        self.hints.clear()
         self.hint_key = None
 
     def analysis_for(self, board: Board) -> tuple[Optional[Analysis], str]:
@@ -165,10 +168,11 @@ class AnalysisView:
             self.say("A hint is for a human's move in the live game.")
             return
         key = tuple(board.history)
-        known = self.analyses.get(key)
-        if known is not None and known.move is not None:
+        if key in self.hints:  # the advisor's search of a position gives the same hint each time
+            analysis, name = self.hints[key]
             self.hint_key = key
-            self.say(hint_text(known, board, "the last search"))
+            self.keep_analysis(analysis)
+            self.say(hint_text(analysis, board, name))
             return
         if self.hint_task is not None:
             return  # already looking
@@ -199,9 +203,13 @@ class AnalysisView:
             self.say(f"No hint: the search failed: {task.error}")
         elif task.generation == self.generation and task.analysis is not None \
                 and task.analysis.history == tuple(self.match.board.history):
+            name = getattr(task.player, "name", "the AI")
+            if len(self.hints) >= MAX_ANALYSES:
+                self.hints.clear()
+            self.hints[task.analysis.history] = (task.analysis, name)
             self.keep_analysis(task.analysis)
             self.hint_key = task.analysis.history
-            self.say(hint_text(task.analysis, self.match.board, getattr(task.player, "name", "the AI")))
+            self.say(hint_text(task.analysis, self.match.board, name))
 
     # ------------------------------------------------------------ drawing
     def _draw_heatmap(self, surface: pygame.Surface, board: Board) -> None:
@@ -260,10 +268,9 @@ class AnalysisView:
 
     def _draw_hint(self, surface: pygame.Surface, board: Board) -> None:
         key = tuple(board.history)
-        if self.hint_key != key or self.view is not None:
+        if self.hint_key != key or self.view is not None or key not in self.hints:
             return
-        analysis = self.analyses.get(key)
-        move = None if analysis is None else analysis.best()
+        move = self.hints[key][0].best()
         if move is None or board.cells[move] != 0:
             return
         x, y = self.pixel_of(move)
