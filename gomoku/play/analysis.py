@@ -73,6 +73,7 @@ class Analysis:
     policy: Optional[np.ndarray] = None  # the net's priors over every point (legal moves only), if a net
     net_value: Optional[float] = None  # the net's value for ``player``, if a net
     move: Optional[int] = None  # the move the AI chose, once the search has ended
+    proven: int = 0  # the solver's result for ``player``: 1 a proven win, -1 a proven loss, 0 not known
 
     @property
     def playouts(self) -> int:
@@ -80,7 +81,9 @@ class Analysis:
 
     @property
     def value(self) -> Optional[float]:
-        """The search's value, else the net's, else None."""
+        """A proven result's value, else the search's, else the net's, else None."""
+        if self.proven:
+            return float(np.sign(self.proven))
         return self.root_value if self.root_value is not None else self.net_value
 
     def win_rate(self, player: Optional[int] = None) -> Optional[float]:
@@ -94,16 +97,17 @@ class Analysis:
     def top(self, k: int = TOP_MOVES) -> list[Candidate]:
         """The ``k`` most visited moves, most visited first (moves with no visit are left out).
 
-        The chosen ``move`` is always among them: a search may choose a move that is not the
-        most visited (Gumbel's score, a move that wins at once), and the table must show it.
+        Once the search has ended its chosen ``move`` comes first, then the others: a search may
+        choose a move that is not the most visited (Gumbel's score, often between two moves of
+        equal visits; a move that wins at once), and the table and the board must show the move
+        the hint names as the first candidate.
         """
         total = self.visits.sum()
         if total <= 0 or k < 1:
             return []
-        order = [int(i) for i in np.argsort(-self.visits, kind="stable") if self.visits[i] > 0][:k]
-        chosen = np.flatnonzero(self.moves == self.move) if self.move is not None else ()
-        if len(chosen) and int(chosen[0]) not in order:
-            order[-1:] = [int(chosen[0])]
+        order = [int(i) for i in np.argsort(-self.visits, kind="stable") if self.visits[i] > 0]
+        chosen = [int(i) for i in np.flatnonzero(self.moves == self.move)] if self.move is not None else []
+        order = (chosen[:1] + [i for i in order if i not in chosen[:1]])[:k]
         return [Candidate(int(self.moves[i]), int(self.visits[i]), float(self.visits[i] / total),
                           (float(np.clip(self.q[i], -1.0, 1.0)) + 1.0) / 2.0, float(self.priors[i]))
                 for i in order]
@@ -138,7 +142,8 @@ def snapshot(player, board: Board) -> Optional[Analysis]:
     total = float(visits.sum())
     value = float(visits @ q / total) if total > 0 else None
     return Analysis(board.current_player, tuple(board.history), moves.astype(np.int64),
-                    visits.astype(np.float64), q.astype(np.float64), priors.astype(np.float64), value)
+                    visits.astype(np.float64), q.astype(np.float64), priors.astype(np.float64), value,
+                    proven=int(getattr(root, "proven", 0) or 0))
 
 
 def net_evaluator(player) -> Optional[NetEvaluator]:
@@ -246,7 +251,8 @@ def analysis_text(analysis: Analysis, board: Board, name: str) -> str:
     lines = [marked_board(board, {c.move: str(i + 1) for i, c in enumerate(top)})]
     rate = analysis.win_rate()
     if rate is not None:
-        source = f"after {analysis.playouts} visits" if analysis.root_value is not None else "the net's value"
+        source = "proven by the solver" if analysis.proven else \
+            f"after {analysis.playouts} visits" if analysis.root_value is not None else "the net's value"
         net = f"; the net alone says {percent((analysis.net_value + 1) / 2)}" \
             if analysis.root_value is not None and analysis.net_value is not None else ""
         lines.append(f"{name}: {side}'s win rate {percent(rate)} ({source}{net}).")
