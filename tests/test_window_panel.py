@@ -86,7 +86,8 @@ def test_both_labels_are_whole_at_any_split_for_either_side_to_move(windows):
                 else:
                     window.analyses[tuple(board.history)] = record
                 texts = drawn_texts(window)
-                assert (texts["black"], texts["white"]) == (f"Black {100 * black:.0f}%", f"White {100 - 100 * black:.0f}%")
+                assert (texts["black"], texts["white"]) == (f"Black {100 * black:.0f}%",
+                                                            f"White {100 - 100 * black:.0f}%")
 
 
 @pytest.mark.timeout(60)
