@@ -15,14 +15,18 @@ the searching thread itself, so another thread (the window's drawing loop) only 
 sees finished ``Analysis`` records, never the tree. ``SearchTask`` runs it in a daemon
 thread on a copy of the board, for the window's AI moves and hints.
 
-``advisor(match)`` builds the player that gives hints: the AI in one of the seats,
-else the first AI the match offers. ``analysis_text`` and ``hint_text`` write an
-analysis for the terminal.
+``advisor(match)`` builds the player that gives hints and analyses: the AI in one of the
+seats, else the first AI the match offers. It is a fresh player (a fresh tree, the spec's
+budget) seeded from the position (``position_seed``), so the terminal's ``hint`` and
+``analyze`` and the window's H run one and the same search of a position: the same move and
+the same table, however often they are asked. ``analysis_text`` and ``hint_text`` write an
+analysis for the terminal; the chosen move is always in its table (``Analysis.top``).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import threading
 import time
 from dataclasses import dataclass, field
@@ -69,6 +73,7 @@ class Analysis:
     policy: Optional[np.ndarray] = None  # the net's priors over every point (legal moves only), if a net
     net_value: Optional[float] = None  # the net's value for ``player``, if a net
     move: Optional[int] = None  # the move the AI chose, once the search has ended
+    proven: int = 0  # the solver's result for ``player``: 1 a proven win, -1 a proven loss, 0 not known
 
     @property
     def playouts(self) -> int:
@@ -76,7 +81,9 @@ class Analysis:
 
     @property
     def value(self) -> Optional[float]:
-        """The search's value, else the net's, else None."""
+        """A proven result's value, else the search's, else the net's, else None."""
+        if self.proven:
+            return float(np.sign(self.proven))
         return self.root_value if self.root_value is not None else self.net_value
 
     def win_rate(self, player: Optional[int] = None) -> Optional[float]:
@@ -88,14 +95,22 @@ class Analysis:
         return rate if player in (None, self.player) else 1.0 - rate
 
     def top(self, k: int = TOP_MOVES) -> list[Candidate]:
-        """The ``k`` most visited moves, most visited first (moves with no visit are left out)."""
+        """The ``k`` most visited moves, most visited first (moves with no visit are left out).
+
+        Once the search has ended its chosen ``move`` comes first, then the others: a search may
+        choose a move that is not the most visited (Gumbel's score, often between two moves of
+        equal visits; a move that wins at once), and the table and the board must show the move
+        the hint names as the first candidate.
+        """
         total = self.visits.sum()
-        if total <= 0:
+        if total <= 0 or k < 1:
             return []
-        order = np.argsort(-self.visits, kind="stable")[:k]
+        order = [int(i) for i in np.argsort(-self.visits, kind="stable") if self.visits[i] > 0]
+        chosen = [int(i) for i in np.flatnonzero(self.moves == self.move)] if self.move is not None else []
+        order = (chosen[:1] + [i for i in order if i not in chosen[:1]])[:k]
         return [Candidate(int(self.moves[i]), int(self.visits[i]), float(self.visits[i] / total),
                           (float(np.clip(self.q[i], -1.0, 1.0)) + 1.0) / 2.0, float(self.priors[i]))
-                for i in order if self.visits[i] > 0]
+                for i in order]
 
     def best(self) -> Optional[int]:
         """The chosen move once the search ended, else the most visited one so far (None: no visit yet)."""
@@ -127,7 +142,8 @@ def snapshot(player, board: Board) -> Optional[Analysis]:
     total = float(visits.sum())
     value = float(visits @ q / total) if total > 0 else None
     return Analysis(board.current_player, tuple(board.history), moves.astype(np.int64),
-                    visits.astype(np.float64), q.astype(np.float64), priors.astype(np.float64), value)
+                    visits.astype(np.float64), q.astype(np.float64), priors.astype(np.float64), value,
+                    proven=int(getattr(root, "proven", 0) or 0))
 
 
 def net_evaluator(player) -> Optional[NetEvaluator]:
@@ -177,16 +193,27 @@ def search_with_analysis(player, board: Board, stop: Optional[Callable[[], bool]
     return dataclasses.replace(final, policy=policy, net_value=net_value, move=int(move))
 
 
+def position_seed(board: Board, base: Optional[int] = None) -> int:
+    """A seed that names the position: the board, its rule and its moves, and ``base`` (the match's
+    ``--seed``, None without one). The same position gives the same seed in every process."""
+    key = repr((board.width, board.height, board.n_in_row, str(board.rule),
+                tuple(int(m) for m in board.history), base))
+    return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "little")
+
+
 def advisor(match):
-    """A fresh player for hints and analyses: the AI of the side to move, else of the other side,
-    else the first AI among the match's choices (the model when one is offered); None if there is none."""
+    """A fresh player for a hint or an analysis of ``match.board``: the AI of the side to move, else
+    of the other side, else the first AI among the match's choices (the model when one is offered);
+    None if there is none. Its seed comes from the position (``position_seed``) and its tree is new,
+    so its search of a position is the same each time it is asked."""
     board = match.board
+    seed = position_seed(board, match.seed)
     for side in (board.current_player, 3 - board.current_player):
         if not match.is_human(side):
-            return match.build_player(match.specs[side])
+            return match.build_player(match.specs[side], seed=seed)
     for spec in match.choices:
         if spec.entry.ai:
-            return match.build_player(spec)
+            return match.build_player(spec, seed=seed)
     return None
 
 
@@ -224,15 +251,17 @@ def analysis_text(analysis: Analysis, board: Board, name: str) -> str:
     lines = [marked_board(board, {c.move: str(i + 1) for i, c in enumerate(top)})]
     rate = analysis.win_rate()
     if rate is not None:
-        source = f"after {analysis.playouts} visits" if analysis.root_value is not None else "the net's value"
+        source = "proven by the solver" if analysis.proven else \
+            f"after {analysis.playouts} visits" if analysis.root_value is not None else "the net's value"
         net = f"; the net alone says {percent((analysis.net_value + 1) / 2)}" \
             if analysis.root_value is not None and analysis.net_value is not None else ""
         lines.append(f"{name}: {side}'s win rate {percent(rate)} ({source}{net}).")
     if top:
         lines.append(" #  move  visits  share  win rate  prior")
         for i, c in enumerate(top):
+            chosen = "  <- chosen" if c.move == analysis.move else ""
             lines.append(f"{i + 1:>2}  {board.move_to_label(c.move):<4}  {c.visits:>6}  {percent(c.share):>5}"
-                         f"  {percent(c.win_rate):>8}  {percent(c.prior):>5}")
+                         f"  {percent(c.win_rate):>8}  {percent(c.prior):>5}{chosen}")
     if analysis.policy is not None:
         order = np.argsort(-analysis.policy, kind="stable")[:5]
         lines.append("Policy net's favourites: " + ", ".join(

@@ -83,15 +83,17 @@ class Match:
         self.players[player] = self.build_player(spec, player)
         self.specs[player] = spec
 
-    def build_player(self, spec: PlayerSpec, stream: int = 3):
+    def build_player(self, spec: PlayerSpec, stream: int = 3, seed: Optional[int] = None):
         """A new player for ``spec`` on this board, sharing the match's loaded models (None for a human).
 
-        ``stream`` picks its random stream: each seat's is its player number; hints use 3.
+        ``stream`` picks its random stream: each seat's is its player number. ``seed``, when given,
+        is the player's seed instead (hints seed theirs from the position: ``analysis.advisor``).
 
         Raises:
             gomoku.net.ModelFileError: the spec's model cannot be loaded for this board.
         """
-        seed = None if self.seed is None else self.seed + stream
+        if seed is None and self.seed is not None:
+            seed = self.seed + stream
         return make_player(spec, self.board, c_puct=self.c_puct, seed=seed,
                            device=self.device, models=self._models, precision=self.precision)
 

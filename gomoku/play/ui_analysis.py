@@ -8,14 +8,19 @@ keeps the latest one), so the drawing loop never reads a search tree.
 
 * Win-rate bar (panel): Black's share dark, White's light, for the shown position: from a
   search of it running or done (the AI's, or a hint's), else from the search of the position
-  before it that chose the last move, else from the policy net's value while the heat map is on.
+  before it that chose the last move, else from the policy net's value while the heat map is on;
+  a result the solver has proven shows as 100% and says so. The note that says where the rate
+  comes from has a line of its own under the heading, and each side's label stands under its end
+  of the bar, so that every text is whole at any split (``panel_texts`` records where each went).
 * Top moves (A toggles; on at first): up to ``TOP_MOVES`` circles on empty points, with the
   win rate of the side to move if it plays there (bold) and the move's share of the visits;
-  the most visited one is blue, the others go from green (many visits) to red (few).
+  the first (``Analysis.top``: the chosen move once the search has ended, else the most visited)
+  is blue, the others go from green (as many visits as the most visited) to red (few).
 * Heat map (P toggles): the policy net's prior of each legal point, shaded and in percent.
   Players without a net (pure MCTS, the heuristic) have none: the panel says so.
 * Hint (H, or the Hint button): the advisor (``analysis.advisor``) searches the position for
-  the human to move; its move is a ringed ghost stone until the position changes.
+  the human to move; its move is a ringed ghost stone until the position changes. It is the
+  terminal's hint: the same search, seeded from the position, so the same move each time.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from gomoku.game.board import Board
 from gomoku.game.gamefile import COLOUR_NAMES
 from gomoku.play.analysis import (TOP_MOVES, Analysis, SearchTask, advisor, hint_text, net_evaluator, percent,
                                    policy_of)
+from gomoku.play.ui_draw import fit_label
 
 MAX_ANALYSES = 1000  # finished analyses kept, by position
 BEST = (70, 170, 235)
@@ -52,7 +58,7 @@ def _mix(a, b, t: float) -> tuple:
 
 
 def candidate_colour(rank: int, share: float, top_share: float) -> tuple:
-    """Blue for the most visited move; the others from green (as many visits as it) to red (few)."""
+    """Blue for the first candidate; the others from green (as many visits as the most visited) to red (few)."""
     if rank == 0:
         return BEST
     t = share / top_share if top_share > 0 else 0.0
@@ -74,12 +80,14 @@ class AnalysisView:
         self.show_heatmap = False
         self.hint_task = None  # an analysis.SearchTask looking for a hint
         self.hint_key: Optional[tuple] = None  # the position whose hint is shown
+        self.hints: dict[tuple, tuple[Analysis, str]] = {}  # the advisor's analyses by position, with its name
         self.analyses: dict[tuple, Analysis] = {}  # finished analyses by position (its moves)
         self._policies: dict[tuple, Optional[tuple]] = {}
         size = max(10, min(16, int(self.cell * 0.36)))
         self.font_cand = _font(size, bold=True)
         self.font_share = _font(max(9, size - 3))
         self.font_bold_small = _font(13, bold=True)
+        self.panel_texts: dict[str, tuple] = {}  # what the win-rate section drew: (words, rect, area) by name
 
     # ------------------------------------------------------------ state
     def keep_analysis(self, analysis: Optional[Analysis]) -> None:
@@ -93,6 +101,7 @@ class AnalysisView:
         """Drops what the players said (a new game, or another player in a seat)."""
         self.analyses.clear()
         self._policies.clear()
+        self.hints.clear()
         self.hint_key = None
 
     def analysis_for(self, board: Board) -> tuple[Optional[Analysis], str]:
@@ -165,10 +174,11 @@ class AnalysisView:
             self.say("A hint is for a human's move in the live game.")
             return
         key = tuple(board.history)
-        known = self.analyses.get(key)
-        if known is not None and known.move is not None:
+        if key in self.hints:  # the advisor's search of a position gives the same hint each time
+            analysis, name = self.hints[key]
             self.hint_key = key
-            self.say(hint_text(known, board, "the last search"))
+            self.keep_analysis(analysis)
+            self.say(hint_text(analysis, board, name))
             return
         if self.hint_task is not None:
             return  # already looking
@@ -199,9 +209,13 @@ class AnalysisView:
             self.say(f"No hint: the search failed: {task.error}")
         elif task.generation == self.generation and task.analysis is not None \
                 and task.analysis.history == tuple(self.match.board.history):
+            name = getattr(task.player, "name", "the AI")
+            if len(self.hints) >= MAX_ANALYSES:
+                self.hints.clear()
+            self.hints[task.analysis.history] = (task.analysis, name)
             self.keep_analysis(task.analysis)
             self.hint_key = task.analysis.history
-            self.say(hint_text(task.analysis, self.match.board, getattr(task.player, "name", "the AI")))
+            self.say(hint_text(task.analysis, self.match.board, name))
 
     # ------------------------------------------------------------ drawing
     def _draw_heatmap(self, surface: pygame.Surface, board: Board) -> None:
@@ -238,7 +252,7 @@ class AnalysisView:
                if board.cells[c.move] == 0 and (c.share >= 0.01 or i == 0)]
         if not top:
             return
-        best = max(c.share for c in analysis.top(1))
+        best = max(c.share for c in analysis.top())  # the most visited share, the scale of the colours
         radius = int(self.cell * 0.45)
         overlay = pygame.Surface(surface.get_size(), pygame.SRCALPHA)
         # After a move, the candidates describe the position before it: drawn fainter.
@@ -260,10 +274,9 @@ class AnalysisView:
 
     def _draw_hint(self, surface: pygame.Surface, board: Board) -> None:
         key = tuple(board.history)
-        if self.hint_key != key or self.view is not None:
+        if self.hint_key != key or self.view is not None or key not in self.hints:
             return
-        analysis = self.analyses.get(key)
-        move = None if analysis is None else analysis.best()
+        move = self.hints[key][0].best()
         if move is None or board.cells[move] != 0:
             return
         x, y = self.pixel_of(move)
@@ -278,17 +291,22 @@ class AnalysisView:
         pygame.draw.rect(surface, HINT_RING, pill, border_radius=pill.height // 2)
         surface.blit(label, label.get_rect(center=pill.center))
 
-    def _draw_winrate(self, surface: pygame.Surface, left: int, top: int, width: int) -> int:
-        """The win-rate section of the panel at ``top``; returns where the next section may start."""
-        board = self.shown_board()
+    def winrate_shown(self, board: Board) -> tuple[Optional[float], str, Optional[Analysis], str]:
+        """What the bar shows for ``board``: the side to move's win rate (None: none known), the note
+        that says where it comes from, and the analysis behind it with its relation (``analysis_for``)."""
         analysis, how = self.analysis_for(board)
         rate, source = None, ""
         if analysis is not None:
             rate = analysis.win_rate(board.current_player)
             visits = analysis.playouts
-            source = {"live": f"searching: {visits} visits", "done": f"search: {visits} visits",
-                      "after": f"{COLOUR_NAMES[analysis.player]}'s search: {visits} visits"}[how] \
-                if visits else "the net's value" if rate is not None else "this AI gives no win rate"
+            if analysis.proven:
+                winner = analysis.player if analysis.proven > 0 else 3 - analysis.player
+                source = f"proven: {COLOUR_NAMES[winner]} wins"
+            elif visits:
+                source = {"live": f"searching: {visits} visits", "done": f"search: {visits} visits",
+                          "after": f"{COLOUR_NAMES[analysis.player]}'s search: {visits} visits"}[how]
+            else:
+                source = "the net's value" if rate is not None else "this AI gives no win rate"
         if rate is None and self.show_heatmap:
             found = self.policy_for(board)
             if found is not None:
@@ -296,10 +314,29 @@ class AnalysisView:
         if board.game_over:
             rate = None if board.winner == 0 else (1.0 if board.winner == board.current_player else 0.0)
             source = "the game is over"
-        surface.blit(self.font_bold.render("Win rate", True, ACCENT), (left, top))
-        note = self.font_small.render(source or "no estimate yet: H asks for a hint", True, MUTED)
-        surface.blit(note, note.get_rect(topright=(left + width, top + 4)))
-        bar = pygame.Rect(left, top + 26, width, 20)
+        return rate, source or "no estimate yet: H asks for a hint", analysis, how
+
+    def _panel_text(self, surface: pygame.Surface, name: str, words: str, font: pygame.font.Font, colour,
+                    area: pygame.Rect, **anchor) -> None:
+        """Draws ``words`` in ``area``, placed by ``anchor`` (cut short with an ellipsis should they not
+        fit), and records by ``name`` in ``panel_texts`` ``(words, rect drawn, area, whole)``, ``whole``
+        False when they were cut: the tests check that every text is whole and inside its area."""
+        text = fit_label(words, area.width, (font,), colour)
+        rect = text.get_rect(**anchor)
+        surface.blit(text, rect)
+        self.panel_texts[name] = (words, rect, area, font.size(words)[0] <= area.width)
+
+    def _draw_winrate(self, surface: pygame.Surface, left: int, top: int, width: int) -> int:
+        """The win-rate section of the panel at ``top``: the heading, the note on its own line, the
+        bar, Black's and White's labels under the bar's two ends (whole at any split), the legend.
+        Returns where the next section may start."""
+        board = self.shown_board()
+        rate, source, analysis, how = self.winrate_shown(board)
+        self.panel_texts = {}
+        section = pygame.Rect(left, top, width, 94)
+        self._panel_text(surface, "heading", "Win rate", self.font_bold, ACCENT, section, topleft=(left, top))
+        self._panel_text(surface, "note", source, self.font_small, MUTED, section, topleft=(left, top + 22))
+        bar = pygame.Rect(left, top + 40, width, 14)
         pygame.draw.rect(surface, (90, 84, 78), bar, border_radius=5)
         mover = board.current_player
         if rate is not None:
@@ -308,21 +345,21 @@ class AnalysisView:
             pygame.draw.rect(surface, WHITE_BAR, bar, border_radius=5)
             if split > bar.left:
                 pygame.draw.rect(surface, BLACK_BAR, pygame.Rect(bar.left, bar.top, split - bar.left, bar.height),
-                                 border_top_left_radius=5, border_bottom_left_radius=5)
-            pygame.draw.line(surface, ACCENT, (bar.centerx, bar.top - 3), (bar.centerx, bar.bottom + 2), 1)
-            for side, anchor in ((1, "midleft"), (2, "midright")):
+                                 border_top_left_radius=5, border_bottom_left_radius=5,
+                                 border_top_right_radius=5 if split >= bar.right else 0,
+                                 border_bottom_right_radius=5 if split >= bar.right else 0)
+            pygame.draw.line(surface, ACCENT, (bar.centerx, bar.top - 1), (bar.centerx, bar.bottom), 1)
+            # Each side's label under its own end of the bar: the halves of the row are the areas.
+            for side, anchor in ((1, "topleft"), (2, "topright")):
                 share = black if side == 1 else 1.0 - black
-                # Light on Black's dark part, dark on White's; a label whose part is too short sits on the other.
-                on_black = (side == 1) == (share >= 0.3)
-                text_colour = WHITE_BAR if on_black else BLACK_BAR
                 label = f"{COLOUR_NAMES[side]} {percent(share)}"
-                font = self.font_small if side != mover or board.game_over else self.font_bold_small
-                text = font.render(label, True, text_colour)
-                at = (bar.left + 6, bar.centery) if side == 1 else (bar.right - 6, bar.centery)
-                surface.blit(text, text.get_rect(**{anchor: at}))
+                font = self.font_bold_small if side == mover and not board.game_over else self.font_small
+                half = pygame.Rect(left if side == 1 else bar.centerx, bar.bottom + 3, width // 2, 18)
+                at = half.topleft if side == 1 else half.topright
+                self._panel_text(surface, COLOUR_NAMES[side].lower(), label, font, TEXT, half, **{anchor: at})
         pygame.draw.rect(surface, (120, 110, 100), bar, width=1, border_radius=5)
         if self.show_heatmap and self.heatmap_evaluator() is None:
-            legend = "Heat map: no policy net (pure MCTS, heuristic)"
+            legend = "Heat map: no policy net here"
         elif self.show_heatmap:
             legend = "Heat map: the policy net's priors, in %"
         elif self.show_moves and how == "after":
@@ -331,5 +368,5 @@ class AnalysisView:
             legend = "Circles: win rate (bold), share of visits"
         else:
             legend = f"{COLOUR_NAMES[mover]} to move" if not board.game_over else ""
-        surface.blit(self.font_small.render(legend, True, MUTED), (left, top + 52))
-        return top + 76
+        self._panel_text(surface, "legend", legend, self.font_small, MUTED, section, topleft=(left, bar.bottom + 22))
+        return section.bottom

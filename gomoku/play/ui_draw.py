@@ -232,7 +232,7 @@ class WindowDrawing:
         help_lines = ["Click a point to play; U takes it back.", "B / W: change Black's / White's player",
                       "Left / Right, Home / End: review moves", "H hint, P heat map, A top moves on/off"]
         help_top = self.size[1] - STATUS_HEIGHT - 16 - 19 * len(help_lines)
-        moves_top = self._draw_winrate(surface, left, 374, PANEL_WIDTH - 40)
+        moves_top = self._draw_winrate(surface, left, 372, PANEL_WIDTH - 40)
         self._draw_moves(surface, left, moves_top, help_top - 8)
         y = help_top
         for text in help_lines:
@@ -254,7 +254,7 @@ class WindowDrawing:
         pairs = [labels[i:i + 2] for i in range(0, len(labels), 2)]
         rows = max(0, (bottom - top - 26) // 20)
         first = max(0, len(pairs) - 2 * rows)
-        first -= first % 2
+        first += first % 2  # whole rows from the top, and the latest pair always among them
         for k, pair in enumerate(pairs[first:first + 2 * rows]):
             number = first + k
             row, col = divmod(k, 2)
