@@ -17,6 +17,7 @@ from gomoku.play.analysis import search_with_analysis
 from gomoku.play.engine.move_search import PlayoutTimer, best_so_far, timed_search
 from gomoku.search.core import core_enabled, layout
 from gomoku.search.core.single import CoreSearch, core_ready, core_supports
+from gomoku.search.tree_search import TreeSearch
 from gomoku.search.evaluator import NetEvaluator
 from gomoku.search.mcts import MCTS, search
 from gomoku.search.mcts_player import MCTSPlayer
@@ -185,10 +186,10 @@ def test_the_engines_timed_search_runs_the_same_playouts_on_the_core(options):
     core_ready()
     board = _opening(15, rules.FREESTYLE, 6, 5)
     results = []
-    for tree in (MCTS(**options), CoreSearch(MCTS(**options))):
+    for search in (TreeSearch(MCTS(**options)), CoreSearch(MCTS(**options))):
         evaluator = NetEvaluator(_net(225, 2 if "threats" in options else 1))
-        playouts, _ = timed_search(tree, board, evaluator, FakeClock(0.001), 0.0, 10.0, PlayoutTimer(), most_new=30)
-        reference = tree if isinstance(tree, MCTS) else tree.tree
+        playouts, _ = timed_search(search, board, evaluator, FakeClock(0.001), 0.0, 10.0, PlayoutTimer(), most_new=30)
+        reference = search.tree
         results.append((playouts, reference.root, reference.best_move(board)))
     (n_a, a, move_a), (n_b, b, move_b) = results
     assert n_a == n_b == 30

@@ -72,7 +72,7 @@ def test_the_compiled_vcf_finds_the_reference_line(rule):
 @pytest.mark.parametrize("rule", RULES)
 def test_the_compiled_vct_finds_the_reference_move_in_as_many_nodes(rule):
     from gomoku.search.core import vct
-    from gomoku.search.threat_board import ThreatBoard, _weights
+    from gomoku.search.threat_board import ThreatBoard, line_weights
     from gomoku.search.threat_searches import find_vct
 
     rng = np.random.default_rng(30 + RULES.index(rule))
@@ -86,7 +86,7 @@ def test_the_compiled_vct_finds_the_reference_move_in_as_many_nodes(rule):
                 tb = ThreatBoard(board)
                 want = find_vct(tb, attacker, budget, depth)
                 got, nodes = vct.find_vct(cells, 0, attacker, budget, depth, 5, exact, rule == "renju", 11, 11, *geo,
-                                          _weights(5), ws, vs)
+                                          line_weights(5), ws, vs)
                 assert (got, nodes) == (-1 if want is None else want, tb.nodes)
                 assert list(cells[0]) == list(board.cells)
                 found += want is not None
@@ -96,7 +96,7 @@ def test_the_compiled_vct_finds_the_reference_move_in_as_many_nodes(rule):
 @pytest.mark.parametrize("rule", RULES)
 def test_the_compiled_root_searches_are_the_threat_solvers(rule):
     from gomoku.search.core import roots, threats, vct
-    from gomoku.search.threat_board import _weights
+    from gomoku.search.threat_board import line_weights
     from gomoku.search.threats import ThreatSolver
 
     rng = np.random.default_rng(40 + RULES.index(rule))
@@ -114,7 +114,7 @@ def test_the_compiled_root_searches_are_the_threat_solvers(rule):
         want = reference.root(board)
         kind, move, plies = roots.root(cells, 0, board.current_player, reference.vct_nodes,
                                        reference.defence_vct_nodes, reference.vct_depth, cache.table, 5, exact,
-                                       rule == "renju", 11, 11, *geo, _weights(5), ws, vs, keep, line)
+                                       rule == "renju", 11, 11, *geo, line_weights(5), ws, vs, keep, line)
         kinds.add(kind)
         if want.win is not None:
             assert (kind, move, plies) == (roots.WIN, want.win[0], want.plies)

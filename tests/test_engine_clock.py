@@ -22,6 +22,7 @@ from gomoku.play.engine.brain import EngineOptions, PbrainEngine
 from gomoku.play.engine.move_search import PlayoutTimer, Watchdog, best_so_far, quick_move, stamped_lines
 from gomoku.play.engine.protocol import TimeControl
 from gomoku.search.mcts import MCTS
+from gomoku.search.tree_search import TreeSearch
 from tests.helpers import SlowEvaluator, StampedOut, begin_while_stuck
 
 TURN_MS, MARGIN_MS = 2000, 500
@@ -137,14 +138,15 @@ def test_the_hard_deadline_lies_between_the_soft_one_and_the_limit():
 def test_the_best_move_so_far_is_read_from_the_root_alone():
     board = Board(6, 6, 4)
     mcts = MCTS(5.0)
-    assert best_so_far(mcts, early=3) == 3  # the root is not expanded yet
+    search = TreeSearch(mcts)
+    assert best_so_far(search, early=3) == 3  # the root is not expanded yet
     priors = np.zeros(36)
     priors[14] = 0.9
     priors[21] = 0.1
     mcts.root.expand(np.arange(36), priors)
-    assert best_so_far(mcts, early=3) == 14  # no visit yet: the prior's favourite
+    assert best_so_far(search, early=3) == 14  # no visit yet: the prior's favourite
     mcts.root.child_N[21] = 5
-    assert best_so_far(mcts, early=3) == 21
+    assert best_so_far(search, early=3) == 21
     move = quick_move(board)
     board.check_move(move)
 

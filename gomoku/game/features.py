@@ -158,7 +158,7 @@ def fill_threat_part(board: Board, out: np.ndarray) -> None:
 
 # ------------------------------------------------------------------ patterns
 @lru_cache(maxsize=None)
-def _code_tables(n: int) -> tuple[np.ndarray, np.ndarray]:
+def code_tables(n: int) -> tuple[np.ndarray, np.ndarray]:
     """What each window code marks: ``(marks, any_marks)``.
 
     Codes below ``3 ** (n + 1)`` are windows of ``n`` cells: ``marks[code]`` is
@@ -202,14 +202,14 @@ def _code_tables(n: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 @lru_cache(maxsize=None)
-def _pattern_geometry(width: int, height: int, n: int) -> tuple:
+def pattern_geometry(width: int, height: int, n: int) -> tuple:
     """Per board geometry, every window of ``n`` cells (first, in ``line_cells`` order) and of
     ``n + 1`` cells, as one table: ``(cells, powers, offsets, targets, short)``.
 
     ``cells`` is ``(windows, n + 1)``; a window of ``n`` cells ends with the cell
     index ``size``, which reads as empty (the stones get one empty cell
     appended). ``cells @ powers + offsets`` is each window's code in
-    ``_code_tables``; ``targets[w, p, k]`` is where the mark of window ``w``, plane
+    ``code_tables``; ``targets[w, p, k]`` is where the mark of window ``w``, plane
     ``p`` of its four, cell ``k`` lands in a flattened ``(C, size)`` plane array.
     ``short`` counts the windows of ``n`` cells.
     """
@@ -227,8 +227,8 @@ def _pattern_geometry(width: int, height: int, n: int) -> tuple:
 
 
 @lru_cache(maxsize=None)
-def _pattern_ends(width: int, height: int, n: int) -> np.ndarray:
-    """The cells just beyond both ends of every window of ``_pattern_geometry``'s table, as
+def pattern_ends(width: int, height: int, n: int) -> np.ndarray:
+    """The cells just beyond both ends of every window of ``pattern_geometry``'s table, as
     ``(windows, 2)`` (``width * height`` off the board, which reads as empty)."""
     ends = np.vstack([line_ends(width, height, n), line_ends(width, height, n + 1).reshape(-1, 2)])
     ends.setflags(write=False)
@@ -250,8 +250,8 @@ def fill_threat_planes(stones: np.ndarray, width: int, height: int, n: int, out:
     if not out.flags.c_contiguous:
         raise ValueError("the plane array must be C-contiguous")
     flat = out.reshape(-1)
-    marks, any_marks = _code_tables(n)
-    cells, powers, offsets, targets, short = _pattern_geometry(width, height, n)
+    marks, any_marks = code_tables(n)
+    cells, powers, offsets, targets, short = pattern_geometry(width, height, n)
     padded = np.zeros(len(stones) + 1, dtype=np.float32)
     padded[:-1] = stones
     codes = (padded[cells] @ powers).astype(np.intp) + offsets
@@ -259,7 +259,7 @@ def fill_threat_planes(stones: np.ndarray, width: int, height: int, n: int, out:
     if len(hit):
         chosen = marks[codes[hit]]
         if rule.ends_matter:
-            beyond = padded[_pattern_ends(width, height, n)[hit]]  # (hits, 2)
+            beyond = padded[pattern_ends(width, height, n)[hit]]  # (hits, 2)
             chosen = chosen.copy()
             exact = rule.sides(mover)
             for side in (1, 2):

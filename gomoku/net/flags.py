@@ -17,10 +17,11 @@ PRECISIONS = ("auto", "fp32", "bf16")
 Default = Union[str, None, bool]
 
 
-def add_device_flags(parser: Union[argparse.ArgumentParser, argparse._ArgumentGroup], what: str = "the model",
+def add_device_flags(parser: argparse.ArgumentParser, what: str = "the model",
                      device: Default = "auto", precision: Default = "auto",
                      device_help: Optional[str] = None) -> None:
-    """Adds ``--device`` (one of ``DEVICES``) and ``--precision`` (``PRECISIONS``) to ``parser``.
+    """Adds ``--device`` (one of ``DEVICES``) and ``--precision`` (``PRECISIONS``) to ``parser`` (a parser
+    or one of its argument groups).
 
     ``device`` and ``precision`` are the flags' defaults: None leaves a flag unset unless it is
     given (a command that passes it on only then), False leaves the flag out. ``what`` names what

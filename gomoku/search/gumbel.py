@@ -43,10 +43,11 @@ import numpy as np
 
 from gomoku import interrupt
 from gomoku.game.board import Board
+from gomoku.search.backend import open_search
 from gomoku.search.mcts import MCTS, Evaluator, SearchStopped
 from gomoku.search.player import SearchResult
 from gomoku.search.playout_cap import N_FAST, check_playout_cap
-from gomoku.search.tree import Leaf, TreeNode
+from gomoku.search.tree import GumbelNode, Leaf, TreeNode
 
 GUMBEL_M = 16
 """at most this many root moves are sampled (paper: 16)"""
@@ -63,23 +64,6 @@ def check_gumbel(gumbel_m: int, gumbel_c_visit: float, gumbel_c_scale: float) ->
     if gumbel_c_visit < 0 or gumbel_c_scale <= 0:
         raise ValueError(f"gumbel_c_visit must not be negative and gumbel_c_scale must be positive, "
                          f"got {gumbel_c_visit} and {gumbel_c_scale}")
-
-
-class GumbelNode(TreeNode):
-    """A tree node that also keeps the net's value of its own position (``v``).
-
-    It also keeps, once first asked, its prior logits (``logp``) and the child the
-    deterministic rule takes while no child has a visit (``first``): both depend only
-    on the priors, which do not change once the node is expanded and its hint applied.
-    """
-
-    __slots__ = ("v", "logp", "first")
-
-    def __init__(self):
-        super().__init__()
-        self.v = 0.0
-        self.logp: Optional[np.ndarray] = None
-        self.first = -1
 
 
 # The reductions the rule runs at every node it passes, called as ufuncs: the same sums and
@@ -139,6 +123,8 @@ class GumbelTree(MCTS):
             own VCF or the defences as in ``MCTS``.
     """
 
+    kind = "gumbel"
+
     def __init__(self, c_visit: float = GUMBEL_C_VISIT, c_scale: float = GUMBEL_C_SCALE, win_check: bool = False,
                  solve: bool = False, threats: bool = False):
         super().__init__(win_check=win_check, solve=solve, threats=threats)
@@ -179,7 +165,8 @@ class GumbelPlayer:
 
     It follows ``mcts_player.MCTSPlayer``'s protocol (``next_leaf`` / ``receive`` /
     ``choose`` / ``notify_move`` / ``reset``, ``get_action``), so the lockstep
-    runner batches its leaves like any other player's. ``choose`` returns the
+    runner batches its leaves like any other player's; alone (``get_action``, the engine) it
+    searches through a backend of the search protocol, a round of simulations a net call. ``choose`` returns the
     improved policy ``pi'`` as the training target.
 
     Playout cap randomisation works as for ``MCTSPlayer``: with ``p_full < 1`` a
@@ -214,24 +201,25 @@ class GumbelPlayer:
         self.rng = np.random.default_rng(seed)
         self.name = name
         self.playouts_run = 0
+        self.backend = None  # the search protocol's backend of ``get_action`` (``backend.open_search``)
         self._end_move()
 
     def _end_move(self) -> None:
-        self._done = 0  # simulations done for the current move
+        self.done = 0  # simulations done for the current move
         self._full: Optional[bool] = None
         self._scores: Optional[np.ndarray] = None  # g + l of each root child
         self._remaining: list[int] = []
         self._queue: list[int] = []  # root children still to simulate in this phase
         self._phases = 1
 
-    def _budget(self) -> int:
+    def budget(self) -> int:
         if self._full is None:
             self._full = self.p_full >= 1.0 or bool(self.rng.random() < self.p_full)
         return self.n_playout if self._full else self.n_fast
 
     @property
     def progress(self) -> float:
-        return self._done / self._budget()
+        return self.done / self.budget()
 
     # -- sequential halving at the root
     def _score(self, indices) -> np.ndarray:
@@ -241,7 +229,7 @@ class GumbelPlayer:
     def _start_halving(self) -> None:
         root = self.tree.root
         self._scores = self.rng.gumbel(size=len(root.moves)) + prior_logits(root)
-        m = min(self._budget(), self.gumbel_m, len(root.moves))
+        m = min(self.budget(), self.gumbel_m, len(root.moves))
         self._remaining = [int(i) for i in np.argsort(-self._scores, kind="stable")[:m]]
         self._phases = max(1, math.ceil(math.log2(m)))
 
@@ -253,11 +241,11 @@ class GumbelPlayer:
     def next_phase(self) -> list[int]:
         """The root children of the next phase of sequential halving, one entry a simulation:
         the better half of the remaining moves stays (after the first phase), each ``per`` times."""
-        if self._done > 0 and len(self._remaining) > 2:
+        if self.done > 0 and len(self._remaining) > 2:
             keep = max(2, (len(self._remaining) + 1) // 2)
             order = np.argsort(-self._score(self._remaining), kind="stable")
             self._remaining = [self._remaining[i] for i in order[:keep]]
-        per = max(1, self._budget() // (self._phases * len(self._remaining)))
+        per = max(1, self.budget() // (self._phases * len(self._remaining)))
         return self._remaining * per
 
     # -- the two halves, for lockstep runners
@@ -269,20 +257,20 @@ class GumbelPlayer:
             return tree.select_leaf(board)
         if self._scores is None:
             self._start_halving()
-        budget = self._budget()
-        while self._done < budget:
+        budget = self.budget()
+        while self.done < budget:
             tree.root_choice = self._next_root_child()
             leaf = tree.select_leaf(board)
             if leaf.value is None:
                 return leaf
             tree.backup(leaf, board, None, leaf.value)
-            self._done += 1
+            self.done += 1
             self.playouts_run += 1
         return None
 
     def receive(self, leaf: Leaf, board: Board, priors: np.ndarray, value: float) -> None:
         if leaf.path:
-            self._done += 1
+            self.done += 1
         self.tree.backup(leaf, board, priors, value)
         self.playouts_run += 1
 
@@ -300,67 +288,82 @@ class GumbelPlayer:
     def notify_move(self, move: int) -> None:
         self._end_move()
         self.tree.reset()
+        if self.backend is not None:
+            self.backend.advance(move)  # the board follows the game; the next move starts from a fresh root
 
     def reset(self) -> None:
         self._end_move()
         self.tree.reset()
+        if self.backend is not None:
+            self.backend.reset()
 
-    def next_round(self, board: Board) -> list[tuple[Leaf, Board]]:
-        """The leaves of the next simulations that go into different root children, each descended
-        on its own copy of ``board`` (one leaf, the root's, before the root is expanded; none once the
-        move's budget is spent). Hand each back with ``receive`` (with the net's output) or
-        ``receive_known`` (a leaf with a known value), in this order.
+    # -- the search protocol's hooks for the lockstep core (``protocol``)
+    root_search = "gumbel"
+    keeps_tree = False
+    forced_k = 0.0
 
-        Their subtrees are disjoint, and below the root the deterministic rule reads only the
-        node's own subtree, while the root's child is given: so evaluating them in one batch and
-        backing them up in order grows the tree that one simulation after the other grows. A round
-        ends where the phase would visit a child again, or where it ends (the next phase is planned
-        from the round's results).
-        """
-        tree = self.tree
-        if not tree.root.expanded:
-            leaf = self.next_leaf(board)
-            return [] if leaf is None else [(leaf, board)]
+    @property
+    def search_tree(self) -> GumbelTree:
+        return self.tree
+
+    def live_root(self) -> GumbelNode:
+        """The root of the search running now (or of the last one): a copy of the core's while the
+        search runs there (the analysis view reads it between rounds), else the tree's own."""
+        return self.tree.root if self.backend is None else self.backend.root()
+
+    def take_root(self, root: GumbelNode, done: int) -> None:
+        self.tree.root = root
+        self.done = done
+
+    def next_phase_on(self, root: GumbelNode, done: int) -> tuple[list[int], int]:
+        """The next phase's root children from ``root``'s statistics (the first phase draws the
+        Gumbel noise and the playout cap, as ``next_leaf`` does) and the move's budget."""
+        self.take_root(root, done)
         if self._scores is None:
             self._start_halving()
-        budget = self._budget()
-        leaves: list[tuple[Leaf, Board]] = []
-        taken = set()
-        while self._done + len(leaves) < budget:
+        self._queue = []
+        return self.next_phase(), self.budget()
+
+    # -- the search alone, through a backend of the search protocol
+    def begin(self, board: Board) -> None:
+        """Starts a move's search of ``board`` on the backend ``backend.open_search`` picks, from a fresh root."""
+        self.backend = open_search(self.tree, board, self.evaluator, self.backend)
+        self.backend.reset()
+        self.backend.start_move(board, self.evaluator)
+
+    def search_round(self) -> int:
+        """One round of the move begun with ``begin``, in one net call: the root's evaluation first,
+        then simulations into different root children until the phase would visit a child again or
+        ends (the next phase is planned from the round's results). Returns the simulations run
+        (1 for the root's round), 0 once the budget is spent; the tree's root is then the backend's."""
+        backend = self.backend
+        if not backend.root_state()[0]:
+            backend.expand_root()
+            self.playouts_run += 1
+            return 1
+        budget = self.budget()
+        children: list[int] = []
+        while self.done + len(children) < budget:
             if not self._queue:
-                if leaves:
+                if children:
                     break
+                self.tree.root = backend.root(children=False)
+                if self._scores is None:
+                    self._start_halving()
                 self._queue = self.next_phase()
-            if self._queue[0] in taken:
+            if self._queue[0] in children:
                 break
-            tree.root_choice = self._queue.pop(0)
-            taken.add(tree.root_choice)
-            copy = board.copy()
-            leaves.append((tree.select_leaf(copy), copy))
-        return leaves
-
-    def play_round(self, leaves: list[tuple[Leaf, Board]]) -> None:
-        """Evaluates a round of ``next_round`` in one net call (the leaves whose value is not known)
-        and backs every leaf up, in order."""
-        asked = [copy for leaf, copy in leaves if leaf.value is None]
-        if asked:
-            priors, values = self.evaluator.evaluate(asked)
-        k = 0
-        for leaf, copy in leaves:
-            if leaf.value is None:
-                self.receive(leaf, copy, priors[k], float(values[k]))
-                k += 1
-            else:
-                self.receive_known(leaf, copy)
-
-    def receive_known(self, leaf: Leaf, board: Board) -> None:
-        """Backs up a leaf of ``next_round`` whose value is known (a finished game, a proven position)."""
-        self.tree.backup(leaf, board, None, leaf.value)
-        self._done += 1
-        self.playouts_run += 1
+            children.append(self._queue.pop(0))
+        if not children:
+            self.tree.root = backend.root()
+            return 0
+        backend.simulate(children)
+        self.done += len(children)
+        self.playouts_run += len(children)
+        return len(children)
 
     def get_action(self, board: Board, return_probs: bool = False, stop=None):
-        """Searches ``board`` alone, a round of ``next_round`` (up to ``gumbel_m`` leaves) per net call.
+        """Searches ``board`` alone, a round of ``search_round`` (up to ``gumbel_m`` leaves) per net call.
 
         Args:
             stop: asked between rounds; once it returns true the search ends.
@@ -371,15 +374,14 @@ class GumbelPlayer:
         """
         if board.game_over:
             raise ValueError("the game is over: there is no move to choose")
+        self.begin(board)
         while True:
             interrupt.check()  # under interrupt.deferred(), Ctrl-C stops here, between rounds
             if stop is not None and stop():
                 self.reset()
                 raise SearchStopped()
-            leaves = self.next_round(board)
-            if not leaves:
+            if not self.search_round():
                 break
-            self.play_round(leaves)
         result = self.choose(board)
         return (result.move, result.pi) if return_probs else result.move
 

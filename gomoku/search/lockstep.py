@@ -143,7 +143,7 @@ class Lockstep:
         requests: dict[int, tuple] = {}
         ready = []
         reference = [slot for slot in self.slots if slot.searches is None]
-        movers = _distinct({i: slot.players[slot.board.current_player] for i, slot in enumerate(reference)})
+        movers = distinct_players({i: slot.players[slot.board.current_player] for i, slot in enumerate(reference)})
         playouts_before = sum(p.playouts_run for p in movers)
         for slot in reference:
             player = slot.players[slot.board.current_player]
@@ -182,7 +182,7 @@ class Lockstep:
             slot.to_move.append(board.current_player)
             slot.root_values.append(result.root_value)
         board.play(move)
-        for p in _distinct(slot.players):
+        for p in distinct_players(slot.players):
             p.notify_move(move)
         if board.game_over:
             self.slots.remove(slot)
@@ -195,7 +195,7 @@ class Lockstep:
             self.core.reset_searches()
         for slot in self.slots:
             if slot.searches is None:
-                for p in _distinct(slot.players):
+                for p in distinct_players(slot.players):
                     p.reset()
 
 
@@ -204,7 +204,7 @@ def _input_version(player) -> int:
     return getattr(getattr(player, "evaluator", None), "input_version", 1)
 
 
-def _distinct(players: dict) -> list:
+def distinct_players(players: dict) -> list:
     return list({id(p): p for p in players.values()}.values())
 
 
@@ -251,6 +251,6 @@ def _finish(slot: _Slot) -> FinishedGame:
         if getattr(p, "faults", None):
             game.faults[colour] = dict(p.faults)
             game.fault_notes.extend(f"{p}: {note}" for note in p.fault_notes)
-    for p in _distinct(slot.players):
+    for p in distinct_players(slot.players):
         p.reset()
     return game

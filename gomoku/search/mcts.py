@@ -112,6 +112,9 @@ class MCTS:
         threats: the in-tree solver, VCF at new nodes, and forced wins and defences at the root.
     """
 
+    kind = "puct"
+    """the root search (``protocol``'s ``root_search``): PUCT at every node"""
+
     def __init__(self, c_puct: float = 5.0, forced_k: float = 0.0, fpu: Optional[float] = None,
                  win_check: bool = False, solve: bool = False, threats: bool = False):
         check_search_options(fpu, win_check, solve, threats)

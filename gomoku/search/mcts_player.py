@@ -2,9 +2,10 @@
 
 ``MCTSPlayer`` owns one ``mcts.MCTS`` tree and decides how much to search each
 move and which move to play from the search; the tree decides where a playout goes.
-Its own search (``get_action``, the window's and the terminal's) runs on the compiled
-core (``core.single.CoreSearch``) where the core supports the player (a net's evaluator,
-a rule other than caro's; ``GOMOKU_CORE=off`` turns it off), else on the Python tree.
+Its own search (``get_action``, the window's and the terminal's) runs on the backend of the
+search protocol (``protocol``) that ``backend.choose`` picks: the compiled core where it
+supports the player (a net's evaluator, a rule other than caro's; ``GOMOKU_CORE=off`` turns it
+off), else the Python tree.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from typing import Callable, Optional
 import numpy as np
 
 from gomoku.game.board import Board
-from gomoku.search.mcts import MCTS, Evaluator, SearchStopped, search
+from gomoku.search.backend import CORE, open_search
+from gomoku.search.mcts import MCTS, Evaluator, SearchStopped
 from gomoku.search.player import SearchResult
 from gomoku.search.playout_cap import N_FAST, check_playout_cap
 from gomoku.search.tree import Leaf
@@ -83,18 +85,33 @@ class MCTSPlayer:
         self.forced_k = float(forced_k)
         self.rng = np.random.default_rng(seed)
         self.name = name
-        self._done = 0  # playouts done for the current move
+        self.done = 0  # playouts done for the current move
         self._full: Optional[bool] = None  # whether the current move is a full search; None until drawn
         self.playouts_run = 0  # playouts over the player's life, for throughput figures
-        self._core = None  # ``get_action``'s search on the compiled core (``core.single.CoreSearch``), once used
+        self._core = None  # ``get_action``'s backend on the compiled core (``core.single.CoreSearch``), once used
         self._on_core = False  # whether the search running now, or the last one, ran on the core
+
+    root_search = "puct"
+
+    @property
+    def search_tree(self) -> MCTS:
+        return self.mcts
+
+    @property
+    def keeps_tree(self) -> bool:
+        return self.reuse_tree
+
+    def take_root(self, root, done: int) -> None:
+        """The lockstep core's search is done: ``root`` is a copy of its root, ``done`` its playouts."""
+        self.mcts.root = root
+        self.done = done
 
     @property
     def progress(self) -> float:
         """Fraction of the current move's playouts done (for progress bars)."""
-        return self._done / self._budget()
+        return self.done / self.budget()
 
-    def _budget(self) -> int:
+    def budget(self) -> int:
         """Playouts of the current move, drawing full or fast on its first call."""
         if self._full is None:
             self._full = self.p_full >= 1.0 or bool(self.rng.random() < self.p_full)
@@ -102,7 +119,7 @@ class MCTSPlayer:
         return self.n_playout if self._full else self.n_fast
 
     def _end_move(self) -> None:
-        self._done = 0
+        self.done = 0
         self._full = None
 
     # -- the two halves, for lockstep runners
@@ -112,19 +129,19 @@ class MCTSPlayer:
         A leaf whose game is over is backed up here and the next one is taken,
         so every returned leaf needs the evaluator.
         """
-        budget = self._budget()
-        while self._done < budget:
+        budget = self.budget()
+        while self.done < budget:
             leaf = self.mcts.select_leaf(board)
             if leaf.value is None:
                 return leaf
             self.mcts.backup(leaf, board, None, leaf.value)
-            self._done += 1
+            self.done += 1
             self.playouts_run += 1
         return None
 
     def receive(self, leaf: Leaf, board: Board, priors: np.ndarray, value: float) -> None:
         self.mcts.backup(leaf, board, priors, value)
-        self._done += 1
+        self.done += 1
         self.playouts_run += 1
 
     def choose(self, board: Board) -> SearchResult:
@@ -172,17 +189,7 @@ class MCTSPlayer:
     def live_root(self):
         """The root of the search running now (or of the last one): a copy of the core's while the
         search runs there (the analysis view reads it between playouts), else the tree's own."""
-        return self._core.root if self._on_core else self.mcts.root
-
-    def _core_search(self, board: Board):
-        """The search on the compiled core for ``board``, or None where the core does not support it."""
-        from gomoku.search.core.single import CoreSearch, core_ready, core_supports
-
-        if not core_supports(board, self.evaluator) or not core_ready(background=True):
-            return None
-        if self._core is None:
-            self._core = CoreSearch(self.mcts)
-        return self._core
+        return self._core.root() if self._on_core else self.mcts.root
 
     # -- the sequential search
     def get_action(self, board: Board, return_probs: bool = False,
@@ -201,22 +208,23 @@ class MCTSPlayer:
         if board.game_over:
             raise ValueError("the game is over: there is no move to choose")
 
-        budget = self._budget()
+        budget = self.budget()
 
         def enough(done: int) -> bool:
-            self._done = done
+            self.done = done
             return done >= budget or (stop is not None and stop())
 
-        core = self._core_search(board)
-        if core is None and self._on_core:
+        backend = open_search(self.mcts, board, self.evaluator, self._core)
+        on_core = backend.name == CORE
+        if not on_core and self._on_core:
             self.mcts.reset()  # the tree holds a copy of the core's root, not a tree to go on with
-        self._on_core = core is not None
-        if core is not None:
-            core.search(board, self.evaluator, enough)  # leaves a copy of its root in ``self.mcts``
-        else:
-            search(self.mcts, board, self.evaluator, enough)
-        self.playouts_run += self._done
-        if self._done < budget:
+        self._on_core = on_core
+        if on_core:
+            self._core = backend
+        backend.start_move(board, self.evaluator)
+        backend.run(enough)  # the core's backend leaves a copy of its root in ``self.mcts``
+        self.playouts_run += self.done
+        if self.done < budget:
             self.reset()
             raise SearchStopped()
         result = self.choose(board)

@@ -96,7 +96,7 @@ def _touch_geometry(width: int, height: int, n: int, rule: Rule) -> tuple:
     return tuple(touch)
 
 
-def _weights(n: int) -> tuple[np.ndarray, np.ndarray]:
+def line_weights(n: int) -> tuple[np.ndarray, np.ndarray]:
     """``ATTACK[k]`` and ``DEFEND[k]`` for a window holding ``k`` stones of one side only."""
     attack_top = [800000.0, 15000.0, 800.0, 35.0]  # k = n-1, n-2, n-3, n-4
     defend_top = [100000.0, 1800.0, 400.0, 15.0]
@@ -159,7 +159,7 @@ class ThreatBoard:
         if rule.restricted:
             self.padded = list(board.cells) + [2]
             self.renju_geometry = rules.renju_geometry(self.width, self.height)
-        self.attack, self.defend = _weights(self.n)
+        self.attack, self.defend = line_weights(self.n)
         worth = 8.0 ** np.arange(self.n + 1)
         worth[0] = 0.0
         self.worth = worth

@@ -112,6 +112,23 @@ class TreeNode:
         return node
 
 
+class GumbelNode(TreeNode):
+    """A tree node that also keeps the net's value of its own position (``v``).
+
+    It also keeps, once first asked, its prior logits (``logp``) and the child the
+    deterministic rule takes while no child has a visit (``first``): both depend only
+    on the priors, which do not change once the node is expanded and its hint applied.
+    """
+
+    __slots__ = ("v", "logp", "first")
+
+    def __init__(self):
+        super().__init__()
+        self.v = 0.0
+        self.logp: Optional[np.ndarray] = None
+        self.first = -1
+
+
 @dataclass
 class Leaf:
     """Where a descent stopped: the node, the path to it, and its value if the game is over."""

@@ -12,7 +12,7 @@ import numpy as np
 from gomoku.game.board import Board
 from gomoku.game.openings import make_openings
 from gomoku.game.rules import rule_of
-from gomoku.search.lockstep import FinishedGame, Lockstep, RunStats, _distinct, run_games
+from gomoku.search.lockstep import FinishedGame, Lockstep, RunStats, distinct_players, run_games
 from gomoku.search.recipe import SelfPlayRecipe
 from gomoku.train.stream_state import fill_slot, game_from_state, game_state, slot_state
 
@@ -107,7 +107,7 @@ class SelfPlayStream:
         """Switches the games in progress to new weights; their search trees start afresh."""
         self.evaluator = evaluator
         for slot in self.lockstep.slots:
-            for p in _distinct(slot.players):
+            for p in distinct_players(slot.players):
                 p.evaluator = evaluator
         self.lockstep.reset_searches()
 

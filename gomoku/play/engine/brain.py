@@ -21,8 +21,8 @@ from gomoku.play.engine.brain_moves import MoveMaker
 from gomoku.play.engine.move_search import PlayoutTimer, SimulationRate, Watchdog
 from gomoku.play.engine.protocol import (CONTINUOUS_MARK, MAX_SIDE, OPPONENT, OWN, SIZE_RE, TRIPLE_RE, UNLIMITED_MS,
                                          Position, ProtocolError, TimeControl, parse_pair, shown)
-from gomoku.search.core import core_enabled
-from gomoku.search.core.single import CoreSearch, core_ready
+from gomoku.search.backend import CORE, choose
+from gomoku.search.core.single import core_ready
 from gomoku.search.gumbel import GumbelPlayer
 from gomoku.search.heuristic import HeuristicPlayer
 from gomoku.search.mcts import MCTS
@@ -86,8 +86,9 @@ class _Block:
 class PbrainEngine(MoveMaker):
     """The protocol's brain: reads command lines, keeps the position, searches, answers.
 
-    The search is ``mcts.MCTS``'s, on the compiled core where it supports the net
-    (``core.single.CoreSearch``), else on the Python tree, driven one playout at a time with the clock
+    The search (``mcts.MCTS``'s PUCT, or ``gumbel.GumbelPlayer``'s rounds) runs on the backend of the
+    search protocol that ``backend.open_search`` picks: the compiled core where it supports the net
+    (``core.single.CoreSearch``), else the Python tree; PUCT is driven one playout at a time with the clock
     checked before each, so that no playout count, and no run of playouts that all
     end in a finished game, can overrun the deadline; ``move_search`` holds the
     stop rule and the watchdog that answers for a search stuck in one long step.
@@ -127,9 +128,9 @@ class PbrainEngine(MoveMaker):
         self._heuristic = None if options.heuristic is None else HeuristicPlayer(options.heuristic, options.seed)
         self._model_spec = None  # the loaded model's NetSpec
         self.mcts = MCTS(options.c_puct, **options.search.kwargs())
-        # the same search on the compiled core, for a net it supports (``GOMOKU_CORE=off``: never; the Gumbel
-        # search runs on the Python tree, a round of candidates a net call)
-        self._core = CoreSearch(self.mcts) if core_enabled() and options.root_search != "gumbel" else None
+        # the PUCT search's backend on the compiled core, once one has searched (``backend.open_search``; the
+        # Gumbel player keeps its own)
+        self._core = None
         self._gumbel = None if options.root_search != "gumbel" else GumbelPlayer(
             None, win_check=options.search.win_check, solve=options.search.solve, threats=options.search.threats,
             seed=options.seed, name="engine")
@@ -302,7 +303,7 @@ class PbrainEngine(MoveMaker):
             # The first evaluation builds the inference predictor (a second or so):
             # START is the one command whose time the protocol does not count.
             evaluator.evaluate([Board(spec.width, spec.height, spec.n_in_row)])
-            if self._core is not None:
+            if choose(Board(spec.width, spec.height, spec.n_in_row), evaluator, self.options.root_search)[0] == CORE:
                 core_ready(background=True)  # the core's kernels: loaded now, or compiled on a thread meanwhile
         except Exception as exc:  # ModelFileError, Paddle errors: all mean "cannot play"
             raise ProtocolError(f"cannot use the model: {exc}") from None

@@ -17,7 +17,7 @@ import numpy as np
 from gomoku.game.board import DRAW, Board
 from gomoku.play.engine.move_search import best_so_far, gumbel_timed_search, quick_move, timed_search
 from gomoku.play.engine.protocol import OPPONENT, OWN, ProtocolError
-from gomoku.search.core.single import core_ready, core_supports
+from gomoku.search.backend import CORE, open_search
 from gomoku.search.heuristic import HeuristicPlayer
 
 
@@ -126,9 +126,11 @@ class MoveMaker:
         answered, and a note."""
         gumbel = self._gumbel if self._model_spec is not None else None
         if gumbel is not None:
-            tree = mcts = gumbel.tree
-        else:  # ``tree`` may be the core's search, which leaves a copy of its root in ``mcts``
-            tree, mcts = self._search_tree(board), self.mcts
+            gumbel.evaluator = self._evaluator  # its backend (the core where it supports the net) is chosen as it begins
+            gumbel.reset()  # until then the watchdog reads a fresh root (and answers the quick move)
+            search, mcts = None, gumbel.tree
+        else:  # the core's backend leaves a copy of its root in ``mcts`` after the search
+            search, mcts = self._search_backend(board), self.mcts
         empty = self.position.empty_cells
         watchdog = self._watchdog
         hard = self.time.hard_seconds(empty)
@@ -136,15 +138,14 @@ class MoveMaker:
         if armed:
             early = quick_move(board)
             self._move_started = started
-            watchdog.arm(started + hard, lambda: best_so_far(tree, early))
+            watchdog.arm(started + hard, lambda: best_so_far(search or gumbel.backend, early))
         try:
             if gumbel is not None:
-                gumbel.evaluator = self._evaluator
                 caps = [c for c in (self.options.max_playouts, self.time.tree_limit(board.size)) if c]
                 playouts, now = gumbel_timed_search(gumbel, board, self._clock, started, self.time.move_seconds(empty),
                                                     self._timer, self._rate, min(caps, default=None))
             else:
-                playouts, now = timed_search(tree, board, self._evaluator, self._clock, started,
+                playouts, now = timed_search(search, board, self._evaluator, self._clock, started,
                                              self.time.move_seconds(empty), self._timer, self.options.max_playouts,
                                              self.time.tree_limit(board.size))
         finally:
@@ -192,16 +193,17 @@ class MoveMaker:
         self._reset_trees()
         self._tree_stones = None
 
-    def _search_tree(self, board: Board):
-        """The search for ``board``: the one on the compiled core (``CoreSearch``) where it supports the
-        evaluator and the rule and its kernels are ready, else the Python tree."""
-        core = self._core
-        on_core = (core is not None and core_supports(board, self._evaluator)
-                   and core_ready(background=True))
+    def _search_backend(self, board: Board):
+        """The PUCT search's backend for ``board`` (``backend.open_search``): the compiled core where it
+        supports the evaluator and the rule and its kernels are ready, else the Python tree."""
+        backend = open_search(self.mcts, board, self._evaluator, self._core)
+        on_core = backend.name == CORE
         if self._on_core and not on_core:
             self.mcts.reset()  # it holds a copy of the core's root, not a tree to go on with
         self._on_core = on_core
-        return core if on_core else self.mcts
+        if on_core:
+            self._core = backend
+        return backend
 
     def _advance(self, move: int) -> None:
         """Tree reuse: both trees keep the subtree under ``move`` (the core's, where it has one)."""

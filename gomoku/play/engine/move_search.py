@@ -30,15 +30,14 @@ import sys
 import threading
 import time
 from collections import deque
-from typing import Callable, Iterator, Optional, TextIO, Union
+from typing import Callable, Iterator, Optional, TextIO
 
 import numpy as np
 
 from gomoku.game.board import Board
 from gomoku.play.engine.protocol import MIN_PLAYOUTS
-from gomoku.search.core.single import CoreSearch
 from gomoku.search.heuristic import HeuristicPlayer
-from gomoku.search.mcts import MCTS, search
+from gomoku.search.protocol import SearchBackend
 
 RECENT_SECONDS = 30.0
 """how long the stop rule remembers a playout's time: it keeps back the slowest of the playouts
@@ -176,11 +175,11 @@ def quick_move(board: Board) -> int:
 def best_so_far(tree, early: int) -> int:
     """The move a search in progress would play now, read from another thread: the root's most
     visited move (``TreeNode.best_index``), the prior's favourite before any visit, or ``early``
-    while the root is not expanded. ``tree`` is the search's ``MCTS`` or ``CoreSearch``: only the
+    while the root is not expanded. ``tree`` is the search's backend (``search.protocol``): only the
     root's arrays are read (a copy of them on the core, whose move is checked against the
     position, as the kernels may be writing the root meanwhile), never the board."""
     try:
-        root = tree.root
+        root = tree.root()
         moves, visits, priors = root.moves, root.child_N, root.child_P
         if moves is None or visits is None or priors is None or len(moves) != len(visits):
             return early
@@ -196,14 +195,14 @@ def best_so_far(tree, early: int) -> int:
 
 
 # ------------------------------------------------------------------- the search
-def timed_search(tree: Union[MCTS, CoreSearch], board: Board, evaluator, clock: Callable[[], float], started: float,
+def timed_search(tree: SearchBackend, board: Board, evaluator, clock: Callable[[], float], started: float,
                  budget: float, timer: PlayoutTimer, most_new: Optional[int] = None,
                  most_tree: Optional[int] = None) -> tuple[int, float]:
     """Playouts until the soft deadline (``PlayoutTimer``), a playout cap, the tree's size limit or a
     proven root; returns the playouts run and the moment the last one ended.
 
-    ``tree`` is the Python tree (``mcts.search``) or the search on the compiled core
-    (``CoreSearch.search``, which leaves a copy of its root in its reference tree).
+    ``tree`` is a backend of the search protocol (``search.protocol``): the Python tree or the
+    compiled core, which leaves a copy of its root in its reference tree.
 
     Args:
         started: when the move's command arrived (``clock``'s seconds).
@@ -215,15 +214,8 @@ def timed_search(tree: Union[MCTS, CoreSearch], board: Board, evaluator, clock: 
     most_reserve = RESERVE_SHARE * budget
     most_new = max(MIN_PLAYOUTS, most_new or sys.maxsize)
     most_tree = most_tree or sys.maxsize
-    core = isinstance(tree, CoreSearch)
-    if core:
-        tree.prepare(board, evaluator)  # the tree kept from the last move, if it stands on this position
-
-    def root_state() -> tuple[bool, int, int]:  # the root's (expanded, proven, N), read every playout
-        if core:
-            return tree.root_state()
-        root = tree.root
-        return root.expanded, root.proven, root.N
+    tree.start_move(board, evaluator)  # the tree kept from the last move, if it stands on this position
+    root_state = tree.root_state  # the root's (expanded, proven, N), read every playout
 
     fresh = not root_state()[0]  # the first playout expands the root (and runs its threat searches)
     last = now = clock()
@@ -245,7 +237,7 @@ def timed_search(tree: Union[MCTS, CoreSearch], board: Board, evaluator, clock: 
             now + min(timer.reserve(now), most_reserve) >= deadline or playouts >= most_new
             or visits >= most_tree)
 
-    playouts = tree.search(board, evaluator, enough) if core else search(tree, board, evaluator, enough)
+    playouts = tree.run(enough)
     timer.ended(now - deadline)
     return playouts, now
 
@@ -273,8 +265,9 @@ class SimulationRate:
 def gumbel_timed_search(player, board: Board, clock: Callable[[], float], started: float, budget: float,
                         timer: PlayoutTimer, rate: SimulationRate,
                         most: Optional[int] = None) -> tuple[int, float]:
-    """One move of ``player`` (a ``gumbel.GumbelPlayer`` with its evaluator) against the clock; returns
-    the simulations run and the moment the last round ended. Its ``choose`` then gives the move.
+    """One move of ``player`` (a ``gumbel.GumbelPlayer`` with its evaluator) against the clock, a round of
+    ``search_round`` (one net call, on the backend ``begin`` picked) at a time; returns the simulations
+    run and the moment the last round ended. Its ``choose`` then gives the move.
 
     Sequential halving needs its budget before it starts: after the root's expansion the budget
     is ``PLAN_SHARE`` of what the time to the soft deadline holds at ``rate`` (the root's own
@@ -287,15 +280,16 @@ def gumbel_timed_search(player, board: Board, clock: Callable[[], float], starte
     most_reserve = RESERVE_SHARE * budget
     most = max(MIN_PLAYOUTS, most or sys.maxsize)
     player.reset()
+    player.begin(board)
     player.n_playout = most
     simulations, planned, searching = 0, False, 0.0
     now = clock()
     while True:
         round_start = now
         if planned and (simulations >= MIN_PLAYOUTS and now + min(timer.reserve(now), most_reserve) >= deadline
-                        or player.tree.root.proven != 0):
+                        or player.backend.root_state()[1] != 0):
             break
-        leaves = player.next_round(board)
+        leaves = player.search_round()
         if not leaves:  # the plan is done (after the root's round), and the check above says a round has time
             if player.n_playout >= most:
                 break
@@ -304,7 +298,6 @@ def gumbel_timed_search(player, board: Board, clock: Callable[[], float], starte
             per = max(searching / max(simulations, 1), 1e-6)
             player.n_playout = min(most, player.n_playout + max(2, int((deadline - now) / per)))
             continue
-        player.play_round(leaves)
         now = clock()
         timer.record(now - round_start, now)
         if not planned:  # the root is expanded: plan the simulations from the time left
@@ -312,8 +305,9 @@ def gumbel_timed_search(player, board: Board, clock: Callable[[], float], starte
             player.n_playout = max(MIN_PLAYOUTS, min(most, int(PLAN_SHARE * max(0.0, deadline - now) / max(per, 1e-6))))
             planned = True
         else:
-            simulations += len(leaves)
+            simulations += leaves
             searching += now - round_start
+    player.take_root(player.backend.root(), player.done)
     rate.update(simulations, searching)
     timer.ended(now - deadline)
     return simulations, now

@@ -1,8 +1,9 @@
 """Games in lockstep on the compiled core: the trees in arrays, one kernel call per step.
 
-``lockstep.Lockstep`` hands a game here when every tree player in it can run on the core
-(``supported``): ``MCTSPlayer`` (PUCT) and ``GumbelPlayer`` with a net evaluator of input
-version 1 or 2, with or without the threat searches, under any rule. The players keep
+``lockstep.Lockstep`` hands a game here when every player in it can run on the core
+(``supported``: ``backend.choose``): a PUCT or Gumbel tree player with a net evaluator of
+input version 1 or 2, with or without the threat searches, under any rule but caro. The
+players are driven through the search protocol's player hooks only (``protocol``). They keep
 what happens once a move in Python: their random draws (playout cap, Gumbel, noise,
 move sampling), the move choice and the training target, read from a copy of the root
 (``CoreTrees.root_view``), and the root's threat searches (``roots.analyse_root``, the
@@ -22,24 +23,18 @@ import sys
 import numpy as np
 
 from gomoku.game.features import input_channels
+from gomoku.search.backend import CORE, choose
 from gomoku.search.core import layout as k
-from gomoku.search.core import supports_board, supports_evaluator
 from gomoku.search.core.jit import cached
 from gomoku.search.core.roots import analyse_root
 from gomoku.search.core.threats import install_cache
 from gomoku.search.core.trees import UNLIMITED, CoreTrees
-from gomoku.search.gumbel import GumbelPlayer
-from gomoku.search.mcts_player import MCTSPlayer
 
 
 def supported(board, players) -> bool:
-    """Whether the compiled core can play this game with these players (see the module docstring)."""
-    if not supports_board(board):
-        return False
-    for player in {id(p): p for p in players.values()}.values():
-        if type(player) not in (MCTSPlayer, GumbelPlayer) or not supports_evaluator(player.evaluator):
-            return False
-    return True
+    """Whether the compiled core can play this game with these players (``backend.choose`` for each)."""
+    return all(choose(board, getattr(p, "evaluator", None), getattr(p, "root_search", None))[0] == CORE
+               for p in players.values())
 
 
 class _Group:
@@ -94,8 +89,8 @@ class CoreGames:
         for player in {id(p): p for p in slot.players.values()}.values():
             inputs = player.evaluator.input_version
             group.channels = max(group.channels, input_channels(inputs))
-            gumbel = type(player) is GumbelPlayer
-            tree = player.tree if gumbel else player.mcts
+            gumbel = player.root_search == "gumbel"
+            tree = player.search_tree
             cache = install_cache(tree.threat_solver, board, group.trees.zobrist) if tree.threats else None
             threat_options = dict(threats=tree.threats, inputs=inputs, cache=cache)
             if gumbel:
@@ -175,41 +170,29 @@ class CoreGames:
 
     def _move(self, slot, player, s, trees) -> bool:
         """The search of ``player`` is done: the player chooses from a copy of its root."""
-        view = trees.root_view(s)
-        player._done = trees.done(s)
-        if type(player) is GumbelPlayer:
-            player.tree.root = view
-        else:
-            player.mcts.root = view
+        player.take_root(trees.root_view(s), trees.done(s))
         move, over = self._choose(slot, player)
         if move is None:
             return True  # the player gave the game up
         for p in {id(p): p for p in slot.players.values()}.values():
-            keep = type(p) is MCTSPlayer and p.reuse_tree
-            trees.play(slot.searches[id(p)], move, keep)
+            trees.play(slot.searches[id(p)], move, p.keeps_tree)
         return over
 
     @staticmethod
     def _start(player, s, trees) -> None:
-        tree = player.tree if type(player) is GumbelPlayer else player.mcts
+        tree = player.search_tree
         if tree.threats:
             analyse_root(trees, s, tree.threat_solver)
-        if type(player) is GumbelPlayer:
+        if player.root_search == "gumbel":
             trees.start_move(s, UNLIMITED)  # the root's evaluation comes first; the budget is drawn after it
         else:
-            budget = player._budget()
-            trees.start_move(s, budget, player.mcts.forced_k)
+            budget = player.budget()  # draws the move's full or fast search, and its forced_k
+            trees.start_move(s, budget, tree.forced_k)
 
     @staticmethod
     def _queue(player, s, trees) -> None:
-        """The next phase of a Gumbel search's sequential halving (the first draws the Gumbel
-        noise and the playout cap, as ``GumbelPlayer.next_leaf`` does)."""
-        player.tree.root = trees.root_view(s, children=False)
-        player._done = trees.done(s)
-        if player._scores is None:
-            player._start_halving()
-        player._queue = []
-        trees.set_queue(s, player.next_phase(), player._budget())
+        """The next phase of a Gumbel search's sequential halving, planned by its player."""
+        trees.set_queue(s, *player.next_phase_on(trees.root_view(s, children=False), trees.done(s)))
 
     @staticmethod
     def _evaluate(group: _Group, rows: int) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gomoku.game.features import VCF_DEPTH, VCF_NODES, _code_tables, _pattern_ends, _pattern_geometry
+from gomoku.game.features import VCF_DEPTH, VCF_NODES, code_tables, pattern_ends, pattern_geometry
 from gomoku.search.core.boards import is_forbidden
 from gomoku.search.core.jit import njit
 from gomoku.search.core.vcf import search
@@ -24,17 +24,17 @@ FIRST, OWN_VCF, OPPONENT_VCF = 4, 12, 13
 def plane_tables(width: int, height: int, n: int) -> tuple:
     """``(cells, offsets, targets, ends, marks, any_marks)`` of ``features`` for this geometry,
     with the targets as plane and cell (``(windows, 4, n + 1, 2)``)."""
-    marks, any_marks = _code_tables(n)
-    cells, _, offsets, targets, _ = _pattern_geometry(width, height, n)
+    marks, any_marks = code_tables(n)
+    cells, _, offsets, targets, _ = pattern_geometry(width, height, n)
     size = width * height
     where = np.stack([targets // size, targets % size], axis=-1).astype(np.int64)
     return (np.ascontiguousarray(cells, np.int64), np.ascontiguousarray(offsets, np.int64), where,
-            np.ascontiguousarray(_pattern_ends(width, height, n), np.int64), np.ascontiguousarray(marks),
+            np.ascontiguousarray(pattern_ends(width, height, n), np.int64), np.ascontiguousarray(marks),
             np.ascontiguousarray(any_marks))
 
 
 @njit
-def _crowded(cells, s, cell, width, height):
+def crowded(cells, s, cell, width, height):
     """``rules.forbidden_points``' quick filter: four or more black stones within four cells of
     ``cell`` on its lines, two on each of two lines or four on one."""
     row, col = cell // width, cell % width
@@ -91,7 +91,7 @@ def write_threat_planes(cells, sint_cur, s, out, row, n, exact, renju, width, he
     if renju:
         first = FIRST if me == 1 else FIRST + 4
         for c in range(size):
-            if cells[s, c] == 0 and _crowded(cells, s, c, width, height) and is_forbidden(cells, s, c, width, height):
+            if cells[s, c] == 0 and crowded(cells, s, c, width, height) and is_forbidden(cells, s, c, width, height):
                 for p in range(first + 1, first + 4):
                     out[row, p, c] = 0.0
     counts = np.zeros((2, 4), np.float64)

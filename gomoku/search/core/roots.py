@@ -21,9 +21,9 @@ from gomoku.search.core import kernels
 from gomoku.search.core import layout as k
 from gomoku.search.core.boards import completing_cells, is_forbidden
 from gomoku.search.core.jit import njit
-from gomoku.search.core.planes import _crowded
-from gomoku.search.core.threats import _store, cached_vcf, line_plies
-from gomoku.search.core.vcf import (MOST_DEPTH, _sort_unique, five_count, four_list, is_five_cell, position_hash,
+from gomoku.search.core.planes import crowded
+from gomoku.search.core.threats import store, cached_vcf, line_plies
+from gomoku.search.core.vcf import (MOST_DEPTH, sort_unique, five_count, four_list, is_five_cell, position_hash,
                                     put, search, window_counts)
 from gomoku.search.core.vct import find_vct
 
@@ -49,7 +49,7 @@ def _four_fives(cells, s, a, move, n, width, height, renju, through, windows, cn
                 if c != move and cells[s, c] == 0:
                     found[count] = c
                     count += 1
-    count = _sort_unique(found, count)
+    count = sort_unique(found, count)
     return count, (found[0] if count else -1)
 
 
@@ -122,14 +122,14 @@ def defences(cells, s, me, line, length, plies, vcf_nodes, vct_nodes, vct_depth,
         keep[cell] = False
         if not tried[cell] or cells[s, cell] != 0:
             continue
-        if renju and me == 1 and _crowded(cells, s, cell, width, height) and is_forbidden(cells, s, cell, width,
+        if renju and me == 1 and crowded(cells, s, cell, width, height) and is_forbidden(cells, s, cell, width,
                                                                                           height):
             continue
         put(cells, s, cell, me, 1, exact, through, beyond, cnt, against)
         if length and replays(cells, s, them, line, length, n, exact, renju, width, height, windows, through, beyond,
                               cnt, against):
             loses = True
-            _store(cache, position_hash(cells, s, zobrist) ^ zobrist[size, them], 1, plies, line[0], 0)
+            store(cache, position_hash(cells, s, zobrist) ^ zobrist[size, them], 1, plies, line[0], 0)
         else:
             loses = cached_vcf(cells, s, them, vcf_nodes, cache, n, exact, renju, width, height, windows, ends,
                                through, beyond, zobrist, ws)[0] > 0

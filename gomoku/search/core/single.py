@@ -47,52 +47,68 @@ from gomoku.util import die_with_parent
 
 
 def core_supports(board: Board, evaluator) -> bool:
-    """Whether a search of ``board`` with ``evaluator`` can run on the core (``games.supported``'s
-    conditions for a PUCT player) and the core is not turned off."""
+    """Whether the core can search ``board`` with ``evaluator`` and is not turned off (``backend.choose``
+    says why not)."""
     return core_enabled() and supports_board(board) and supports_evaluator(evaluator)
 
 
 class CoreSearch:
-    """The search of the reference tree ``tree`` on the compiled core (see the module docstring).
+    """The search of the reference tree ``tree`` on the compiled core: the protocol's core backend
+    (``protocol``; see the module docstring).
 
-    ``tree`` gives the options (c_puct, fpu, the solver, the threat searches, ``forced_k`` at
-    the moment a search starts) and the threat solver, whose VCF cache the core shares; it
-    gets a copy of the core's root after every search.
+    ``tree`` (an ``mcts.MCTS`` or ``gumbel.GumbelTree``) gives the options (c_puct, fpu or Gumbel's
+    constants, the solver, the threat searches, ``forced_k`` at the moment a search starts) and the
+    threat solver, whose VCF cache the core shares; it gets a copy of the core's root after every ``run``.
     """
+
+    name = "core"
 
     def __init__(self, tree: MCTS):
         self.tree = tree
+        self.gumbel = tree.kind == "gumbel"
         self.trees: Optional[CoreTrees] = None
         self.s = -1  # the search's id in ``trees``; -1: none yet
         self._key: Optional[tuple] = None  # the geometry and rule of ``trees``
         self._analysed = False  # the root's threat searches have run for the present root
         self._follows = False  # the search's board follows the game: searched since the last reset
         self._empty: Optional[np.ndarray] = None  # the root position's empty cells, for ``playable``
+        self._evaluator = None
         self._priors = self._values = self._out = None
         self.playouts = 0  # playouts over the search's life
 
     # ------------------------------------------------------------ the position
-    def prepare(self, board: Board, evaluator) -> None:
+    def start_move(self, board: Board, evaluator) -> None:
         """Puts the search on ``board``: keeps the tree if it stands on this position, else a fresh one."""
         key = (board.width, board.height, board.n_in_row, board.rule)
         inputs = evaluator.input_version
+        self._evaluator = evaluator
         if self.trees is None or self._key != key:
             self.trees, self._key, self.s = CoreTrees(board.width, board.height, board.n_in_row, board.rule), key, -1
-            channels = max(4, input_channels(2))
-            self._priors = np.zeros((1, board.size), np.float32)
-            self._values = np.zeros(1, np.float32)
-            self._out = np.zeros((1, channels, board.size), np.float32)
+            self._buffers(1)
         trees, s = self.trees, self.s
         if s < 0 or trees.sint[s, k.S_INPUTS] != inputs or not self._stands_on(board):
             if s >= 0:
                 trees.remove(s)
             tree = self.tree
             cache = install_cache(tree.threat_solver, board, trees.zobrist) if tree.threats else None
-            self.s = trees.add(board, False, tree.c_puct, tree.fpu, tree.win_check, tree.solve, threats=tree.threats,
-                               inputs=inputs, cache=cache)
+            if self.gumbel:
+                self.s = trees.add(board, True, win_check=tree.win_check, solve=tree.solve, c_visit=tree.c_visit,
+                                   c_scale=tree.c_scale, threats=tree.threats, inputs=inputs, cache=cache)
+            else:
+                self.s = trees.add(board, False, tree.c_puct, tree.fpu, tree.win_check, tree.solve,
+                                   threats=tree.threats, inputs=inputs, cache=cache)
             self._analysed = False
         self._follows = True
         self._empty = np.asarray(board.cells) == 0
+
+    prepare = start_move
+
+    def _buffers(self, rows: int) -> None:
+        if self._priors is None or len(self._priors) < rows:
+            size = self.trees.size
+            self._priors = np.zeros((rows, size), np.float32)
+            self._values = np.zeros(rows, np.float32)
+            self._out = np.zeros((rows, max(4, input_channels(2)), size), np.float32)
 
     def _stands_on(self, board: Board) -> bool:
         trees, s = self.trees, self.s
@@ -102,7 +118,7 @@ class CoreSearch:
                 and np.array_equal(trees.cells[s], board.cells))
 
     def advance(self, move: int) -> None:
-        """``MCTS.advance``: ``move`` was played; keeps the subtree under it as the root, or starts afresh.
+        """``move`` was played: keeps the subtree under it as the root (PUCT; Gumbel starts afresh).
         A search that does not follow the game (reset since its last search, its game over, or the
         point taken on its board) is dropped instead: the next search starts afresh."""
         trees, s = self.trees, self.s
@@ -112,7 +128,7 @@ class CoreSearch:
                 or trees.cells[s, move] != 0):
             self._drop()
             return
-        trees.play(s, move, True)
+        trees.play(s, move, not self.gumbel)
         self._analysed = False
 
     def reset(self) -> None:
@@ -128,10 +144,20 @@ class CoreSearch:
         self._analysed = self._follows = False
 
     # ------------------------------------------------------------ the search
+    def _analyse(self) -> None:
+        """The root's threat searches, once for each root, before its first playout."""
+        if self.tree.threats and not self._analysed:
+            analyse_root(self.trees, self.s, self.tree.threat_solver)
+        self._analysed = True
+
     def search(self, board: Board, evaluator, stop: Callable[[int], bool]) -> int:
+        """``start_move`` then ``run``."""
+        self.start_move(board, evaluator)
+        return self.run(stop)
+
+    def run(self, stop: Callable[[int], bool]) -> int:
         """``mcts.search`` on the core: playouts one at a time until ``stop(playouts_done)`` is true;
         returns the playouts run. The reference tree's root is then a copy of the core's."""
-        self.prepare(board, evaluator)
         trees, s = self.trees, self.s
         done = 0
         try:
@@ -140,48 +166,71 @@ class CoreSearch:
                 if stop(done):
                     return done
                 if done == 0:
-                    if self.tree.threats and not self._analysed:
-                        analyse_root(trees, s, self.tree.threat_solver)
-                    self._analysed = True
+                    self._analyse()
                     trees.start_move(s, 1, self.tree.forced_k)
                 else:
                     trees.sint[s, k.S_BUDGET] = done + 1
                     trees.sint[s, k.S_STATE] = k.RUN
-                self._playout(evaluator)
+                self._steps(np.array([s], np.int64))
                 done += 1
                 self.playouts += 1
         finally:
             trees.drop_pending(s)  # an exception between the descent and the backup: the board back at the root
-            self.tree.root = self.root
+            self.tree.root = self.root()
 
-    def _playout(self, evaluator) -> None:
-        """Runs the search's next playout: to its leaf, the net, the backup."""
-        trees, s = self.trees, self.s
-        ids = np.array([s], np.int64)
+    def expand_root(self) -> None:
+        """The root's evaluation (after its threat searches), if it is not expanded."""
+        if not self.root_state()[0]:
+            self._analyse()
+            self.trees.start_move(self.s, 0)
+            try:
+                self._steps(np.array([self.s], np.int64))
+            finally:
+                self.trees.drop_pending(self.s)
+            self.playouts += 1
+
+    def simulate(self, children) -> int:
+        """One simulation into each root child of ``children``, on lanes that share the root (their
+        subtrees are disjoint); the leaves go to the net in one call, then back up in order."""
+        trees = self.trees
+        trees.make_room(len(children))
+        lanes = trees.open_lanes(self.s, children)
+        try:
+            self._buffers(len(lanes))
+            self._steps(lanes)
+        finally:
+            trees.close_lanes(lanes)
+        self.playouts += len(lanes)
+        return len(lanes)
+
+    def _steps(self, ids: np.ndarray) -> None:
+        """Runs the searches ``ids`` until each is ``READY``: to their leaves, the net, the backups."""
+        trees = self.trees
         while True:
-            trees.make_room(1)
-            if trees.step(ids, self._priors, self._values, self._out, 0):
-                self._evaluate(evaluator)
-            if trees.state(s) == k.READY:
+            trees.make_room(len(ids))
+            rows = trees.step(ids, self._priors, self._values, self._out, 0)
+            if rows:
+                self._evaluate([s for s in ids if trees.state(s) == k.PENDING], rows)
+            if all(trees.state(s) == k.READY for s in ids):
                 return
 
-    def _evaluate(self, evaluator) -> None:
-        trees = self.trees
+    def _evaluate(self, pending: list, rows: int) -> None:
+        trees, evaluator = self.trees, self._evaluator
+        pending.sort(key=lambda s: trees.sint[s, k.S_ROW])
         channels = input_channels(evaluator.input_version)
-        planes = self._out[:, :channels].reshape(1, channels, trees.height, trees.width)
+        planes = self._out[:rows, :channels].reshape(rows, channels, trees.height, trees.width)
         if evaluator.cache_size:
-            priors, values = evaluator.predict_keyed([trees.cache_key(self.s)], planes)
+            priors, values = evaluator.predict_keyed([trees.cache_key(s) for s in pending], planes)
         else:
             priors, values = evaluator.predict_planes(np.ascontiguousarray(planes))
-        self._priors[0], self._values[0] = priors[0], values[0]
+        self._priors[:rows], self._values[:rows] = priors, values
 
     # ------------------------------------------------------------ the root
-    @property
-    def root(self) -> TreeNode:
+    def root(self, children: bool = True) -> TreeNode:
         """A copy of the root (``CoreTrees.root_view``); a fresh node before any search."""
         if self.s < 0:
-            return TreeNode()
-        return self.trees.root_view(self.s)
+            return type(self.tree.root)()
+        return self.trees.root_view(self.s, children)
 
     def root_state(self) -> tuple[bool, int, int]:
         """The root's ``(expanded, proven, N)`` without copying it (for a stop rule asked every playout)."""

@@ -22,7 +22,7 @@ from gomoku.search.core.vcf import (CACHE_SIZE, LEAF_VCF_DEPTH, LEAF_VCF_NODES, 
 
 
 @njit
-def _store(cache, key, found, plies, first, budget):
+def store(cache, key, found, plies, first, budget):
     if len(cache) >= CACHE_SIZE:
         cache.clear()
     cache[key] = (found, plies, first, budget)
@@ -68,10 +68,10 @@ def cached_vcf(cells, s, a, budget, cache, n, exact, renju, width, height, windo
     length = search(cells, s, a, LEAF_VCF_DEPTH, 0, budget, n, exact, renju, width, height, windows, ends, through,
                     beyond, zobrist, ws)[0]
     if length == 0:
-        _store(cache, key, 0, 0, -1, budget)
+        store(cache, key, 0, 0, -1, budget)
         return 0, -1
     plies = line_plies(cells, s, a, line, length, n, exact, windows, through, beyond, cnt, against)
-    _store(cache, key, 1, plies, line[0], 0)
+    store(cache, key, 1, plies, line[0], 0)
     # every attacker-to-move position along the line is won, with the rest of the line
     h = key
     i = 0
@@ -79,7 +79,7 @@ def cached_vcf(cells, s, a, budget, cache, n, exact, renju, width, height, windo
         cells[s, line[i]] = a
         cells[s, line[i + 1]] = d
         h ^= zobrist[line[i], a] ^ zobrist[line[i + 1], d]
-        _store(cache, h, 1, plies - i - 2, line[i + 2], 0)
+        store(cache, h, 1, plies - i - 2, line[i + 2], 0)
         i += 2
     i -= 2
     while i >= 0:

@@ -28,9 +28,8 @@ from gomoku.search.core.planes import plane_tables
 from gomoku.search.core.threats import cache_list, cache_list_extend, cache_list_set, new_cache
 from gomoku.search.core.vcf import geometry, workspace
 from gomoku.search.core.vct import vct_workspace
-from gomoku.search.threat_board import _weights
-from gomoku.search.gumbel import GumbelNode
-from gomoku.search.tree import TreeNode
+from gomoku.search.threat_board import line_weights
+from gomoku.search.tree import GumbelNode, TreeNode
 
 UNLIMITED = 1 << 40
 """a Gumbel search's budget until its player has drawn it (after the root's evaluation)"""
@@ -66,7 +65,7 @@ class CoreTrees:
         self.queue = np.zeros((0, 1), np.int64)
         self.rootmoves = np.zeros((0, size), np.int64)  # a new root's moves from the threat searches
         # the root's threat searches' scratch (``roots.analyse_root``)
-        self.weights = _weights(n_in_row)
+        self.weights = line_weights(n_in_row)
         self.ws, self.vs = workspace(size, len(self.vcf_args[0])), vct_workspace(size)
         self.keep, self.line = np.zeros(size, np.bool_), np.zeros(2 * size + 2, np.int64)
         self.mark, self.mine, self.theirs = np.zeros(size, np.int64), np.zeros(size, np.int64), np.zeros(size, np.int64)
@@ -217,6 +216,31 @@ class CoreTrees:
         self.sint[s, k.S_QLEN] = len(children)
         self.sint[s, k.S_BUDGET] = budget
         self.sint[s, k.S_STATE] = k.RUN
+
+    def open_lanes(self, s: int, children) -> np.ndarray:
+        """Searches that stand on search ``s``'s root and board, one a root child of ``children`` (a
+        Gumbel round: one simulation each, their subtrees disjoint); ``close_lanes`` frees them."""
+        lanes = np.empty(len(children), np.int64)
+        for i, child in enumerate(children):
+            if not self._free:
+                self._grow_searches(max(16, self.sint.shape[0]))
+            t = lanes[i] = self._free.pop()
+            self.sint[t], self.sflt[t] = self.sint[s], self.sflt[s]
+            self.cells[t], self.hist[t] = self.cells[s], self.hist[s]
+            cache_list_set(self.caches, t, self.caches[s])
+            self.queue[t, 0] = child
+            self.sint[t, [k.S_DONE, k.S_QPOS, k.S_PLAYOUTS]] = 0
+            self.sint[t, [k.S_BUDGET, k.S_QLEN]] = 1
+            self.sint[t, k.S_STATE] = k.RUN
+        return lanes
+
+    def close_lanes(self, lanes: np.ndarray) -> None:
+        for t in lanes.tolist():
+            self.drop_pending(t)
+            self.sint[t, k.S_ROOT] = -1
+            self.sint[t, k.S_STATE] = k.IDLE
+            cache_list_set(self.caches, t, self._no_cache)
+            self._free.append(t)
 
     def play(self, s: int, move: int, keep_subtree: bool) -> None:
         """Plays ``move`` on search ``s``'s board; keeps the subtree under it as the root

@@ -162,7 +162,7 @@ def table_entries(budget, most):
 
 
 @njit
-def _sort_unique(buf, count):
+def sort_unique(buf, count):
     """Sorts ``buf[:count]`` and drops repeats in place; returns the new count."""
     for i in range(1, count):
         x = buf[i]
@@ -180,7 +180,7 @@ def _sort_unique(buf, count):
 
 
 @njit
-def _empty_cell(cells, s, windows, w, n, skip):
+def empty_cell(cells, s, windows, w, n, skip):
     """The first empty cell of window ``w`` other than ``skip``."""
     for j in range(n):
         c = windows[w, j]
@@ -221,15 +221,15 @@ def _fives(cells, s, a, n, size, windows, cnt, against, fd):
     nd = 0
     for w in range(windows.shape[0]):
         if against[a, w] == 0 and cnt[a, w] == n - 1:
-            c = _empty_cell(cells, s, windows, w, n, -1)
+            c = empty_cell(cells, s, windows, w, n, -1)
             if c < best:
                 best = c
         if against[d, w] == 0 and cnt[d, w] == n - 1:
-            fd[nd] = _empty_cell(cells, s, windows, w, n, -1)
+            fd[nd] = empty_cell(cells, s, windows, w, n, -1)
             nd += 1
     if best < size:
         return 1, best
-    nd = _sort_unique(fd, nd)
+    nd = sort_unique(fd, nd)
     if nd > 1:
         return -1, nd
     return 0, nd
@@ -245,12 +245,12 @@ def four_list(cells, s, a, n, width, height, renju, windows, cnt, against, pairs
     if n >= 2:
         for w in range(windows.shape[0]):
             if against[a, w] == 0 and cnt[a, w] == n - 2:
-                x = _empty_cell(cells, s, windows, w, n, -1)
-                y = _empty_cell(cells, s, windows, w, n, x)
+                x = empty_cell(cells, s, windows, w, n, -1)
+                y = empty_cell(cells, s, windows, w, n, x)
                 pairs[npairs] = x * size + y
                 pairs[npairs + 1] = y * size + x
                 npairs += 2
-    npairs = _sort_unique(pairs, npairs)
+    npairs = sort_unique(pairs, npairs)
     count = 0
     i = 0
     while i < npairs:

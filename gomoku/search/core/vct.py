@@ -18,7 +18,7 @@ import numpy as np
 
 from gomoku.search.core.boards import drop_forbidden, is_forbidden
 from gomoku.search.core.jit import njit
-from gomoku.search.core.vcf import (MOST_DEPTH, _empty_cell, _sort_unique, four_list, position_hash, put, search,
+from gomoku.search.core.vcf import (MOST_DEPTH, empty_cell, sort_unique, four_list, position_hash, put, search,
                                     table_entries, table_reset, table_slot, window_counts)
 
 VCT_THREES = 8  # threat_searches.VCT_THREES
@@ -41,9 +41,9 @@ def five_list(cells, s, p, n, windows, cnt, against, out):
     count = 0
     for w in range(windows.shape[0]):
         if against[p, w] == 0 and cnt[p, w] == n - 1:
-            out[count] = _empty_cell(cells, s, windows, w, n, -1)
+            out[count] = empty_cell(cells, s, windows, w, n, -1)
             count += 1
-    return _sort_unique(out, count)
+    return sort_unique(out, count)
 
 
 @njit
@@ -72,7 +72,7 @@ def _three_moves(cells, s, a, n, width, height, renju, exact, windows, through, 
                 if cells[s, c] == 0:
                     out[k] = c
                     k += 1
-    k = _sort_unique(out, k)
+    k = sort_unique(out, k)
     attack, defend = weights[0], weights[1]
     for i in range(k):
         c = out[i]
@@ -207,7 +207,7 @@ def find_vct(cells, s, a, budget, depth, n, exact, renju, width, height, windows
                             for m in range(nfour):
                                 row[count] = moves[m]
                                 count += 1
-                            count = _sort_unique(row, count)
+                            count = sort_unique(row, count)
                         if renju and d == 1:
                             count = drop_forbidden(cells, s, row, count, width, height)
                         frame[f, 4], frame[f, 5] = 0, count
