@@ -1,4 +1,4 @@
-"""The replay buffer: a FIFO of the last training positions (docs/algorithm.md, section 6, step 3), one per board size,
+"""The replay buffer: a FIFO of the last training positions (docs/algorithm.md, section 6, steps 2 and 3), one per board size,
 and the window of its newest positions that updates draw from (``replay_window``)."""
 
 from __future__ import annotations
