@@ -36,6 +36,7 @@ ENTROPY = "#e6781a"
 WIN_RATIO = "#2c962c"
 PURE = "#946bbd"
 AGREE = "#c23b3b"
+GATE = "#555555"
 
 
 class MetricsError(ValueError):
@@ -289,6 +290,14 @@ def _draw_win_ratio(ax, evaluations: Sequence[dict], ratios, quiet: bool = False
             text += f" @{record['playouts']}"
         ax.annotate(text, (record["iteration"], record["win_ratio"]), textcoords="offset points",
                     xytext=(0, 6), ha="center", fontsize=7, color=PURE)
+    # the gates' scores against the best model: filled where the model passed and became the best
+    gates = [(r["iteration"], r["gate"]) for r in evaluations if r.get("gate") and r["gate"].get("games")]
+    if gates:
+        handles += ax.plot([i for i, _ in gates], [g["score"] for _, g in gates], color=GATE, linestyle=":",
+                           linewidth=1, marker="s", markersize=4, fillstyle="none", label="gate score against the best")
+        passed = [(i, g["score"]) for i, g in gates if g["passed"]]
+        if passed:
+            ax.plot(*zip(*passed), color=GATE, linestyle="none", marker="s", markersize=4)
     ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0, 1.0), frameon=False, fontsize=9)
 
 
