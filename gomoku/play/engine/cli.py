@@ -105,6 +105,7 @@ import sys
 import warnings
 from typing import Optional
 
+from gomoku import interrupt
 from gomoku.net.flags import add_device_flags
 from gomoku.play.engine.brain import EngineOptions, PbrainEngine
 from gomoku.play.engine.move_search import stamped_lines
@@ -224,8 +225,12 @@ def main(argv: Optional[list[str]] = None) -> int:
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     sys.stdout = sys.stderr
     sys.stdin.reconfigure(errors="replace")
+    # The reader thread never takes SIGTERM: it comes to the main thread's quiet end
+    # (``interrupt.end_quietly``), or waits while the main thread imports Paddle.
+    with interrupt.stop_signals_blocked():
+        lines = stamped_lines(sys.stdin)
     try:
-        PbrainEngine(options, out).run(stamped_lines(sys.stdin))
+        PbrainEngine(options, out).run(lines)
     except BrokenPipeError:  # the manager has gone: nobody is left to answer
         pass
     return 0
