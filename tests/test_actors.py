@@ -393,22 +393,3 @@ def test_no_two_self_play_games_are_the_same_across_actors_iterations_and_playin
     keys = {(g.start_player, tuple(g.moves)) for g in games}
     assert len(keys) == len(games), "two self-play games were the same game"
 
-
-def test_the_folders_of_actors_whose_process_died_are_swept_and_no_others(tmp_path):
-    from gomoku.train.workers import EXPORT_PREFIX, _pid_namespace, _sweep_exports
-
-    gone = subprocess.Popen([sys.executable, "-c", "pass"])
-    gone.wait(30)  # a pid that no process has now (reaped)
-    here = _pid_namespace()
-    dead = tmp_path / f"{EXPORT_PREFIX}{here}-{gone.pid}-abc"
-    (dead / "weights-1").mkdir(parents=True)
-    alive = tmp_path / f"{EXPORT_PREFIX}{here}-{os.getpid()}-def"
-    alive.mkdir()
-    elsewhere = tmp_path / f"{EXPORT_PREFIX}1{here}-{gone.pid}-ghi"  # another pid namespace's: its pids mean
-    # nothing here
-    elsewhere.mkdir()
-    other = tmp_path / f"{EXPORT_PREFIX}xyz"  # not a name this code makes
-    other.mkdir()
-    _sweep_exports(str(tmp_path))
-    assert not dead.exists() and alive.exists() and elsewhere.exists() and other.exists()
-

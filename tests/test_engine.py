@@ -350,6 +350,27 @@ def test_the_search_stops_before_the_deadline():
     assert note.split()[1] == "2"  # as fast as possible: root expansion and one descent
 
 
+def test_a_move_sent_while_start_loads_gets_its_whole_time_after_start():
+    # A manager may send BEGIN without waiting for START's OK: both arrive at once, START loads the
+    # models (seconds, and Paddle's import on the first one), and BEGIN's search must not find its
+    # time spent by then. The protocol does not count START's time: the move counts from its end.
+    clock = FakeClock(0.01)  # every playout "takes" 10 ms
+    out = io.StringIO()
+    engine = PbrainEngine(EngineOptions(n_in_row=4, seed=0, margin_ms=100), out, clock)
+    set_up = engine._set_up_game
+
+    def slow_set_up(*board):
+        set_up(*board)
+        clock.now += 30.0  # a START that took 30 s
+
+    engine._set_up_game = slow_set_up
+    for line in ("INFO timeout_turn 1000", "START 6", "BEGIN"):
+        engine.handle(line, arrived=0.0)
+    note, move = out.getvalue().splitlines()[-2:]
+    assert 80 <= int(note.split()[1]) <= 85, note  # the whole 850 ms of the move, as in the test above
+    assert MOVE.fullmatch(move)
+
+
 class GcWatchingClock(FakeClock):
     """A fake clock that notes, at every reading, whether the garbage collector was on."""
 

@@ -57,7 +57,8 @@ the board's model for every rule, so that a switch costs no move any time.
 Time. A move is searched until its time is spent, not for a fixed number of
 playouts: ``TimeControl`` takes ``timeout_turn`` and a share of ``time_left``,
 less a safety margin, counted from the moment the command arrived (a thread
-reads the input and stamps every line). The search stops when the slowest of
+reads the input and stamps every line), or from the end of ``START`` for a command that came
+while ``START`` loaded the models (the protocol does not count ``START``'s time). The search stops when the slowest of
 the recent playouts would end past that deadline, and a move that still ran
 over widens the margin of the next ones; a watchdog thread answers the search's
 best move so far if the search is still running halfway between the deadline
