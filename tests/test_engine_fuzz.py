@@ -27,6 +27,9 @@ from gomoku.play.engine_check.fuzz.scenario import LONG_DIGITS, Scenario
 
 SEED = 20240601
 SMALL = dict(max_playouts=4, max_side=12)
+# The shrinking below is bounded by replays, not seconds, so that a loaded machine shrinks as far
+# as an idle one (these shrinks take 2 to 14 replays).
+SHRINK_REPLAYS = 100
 
 
 def describe(report) -> str:
@@ -212,7 +215,7 @@ def test_the_checker_catches_a_broken_engine(engine, kind):
     # another way than the failure it shrinks.
     hang_s = 0.5 if kind == "hang" else None
     report = Fuzz(FuzzConfig(engine="pure", engine_class=engine, hang_s=hang_s, **SMALL)).run(
-        40, SEED, keep=1, shrink_s=10, max_failures=2)
+        40, SEED, keep=1, shrink_replays=SHRINK_REPLAYS, max_failures=2)
     assert report.failures[kind] > 0 and report.examples, describe(report)
     failure = report.examples[0]
     assert failure.kind == kind and failure.repro is not None
@@ -222,7 +225,7 @@ def test_the_checker_catches_a_broken_engine(engine, kind):
 @pytest.mark.timeout(60)
 def test_an_illegal_move_is_shrunk_to_a_short_repro():
     report = Fuzz(FuzzConfig(engine="pure", engine_class=BROKEN["illegal"], **SMALL)).run(
-        20, SEED, keep=1, shrink_s=10)
+        20, SEED, keep=1, shrink_replays=SHRINK_REPLAYS)
     failure = report.examples[0]
     assert failure.kind == "illegal" and failure.repro is not None and len(failure.repro) <= 4, failure.describe()
     assert Fuzz(FuzzConfig(engine="pure", engine_class=BROKEN["illegal"])).replay(failure.repro, 0)[0] == "illegal"
