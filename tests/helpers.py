@@ -169,6 +169,15 @@ def converse(engine, out: io.StringIO, *lines: str) -> list[str]:
     return out.getvalue().splitlines()[before:]
 
 
+def blocked_signals(pid: int) -> int:
+    """The signals the main thread of process ``pid`` blocks, as a mask (Linux: /proc)."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("SigBlk:"):
+                return int(line.split()[1], 16)
+    return 0
+
+
 class FakeClock:
     """Time that moves on by ``step`` seconds at every reading."""
 
