@@ -96,10 +96,10 @@ def test_a_worker_starts_with_the_stop_signals_blocked_until_its_handler_is_in_p
 
         actors = a.ProcessActors(1, device="cpu")
         actors._workers[0].proc.terminate()  # at once: the worker has not even imported gomoku yet
-        actors._workers[0].proc.join(30)
+        actors._workers[0].proc.join(150)  # the import of Paddle first: long on a busy machine
         print("exit", actors._workers[0].proc.exitcode)
         actors.close()
-    """)
+    """, timeout=200)
     assert done.returncode == 0, done.stderr
     assert "exit 0" in done.stdout
 

@@ -37,7 +37,7 @@ def describe(report) -> str:
 
 
 # ------------------------------------------------------------ clean runs
-@pytest.mark.timeout(60)
+@pytest.mark.timeout(240)
 def test_pure_mcts_in_process_answers_every_sequence_as_the_protocol_says():
     report = Fuzz(FuzzConfig(engine="pure", **SMALL)).run(200, SEED)
     assert report.failed == 0, describe(report)
@@ -47,14 +47,14 @@ def test_pure_mcts_in_process_answers_every_sequence_as_the_protocol_says():
     assert report.seen["ERROR"] > 100 and report.seen["UNKNOWN"] > 10 and report.seen["ABOUT"] > 0
 
 
-@pytest.mark.timeout(60)
+@pytest.mark.timeout(240)
 def test_the_heuristic_in_process_answers_every_sequence_as_the_protocol_says():
     report = Fuzz(FuzzConfig(engine="heuristic", max_side=10)).run(30, SEED + 1)
     assert report.failed == 0, describe(report)
     assert report.seen["move"] > 150
 
 
-@pytest.mark.timeout(60)
+@pytest.mark.timeout(240)
 def test_an_engine_process_answers_every_sequence_as_the_protocol_says():
     report = Fuzz(FuzzConfig(engine="pure", process=True, restart_every=12, **SMALL)).run(24, SEED + 2)
     assert report.failed == 0, describe(report)
@@ -198,14 +198,14 @@ BROKEN = {
 }
 
 
-@pytest.mark.timeout(60)
+@pytest.mark.timeout(240)
 @pytest.mark.parametrize("kind", sorted(BROKEN))
 def test_the_checker_catches_a_broken_answer(kind):
     report = Fuzz(FuzzConfig(engine="pure", engine_class=BROKEN[kind], **SMALL)).run(40, SEED, max_failures=1)
     assert report.failures[kind] > 0, describe(report)
 
 
-@pytest.mark.timeout(60)
+@pytest.mark.timeout(240)
 @pytest.mark.parametrize("engine, kind", [(RaisingEngine, "crash"), (InfoAnsweringEngine, "count"),
                                           (EndlessEngine, "end"), (HangingEngine, "hang")],
                          ids=["raises", "answers-info", "ignores-end", "hangs"])
@@ -222,7 +222,7 @@ def test_the_checker_catches_a_broken_engine(engine, kind):
     assert len(failure.repro) <= 3, failure.describe()  # shrunk to the line that fails, and a START
 
 
-@pytest.mark.timeout(60)
+@pytest.mark.timeout(240)
 def test_an_illegal_move_is_shrunk_to_a_short_repro():
     report = Fuzz(FuzzConfig(engine="pure", engine_class=BROKEN["illegal"], **SMALL)).run(
         20, SEED, keep=1, shrink_replays=SHRINK_REPLAYS)
@@ -246,7 +246,7 @@ BROKEN_PROCESS = textwrap.dedent("""
 """)
 
 
-@pytest.mark.timeout(60)
+@pytest.mark.timeout(240)
 def test_the_checker_catches_a_process_that_dies_or_hangs():
     config = FuzzConfig(engine="pure", process=True, hang_s=1.0, restart_every=5,
                         engine_command=[sys.executable, "-c", BROKEN_PROCESS], **SMALL)
