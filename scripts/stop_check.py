@@ -44,6 +44,7 @@ class Stop:
     """One signalled process: when the signal went, how it ended, what it printed and left."""
 
     delay: float
+    pid: int
     returncode: int
     exit_seconds: float
     """from the signal to the process's end"""
@@ -85,7 +86,7 @@ def stop_once(command: list[str], lines: list[str], delay: float, sig: int, tmp:
     except subprocess.TimeoutExpired:
         proc.kill()
         output, _ = proc.communicate()
-    return Stop(delay, proc.returncode, time.monotonic() - sent, output, infer_folders(tmp))
+    return Stop(delay, proc.pid, proc.returncode, time.monotonic() - sent, output, infer_folders(tmp))
 
 
 def sweep_on_start(tmp: str) -> int:
@@ -114,28 +115,42 @@ def report(name: str, stops: list[Stop]) -> bool:
     return not (loud or hung or leaving)
 
 
+def kill_check(moments: list[float]) -> bool:
+    """SIGKILLs of the engine at ``moments``, one after another in one temporary folder: the folders
+    each one left, those that the later starts swept, and those that one more start sweeps."""
+    with tempfile.TemporaryDirectory(prefix="stop-check-") as tmp:
+        left, swept, present = 0, 0, set()
+        for d in moments:
+            kill = stop_once(ENGINE, ENGINE_INPUT, d, signal.SIGKILL, tmp)
+            now = set(kill.left)
+            swept += len(present - now)  # removed by this start's sweep
+            left += sum(f"-{kill.pid}-" in name for name in now)
+            present = now
+        swept_last = sweep_on_start(tmp)
+        after = len(infer_folders(tmp))
+        print(f"engine SIGKILL: {len(moments)} kills left {left} folders; the later kills' starts swept {swept}, "
+              f"one more start swept the {swept_last} left, {after} remain")
+        return after == 0 and swept + swept_last == left
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tries", type=int, default=20, help="signals of each kind (default: 20)")
     parser.add_argument("--first", type=float, default=0.5, help="the earliest signal, seconds after the start")
     parser.add_argument("--last", type=float, default=10.0, help="the latest signal, seconds after the start")
+    parser.add_argument("--kinds", default="engine,play,kill",
+                        help="which checks: engine (SIGTERM), play (SIGTERM to play.py), kill (SIGKILL to the engine)")
     args = parser.parse_args(argv)
     moments = delays(args.tries, args.first, args.last)
+    kinds = args.kinds.split(",")
     good = True
-    for name, command, lines in (("engine SIGTERM", ENGINE, ENGINE_INPUT), ("play.py SIGTERM", PLAY, PLAY_INPUT)):
-        with tempfile.TemporaryDirectory(prefix="stop-check-") as tmp:
-            good &= report(name, [stop_once(command, lines, d, signal.SIGTERM, tmp) for d in moments])
-    with tempfile.TemporaryDirectory(prefix="stop-check-") as tmp:
-        left = []
-        for d in moments:
-            kill = stop_once(ENGINE, ENGINE_INPUT, d, signal.SIGKILL, tmp)
-            left.append(len(kill.left))
-        before = len(infer_folders(tmp))
-        swept = sweep_on_start(tmp)
-        after = len(infer_folders(tmp))
-        print(f"engine SIGKILL: {len(moments)} kills; folders present after each: {left}; "
-              f"{before} before the next start, which swept {swept}, {after} after it")
-        good &= after == 0
+    for kind, name, command, lines in (("engine", "engine SIGTERM", ENGINE, ENGINE_INPUT),
+                                       ("play", "play.py SIGTERM", PLAY, PLAY_INPUT)):
+        if kind in kinds:
+            with tempfile.TemporaryDirectory(prefix="stop-check-") as tmp:
+                good &= report(name, [stop_once(command, lines, d, signal.SIGTERM, tmp) for d in moments])
+    if "kill" in kinds:
+        good &= kill_check(moments)
     return 0 if good else 1
 
 
