@@ -7,7 +7,8 @@ while the command was still starting. SIGINT and SIGTERM stay blocked while the 
 module is imported: the threads that NumPy and Paddle start then keep them blocked for good, so
 that every signal reaches the main thread's handlers (``net.backend`` blocks them again while
 Paddle itself is imported), and a signal sent meanwhile arrives once the import is done: Ctrl-C
-as one line, SIGTERM as a quiet end. Once ``main`` returns, a late Ctrl-C is ignored: it would
+as one line, SIGTERM as a quiet end (``interrupt.end_quietly``: the process's temporary folders
+removed, nothing printed). Once ``main`` returns, a late Ctrl-C is ignored: it would
 otherwise land in Paddle's exit clean-up and print a traceback there.
 
 This module imports only the standard library at its top: a worker process of the trainer
@@ -33,15 +34,15 @@ def run(module: str, function: str = "main", argv: Optional[list[str]] = None) -
     """Runs ``module.function(argv)`` (``function()`` when ``argv`` is None) as a command; returns its exit code."""
     from gomoku.util import PaddleMissingError
 
+    from gomoku import interrupt
+
     name = os.path.basename(sys.argv[0]) or module
+    signal.signal(signal.SIGTERM, interrupt.end_quietly)
     try:
-        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-        try:
+        with interrupt.stop_signals_blocked():
             for kinds in PLAYER_KIND_MODULES:
                 importlib.import_module(kinds)
             main = getattr(importlib.import_module(module), function)
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         return main() if argv is None else main(argv)
     except PaddleMissingError as exc:
         print(f"{name}: {exc}", file=sys.stderr)

@@ -8,12 +8,24 @@ only records the request, and the loops call ``check()`` between steps, where
 stopping is safe. Waiting on worker processes touches no Paddle state, so inside
 ``interruptible()`` a signal raises at once. A second signal also raises at once,
 for a user who does not want to wait for the current step.
+
+Every command (``commands.run``) ends on SIGTERM through ``end_quietly`` outside such blocks: a
+manager stops its engine that way at every match's end, and a user may stop a game so. It
+removes the process's temporary folders (``tempdirs``) and ends the process by the signal, at
+once and without a word. ``stop_signals_blocked`` starts threads that never take SIGTERM or
+SIGINT: a process-directed signal then reaches the main thread, whose handler is the
+process's own, or waits while the main thread imports Paddle (``net.backend``) instead of
+landing on a thread where Paddle's own handler would print its "FatalError" report.
 """
 
 from __future__ import annotations
 
+import os
 import signal
+import sys
 from contextlib import contextmanager
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 _requests = 0
 _raise_now = False
@@ -62,3 +74,31 @@ def interruptible():
         yield
     finally:
         _raise_now = saved
+
+
+def end_quietly(signum, frame) -> None:
+    """A SIGTERM handler: removes this process's temporary folders, then ends it by the signal
+    (the exit status of a process that had no handler), printing nothing."""
+    from gomoku import tempdirs
+
+    try:
+        tempdirs.remove_own()
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+    except Exception:
+        pass  # a closed stream, a folder already gone: nothing of it may keep the process alive
+    signal.signal(signum, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signum})
+    os.kill(os.getpid(), signum)
+    os._exit(128 + signum)  # not reached where the signal ends the process
+
+
+@contextmanager
+def stop_signals_blocked():
+    """SIGINT and SIGTERM blocked in this thread for the block: threads started in it keep them
+    blocked for good, and a signal sent meanwhile arrives after it."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)

@@ -9,7 +9,7 @@ SLOW_MODULES = {
     "test_actors", "test_arena", "test_bench", "test_commands", "test_engine", "test_engine_fuzz",
     "test_engine_player", "test_engine_soak", "test_grow", "test_gumbel_rounds", "test_interrupt",
     "test_lifecycle", "test_package", "test_pipeline", "test_progress", "test_ray_actors", "test_ray_cluster",
-    "test_ship_model", "test_solve_openings", "test_strength_table", "test_time_to_strength", "test_turning_points",
+    "test_ship_model", "test_solve_openings", "test_stops", "test_strength_table", "test_time_to_strength", "test_turning_points",
 }
 
 

@@ -24,6 +24,13 @@ from gomoku.game.rules import RENJU
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
+LOAD_SLACK_S = 1.5
+"""added to every wall-clock limit on an answer: how long a machine busy with other work (a load
+of 4 to 9 on 2 cores) may hold a process back beyond what it was asked. A limit that an answer
+misses by more than this is a real fault: an engine that ignores its turn takes its default 5 s,
+one that ignores an instant move 30 s. The engine's deadline arithmetic itself is tested exactly
+on a fake clock; the wall-clock latencies of real games are the soak's figures, not asserted."""
+
 # train.py's flags for a run of a few seconds on a 6x6 board, four in a row.
 TINY = ["--preset", "6x6x4", "--n-playout", "12", "--games-per-iter", "2", "--batch-size", "32",
         "--buffer-size", "2000", "--updates-per-iter", "1", "--epochs", "2", "--check-freq", "2",
@@ -160,6 +167,15 @@ def converse(engine, out: io.StringIO, *lines: str) -> list[str]:
     for line in lines:
         engine.handle(line)
     return out.getvalue().splitlines()[before:]
+
+
+def blocked_signals(pid: int) -> int:
+    """The signals the main thread of process ``pid`` blocks, as a mask (Linux: /proc)."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("SigBlk:"):
+                return int(line.split()[1], 16)
+    return 0
 
 
 class FakeClock:

@@ -15,7 +15,7 @@ from gomoku.train.backends import WORKER_NICE, make_actors
 from gomoku.train.tasks import PUBLISHED, SelfPlaySettings, SelfPlayTask, WorkerError, split
 from gomoku.train.worker_loop import COLLECT, _serve
 from gomoku.train.workers import ProcessActors
-from tests.helpers import tiny_model, tiny_self_play
+from tests.helpers import blocked_signals, tiny_model, tiny_self_play
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TINY = tiny_self_play()
@@ -40,9 +40,16 @@ def test_split_spreads_evenly_and_drops_empty_shares():
     assert split(8, 2) == [4, 4] and split(5, 2) == [3, 2] and split(1, 4) == [1]
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_close_lets_idle_workers_exit_by_themselves():
     actors = ProcessActors(2, device="cpu")
     procs = [w.proc for w in actors._workers]
+    # Idle: serving, with SIGTERM unblocked once Paddle is imported and the worker's handler is in
+    # place, however long a busy machine takes to get there (close waits 5 s for an answer).
+    deadline = time.monotonic() + 200
+    while time.monotonic() < deadline and any(p.is_alive() and blocked_signals(p.pid) & (1 << (signal.SIGTERM - 1))
+                                              for p in procs):
+        time.sleep(0.1)
     actors.close()
     assert all(p.exitcode == 0 for p in procs)
     actors.close()  # a second close does nothing
@@ -89,10 +96,10 @@ def test_a_worker_starts_with_the_stop_signals_blocked_until_its_handler_is_in_p
 
         actors = a.ProcessActors(1, device="cpu")
         actors._workers[0].proc.terminate()  # at once: the worker has not even imported gomoku yet
-        actors._workers[0].proc.join(30)
+        actors._workers[0].proc.join(150)  # the import of Paddle first: long on a busy machine
         print("exit", actors._workers[0].proc.exitcode)
         actors.close()
-    """)
+    """, timeout=200)
     assert done.returncode == 0, done.stderr
     assert "exit 0" in done.stdout
 
@@ -392,23 +399,4 @@ def test_no_two_self_play_games_are_the_same_across_actors_iterations_and_playin
     assert len(games) == 16
     keys = {(g.start_player, tuple(g.moves)) for g in games}
     assert len(keys) == len(games), "two self-play games were the same game"
-
-
-def test_the_folders_of_actors_whose_process_died_are_swept_and_no_others(tmp_path):
-    from gomoku.train.workers import EXPORT_PREFIX, _pid_namespace, _sweep_exports
-
-    gone = subprocess.Popen([sys.executable, "-c", "pass"])
-    gone.wait(30)  # a pid that no process has now (reaped)
-    here = _pid_namespace()
-    dead = tmp_path / f"{EXPORT_PREFIX}{here}-{gone.pid}-abc"
-    (dead / "weights-1").mkdir(parents=True)
-    alive = tmp_path / f"{EXPORT_PREFIX}{here}-{os.getpid()}-def"
-    alive.mkdir()
-    elsewhere = tmp_path / f"{EXPORT_PREFIX}1{here}-{gone.pid}-ghi"  # another pid namespace's: its pids mean
-    # nothing here
-    elsewhere.mkdir()
-    other = tmp_path / f"{EXPORT_PREFIX}xyz"  # not a name this code makes
-    other.mkdir()
-    _sweep_exports(str(tmp_path))
-    assert not dead.exists() and alive.exists() and elsewhere.exists() and other.exists()
 

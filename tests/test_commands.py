@@ -9,6 +9,8 @@ import time
 
 import pytest
 
+from tests.helpers import blocked_signals
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Stands for a machine where the project was installed without its Paddle extra.
 WITHOUT_PADDLE = ("import importlib.util, runpy, sys\n"
@@ -60,14 +62,6 @@ def test_without_paddle_the_engine_answers_start_without_a_traceback(tmp_path):
     assert "PaddlePaddle is not installed" in chosen.stdout
 
 
-def _blocked(pid: int) -> int:
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("SigBlk:"):
-                return int(line.split()[1], 16)
-    return 0
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize("later", [0.0, 0.5])
@@ -82,7 +76,7 @@ def test_ctrl_c_while_the_trainer_starts_is_one_line(tmp_path, later):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 100
-    while time.monotonic() < deadline and proc.poll() is None and not _blocked(proc.pid) & (1 << (signal.SIGINT - 1)):
+    while time.monotonic() < deadline and proc.poll() is None and not blocked_signals(proc.pid) & (1 << (signal.SIGINT - 1)):
         time.sleep(0.005)
     time.sleep(later)
     proc.send_signal(signal.SIGINT)

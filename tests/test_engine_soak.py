@@ -192,7 +192,7 @@ def engines_find_the_package(monkeypatch):
     monkeypatch.setenv("PYTHONPATH", str(ROOT) + (os.pathsep + path if path else ""))
 
 
-@pytest.mark.timeout(150)
+@pytest.mark.timeout(400)
 def test_a_short_soak_plays_complete_games_without_a_fault(tmp_path, engines_find_the_package):
     # One game of each pairing on 9x9, with openings, a match clock and BOARD every turn among them.
     drawn = draw_settings(3, seed=11, boards=[(9, 9)], timeouts_ms=(3000, 3000), max_playouts=30,
@@ -226,7 +226,7 @@ def test_a_short_soak_plays_complete_games_without_a_fault(tmp_path, engines_fin
     assert "total 0" in format_table(run)
 
 
-@pytest.mark.timeout(60)
+@pytest.mark.timeout(180)
 def test_both_engines_are_told_the_opening(engines_find_the_package):
     heuristic = [sys.executable, "-m", "gomoku.play.engine", "--heuristic", "1", "--seed", "0"]
     opening = [40, 30]  # Black on 4,4, White on 3,3
@@ -240,7 +240,7 @@ def test_both_engines_are_told_the_opening(engines_find_the_package):
         assert {c.rsplit(",", 1)[0] for c in cells} >= {"4,4", "3,3"}
 
 
-@pytest.mark.timeout(60)
+@pytest.mark.timeout(180)
 def test_ctrl_c_stops_the_soak_and_leaves_no_engine(tmp_path):
     # An uncapped model against the heuristic with 5 s turns: the game is under way when the signal comes.
     command = [sys.executable, "-m", "gomoku.play.engine_check.soak", "--games", "3", "--model", str(MODEL), "--size", "9",

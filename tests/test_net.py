@@ -216,3 +216,18 @@ def test_a_damaged_model_file_is_told_from_a_foreign_one(model, tmp_path):
     corrupt.write_bytes(data[:middle] + bytes(b ^ 0xFF for b in data[middle:middle + 64]) + data[middle + 64:])
     with pytest.raises(ModelFileError, match="is damaged"):
         read_model_file(str(corrupt))
+
+
+def test_a_training_step_of_a_net_with_batch_norm_warns_nothing():
+    # Paddle's BatchNorm warns at every train-mode forward pass that it tracks the running
+    # statistics; the step silences exactly that warning (gomoku.net.training.BATCH_NORM_NOTE).
+    import warnings
+
+    net = PolicyValueModel(NetSpec(6, 6, 4, "sizefree", 1, 8), device="cpu")
+    assert any("BatchNorm" in type(layer).__name__ for layer in net.net.sublayers())
+    rng = np.random.default_rng(4)
+    pis = np.full((4, 36), 1 / 36, dtype=np.float32)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        net.train_step(random_planes(4, rng), pis, np.zeros(4, dtype=np.float32), 1e-3)
+    assert [str(w.message) for w in caught if "track global mean" in str(w.message)] == []

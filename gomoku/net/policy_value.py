@@ -8,18 +8,22 @@ the weights; the predictor is rebuilt when it falls behind.
 
 from __future__ import annotations
 
-import tempfile
 from typing import Optional
 
 import numpy as np
 from gomoku.net.backend import paddle
 
+from gomoku import tempdirs
 from gomoku.net.device import resolve_device, resolve_precision
 from gomoku.net.inference import InferencePredictor, export_inference
 from gomoku.net.model import build_net
 from gomoku.net.modelfile import ModelFileError, read_model_file, save_model_file
 from gomoku.net.spec import NetSpec
 from gomoku.net.training import BatchFit
+
+INFER_PREFIX = "gomoku-infer-"
+"""the temporary folder a net is exported to for its predictor (``tempdirs``: named for its process,
+removed on SIGTERM too, swept by a later process after a SIGKILL)"""
 
 
 class PolicyValueModel:
@@ -79,7 +83,7 @@ class PolicyValueModel:
 
     def refresh_inference(self) -> None:
         """Rebuilds the predictor from the current weights (after training steps)."""
-        with tempfile.TemporaryDirectory(prefix="gomoku-infer-") as tmp:
+        with tempdirs.folder(INFER_PREFIX) as tmp:
             self.export_inference(tmp)
             self._predictor = InferencePredictor(tmp, self.device, self.threads, self.precision)
         self._predictor_version = self.version

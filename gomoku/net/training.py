@@ -7,11 +7,15 @@ comes from the optimizer's weight decay.
 
 from __future__ import annotations
 
+import warnings
 from typing import Protocol
 
 import numpy as np
 from gomoku.net.backend import paddle
 import paddle.nn.functional as F
+
+BATCH_NORM_NOTE = "When training, we now always track global mean and variance"
+"""the start of the warning Paddle's BatchNorm gives at every forward pass in train mode"""
 
 
 class Trainable(Protocol):
@@ -50,7 +54,12 @@ class BatchFit:
     def _forward(self) -> np.ndarray:
         """The loss at the current weights, kept for the next step; returns the log-policy."""
         self.model.net.train()
-        log_p, value = self.model.net(self._x)
+        with warnings.catch_warnings():
+            # Paddle's BatchNorm warns at every forward pass in train mode that it updates its
+            # running mean and variance: what this step wants (the eval-mode net uses them), so
+            # the warning tells a user nothing.
+            warnings.filterwarnings("ignore", BATCH_NORM_NOTE, UserWarning)
+            log_p, value = self.model.net(self._x)
         value_loss = F.mse_loss(value.reshape([-1]), self._z)
         policy_loss = -paddle.mean(paddle.sum(self._pi * log_p, axis=1))
         self._loss = value_loss + policy_loss

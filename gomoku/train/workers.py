@@ -29,23 +29,14 @@ import time
 import weakref
 from typing import Callable, Optional
 
-from gomoku import interrupt
+from gomoku import interrupt, tempdirs
 from gomoku.train.actors import Actors, Pending
 from gomoku.train.tasks import Progress, WorkerError
 from gomoku.train.worker_loop import COLLECT, PROGRESS, STARTUP_SIGNALS
 from gomoku.train.worker_start import start_worker
 
 STOP_GRACE_S = 5.0  # how long close() waits at each step: asked, terminated, killed
-EXPORT_PREFIX = "gomoku-actors-"  # a process's actors' temporary folder: the prefix, "PIDS-PID-", a random part
-
-
-def _pid_namespace() -> str:
-    """This process's pid namespace (its inode; "0" where there is none to read): a pid names a
-    process only within one, and a temporary folder may be shared across them (containers)."""
-    try:
-        return str(os.stat("/proc/self/ns/pid").st_ino)
-    except OSError:
-        return "0"
+EXPORT_PREFIX = "gomoku-actors-"  # a process's actors' temporary folder (``tempdirs``)
 
 
 class _Worker:
@@ -87,8 +78,7 @@ class ProcessActors(Actors):
         self._pending = 0  # workers busy with a task whose result nobody has read yet
         self._progress: Optional[Callable[[Progress], None]] = None
         self._export_dir: Optional[str] = None
-        _sweep_exports()
-        self._tmp = tempfile.mkdtemp(prefix=f"{EXPORT_PREFIX}{_pid_namespace()}-{os.getpid()}-")
+        self._tmp = tempdirs.make(EXPORT_PREFIX)  # sweeps the folders of actors whose process is gone
         _live.add(self)
         try:
             for _ in range(n):
@@ -232,33 +222,6 @@ class ProcessActors(Actors):
             for worker in workers:
                 worker.conn.close()
             shutil.rmtree(self._tmp, ignore_errors=True)
-
-
-def _sweep_exports(root: Optional[str] = None) -> None:
-    """Removes the temporary folders of actors whose process is gone (``close`` removes its own;
-    a process killed with SIGKILL cannot), found by the pid in their names: only those made in this
-    process's pid namespace."""
-    root = root or tempfile.gettempdir()
-    namespace = _pid_namespace()
-    try:
-        names = os.listdir(root)
-    except OSError:
-        return
-    for name in names:
-        parts = name[len(EXPORT_PREFIX):].split("-")
-        if (name.startswith(EXPORT_PREFIX) and len(parts) >= 3 and parts[0] == namespace and parts[1].isdigit()
-                and not _pid_alive(int(parts[1]))):
-            shutil.rmtree(os.path.join(root, name), ignore_errors=True)
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # another user's process
-    return True
 
 
 def _join_all(procs: list, seconds: float) -> None:

@@ -115,6 +115,7 @@ class PbrainEngine(MoveMaker):
         self._watchdog = Watchdog(self._watchdog_answer, clock) if watchdog else None
         self._answered: Optional[int] = None  # the move the watchdog answered for the search just ended
         self._move_started = 0.0  # when the command of the move being searched arrived
+        self._set_up_at = float("-inf")  # when the last START or RECTSTART ended
         self.time = TimeControl(timeout_turn=options.turn_ms, margin_ms=options.margin_ms)
         self.position: Optional[Position] = None
         self.n_in_row = options.n_in_row
@@ -161,8 +162,10 @@ class PbrainEngine(MoveMaker):
         line = line.strip()
         if not line:
             return self.running
-        # A move's time counts from the moment its command arrived (else from now, when it is read).
-        started = self._clock() if arrived is None else arrived
+        # A move's time counts from the moment its command arrived (else from now, when it is read),
+        # or from START's end for a command that came while START loaded the models: the protocol
+        # does not count START's time, and a move's search must not find it spent.
+        started = max(self._clock() if arrived is None else arrived, self._set_up_at)
         try:
             if self._block is not None and self._block_line(line):
                 return self.running
@@ -206,6 +209,12 @@ class PbrainEngine(MoveMaker):
         self._new_game(*parse_pair(arg, "RECTSTART width,height"))
 
     def _new_game(self, width: int, height: int) -> None:
+        try:
+            self._set_up_game(width, height)
+        finally:
+            self._set_up_at = self._clock()
+
+    def _set_up_game(self, width: int, height: int) -> None:
         if width < 1 or height < 1:
             raise ProtocolError(f"the board {width}x{height} has no cells")
         if width > MAX_SIDE or height > MAX_SIDE:

@@ -57,7 +57,8 @@ the board's model for every rule, so that a switch costs no move any time.
 Time. A move is searched until its time is spent, not for a fixed number of
 playouts: ``TimeControl`` takes ``timeout_turn`` and a share of ``time_left``,
 less a safety margin, counted from the moment the command arrived (a thread
-reads the input and stamps every line). The search stops when the slowest of
+reads the input and stamps every line), or from the end of ``START`` for a command that came
+while ``START`` loaded the models (the protocol does not count ``START``'s time). The search stops when the slowest of
 the recent playouts would end past that deadline, and a move that still ran
 over widens the margin of the next ones; a watchdog thread answers the search's
 best move so far if the search is still running halfway between the deadline
@@ -105,6 +106,7 @@ import sys
 import warnings
 from typing import Optional
 
+from gomoku import interrupt
 from gomoku.net.flags import add_device_flags
 from gomoku.play.engine.brain import EngineOptions, PbrainEngine
 from gomoku.play.engine.move_search import stamped_lines
@@ -224,8 +226,12 @@ def main(argv: Optional[list[str]] = None) -> int:
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     sys.stdout = sys.stderr
     sys.stdin.reconfigure(errors="replace")
+    # The reader thread never takes SIGTERM: it comes to the main thread's quiet end
+    # (``interrupt.end_quietly``), or waits while the main thread imports Paddle.
+    with interrupt.stop_signals_blocked():
+        lines = stamped_lines(sys.stdin)
     try:
-        PbrainEngine(options, out).run(stamped_lines(sys.stdin))
+        PbrainEngine(options, out).run(lines)
     except BrokenPipeError:  # the manager has gone: nobody is left to answer
         pass
     return 0

@@ -192,11 +192,14 @@ class Fuzz:
 
     # ----------------------------------------------------------- running
     def run(self, sequences: int, seed: int = 0, keep: int = 3, shrink_s: float = 0.0,
-            max_failures: Optional[int] = None, progress: Optional[Callable[[Report, int], None]] = None) -> Report:
+            max_failures: Optional[int] = None, progress: Optional[Callable[[Report, int], None]] = None,
+            shrink_replays: Optional[int] = None) -> Report:
         """Runs ``sequences`` sequences, or fewer once ``max_failures`` of them have failed.
 
         Keeps ``keep`` examples of each failure kind; ``shrink_s`` (in this process
-        only) is the time each of them may take to shrink to a short repro.
+        only) is the time each of them may take to shrink to a short repro, ``shrink_replays``
+        the replays (either one alone shrinks; both: whichever runs out first). Replays make a
+        shrink that ends the same way on a loaded machine as on an idle one.
         """
         report = Report(self.config.describe())
         started = time.perf_counter()
@@ -221,9 +224,9 @@ class Fuzz:
             self._discard()
             gc.unfreeze()
         report.seconds = time.perf_counter() - started  # the shrinking below not included
-        if shrink_s > 0 and not self.config.process:
+        if (shrink_s > 0 or shrink_replays) and not self.config.process:
             for failure in report.examples:
-                failure.repro = self.shrink(failure, shrink_s)
+                failure.repro = self.shrink(failure, shrink_s or None, shrink_replays)
         return report
 
     def _new_target(self, engine_seed: int):
@@ -326,18 +329,23 @@ class Fuzz:
             self._warm = warm
             target.close(kill=True)
 
-    def shrink(self, failure: Failure, budget_s: float = 30.0) -> Optional[list[str]]:
-        """A short list of lines that fails like ``failure`` on a fresh engine, found within ``budget_s``.
+    def shrink(self, failure: Failure, budget_s: Optional[float] = 30.0,
+               replays: Optional[int] = None) -> Optional[list[str]]:
+        """A short list of lines that fails like ``failure`` on a fresh engine, found within ``budget_s``
+        seconds and ``replays`` replays (None: no such limit).
 
         The failing line alone first, then with the last START before it, then
         chunks of lines taken out while the failure stays (delta debugging).
         None if the lines do not fail the same way again on a fresh engine.
         """
-        deadline = time.monotonic() + budget_s
+        deadline = math.inf if budget_s is None else time.monotonic() + budget_s
+        left = math.inf if replays is None else replays
 
         def fails(candidate: list[str]) -> Optional[list[str]]:
-            if not candidate or time.monotonic() > deadline:
+            nonlocal left
+            if not candidate or time.monotonic() > deadline or left <= 0:
                 return None
+            left -= 1
             result = self.replay(candidate, failure.engine_seed)
             return candidate[:result[1] + 1] if result is not None and result[0] == failure.kind else None
 
@@ -351,7 +359,7 @@ class Fuzz:
                 lines = found
                 break
         chunks = 2
-        while len(lines) > 1 and time.monotonic() < deadline:
+        while len(lines) > 1 and time.monotonic() < deadline and left > 0:
             size = math.ceil(len(lines) / chunks)
             for start in range(0, len(lines), size):
                 found = fails(lines[:start] + lines[start + size:])
