@@ -14,7 +14,11 @@ With ``--search gumbel:64,gumbel:200,puct:800`` it also runs those searches of t
 net at each turning point (the self-play Gumbel search, over ``--seeds`` seeds, and
 the PUCT search that plays evaluations and the arena) and says which of them chose
 a move that keeps the game: how deep self-play must search before its targets
-teach the net the defence it lacks.
+teach the net the defence it lacks. A search written ``gumbel:400:3/1000`` has the
+threat searches on, with a root VCT of 3 threes and 1,000 nodes (the training
+flags ``--threats on --vct-depth 3 --vct-nodes 1000``; ``4/5000/5000`` also gives each move checked
+against the opponent's VCT at least 5,000 nodes, ``--defence-vct-nodes``); the summary then gives the
+milliseconds a search spent in the root's threat searches, and in all.
 
 The searches stop at a node budget (``--budget``, ``--depth`` threes deep), so "no
 forced win" means none found: a turning point can lie earlier than reported.
@@ -25,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 import warnings
 from dataclasses import dataclass, field
 from typing import Optional
@@ -39,6 +44,7 @@ from gomoku.play.arena.report import read_games as read_arena_games  # noqa: E40
 from gomoku.play.arena.settings import ArenaError  # noqa: E402
 from gomoku.search.threat_board import ThreatBoard  # noqa: E402
 from gomoku.search.threat_searches import find_vcf, find_vct  # noqa: E402
+from gomoku.search.threats import DEFENCE_VCT_NODES, VctBudgets  # noqa: E402
 from gomoku.util import positive_int_arg  # noqa: E402
 
 
@@ -105,43 +111,101 @@ def keeps_game(before: Board, move: int, mover: int, budget: int, depth: int) ->
 SEARCH_KINDS = ("gumbel", "puct")
 
 
-def parse_searches(text: str) -> list[tuple[str, int]]:
-    """``'gumbel:64,puct:800'`` -> ``[('gumbel', 64), ('puct', 800)]``; ValueError on anything else."""
+def parse_searches(text: str) -> list[tuple]:
+    """``'gumbel:64,puct:800:4/2000'`` -> ``[('gumbel', 64, None), ('puct', 800, VctBudgets(4, 2000, 100))]``
+    (the third part: the threat searches on, with that root VCT: depth, nodes and, after a second
+    slash, the defence checks' least nodes); ValueError on anything else."""
     searches = []
     for item in text.split(","):
-        kind, _, count = item.strip().partition(":")
-        if kind not in SEARCH_KINDS or not count.isdigit() or int(count) < 1:
-            raise ValueError(f"bad search {item.strip()!r}: write KIND:SIMULATIONS with KIND one of "
-                             f"{', '.join(SEARCH_KINDS)}, e.g. gumbel:200")
-        searches.append((kind, int(count)))
+        kind, _, rest = item.strip().partition(":")
+        count, _, vct = rest.partition(":")
+        budgets = None
+        try:
+            if kind not in SEARCH_KINDS or not count.isdigit() or int(count) < 1:
+                raise ValueError("")
+            if vct:
+                parts = vct.split("/")
+                if len(parts) not in (2, 3) or not all(part.isdigit() for part in parts):
+                    raise ValueError("")
+                depth, nodes = int(parts[0]), int(parts[1])
+                defence = int(parts[2]) if len(parts) == 3 else min(DEFENCE_VCT_NODES, nodes)
+                budgets = VctBudgets(depth, nodes, defence)
+        except ValueError as exc:
+            why = f" ({exc})" if str(exc) else ""
+            raise ValueError(f"bad search {item.strip()!r}{why}: write KIND:SIMULATIONS[:DEPTH/NODES[/DEFENCE]] with KIND one of "
+                             f"{', '.join(SEARCH_KINDS)}, e.g. gumbel:200 or gumbel:400:4/2000") from None
+        searches.append((kind, int(count), budgets))
     return searches
 
 
-def try_searches(point: TurningPoint, evaluator, searches: list[tuple[str, int]], seeds: int = 3,
+def spec_name(kind: str, count: int, budgets) -> str:
+    if budgets is None:
+        return f"{kind}:{count}"
+    return f"{kind}:{count}:{budgets.depth}/{budgets.nodes}/{budgets.defence_nodes}"
+
+
+class RootClock:
+    """Seconds spent in the root's threat searches, on either backend, while in a ``with`` block."""
+
+    def __enter__(self):
+        import gomoku.search.core.games as games
+        import gomoku.search.core.single as single
+        from gomoku.search.threats import ThreatSolver
+
+        self.seconds = 0.0
+        self._saved = [(single, "analyse_root"), (games, "analyse_root"), (ThreatSolver, "root")]
+        self._saved = [(owner, name, getattr(owner, name)) for owner, name in self._saved]
+        for owner, name, fn in self._saved:
+            setattr(owner, name, self._timed(fn))
+        return self
+
+    def _timed(self, fn):
+        def timed(*args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.seconds += time.perf_counter() - start
+        return timed
+
+    def __exit__(self, *exc):
+        for owner, name, fn in self._saved:
+            setattr(owner, name, fn)
+
+
+def try_searches(point: TurningPoint, evaluator, searches: list[tuple], seeds: int = 3,
                  budget: int = 20000, depth: int = 4) -> None:
-    """Runs each search of the net in the turning point's position and fills ``point.searches``.
+    """Runs each search of the net in the turning point's position and fills ``point.searches``
+    with ``(searches that kept the game, searches, seconds in the root's threat searches, seconds)``.
 
     'gumbel' is the self-play search (Gumbel sampling and sequential halving with the
     training defaults, the win check on), once for each of ``seeds`` seeds; 'puct' is
     the evaluation's PUCT search with the win check, which is deterministic, so once.
+    With budgets (``parse_searches``) the threat searches are on, with that root VCT.
     """
     from gomoku.search.gumbel import GumbelPlayer
     from gomoku.search.mcts_player import MCTSPlayer
 
     verdicts = {}  # move -> keeps the game; the threat searches are the slow part
-    for kind, count in searches:
+    for kind, count, budgets in searches:
         kept = tries = 0
+        seconds = threat_seconds = 0.0
+        options = dict(win_check=True, threats=budgets is not None, full_vct=budgets)
         for seed in range(seeds if kind == "gumbel" else 1):
             if kind == "gumbel":
-                player = GumbelPlayer(evaluator, n_playout=count, win_check=True, seed=seed)
+                player = GumbelPlayer(evaluator, n_playout=count, seed=seed, **options)
             else:
-                player = MCTSPlayer(evaluator, n_playout=count, win_check=True)
-            move = player.get_action(point.before.copy())
+                player = MCTSPlayer(evaluator, n_playout=count, **options)
+            with RootClock() as clock:
+                start = time.perf_counter()
+                move = player.get_action(point.before.copy())
+                seconds += time.perf_counter() - start
+            threat_seconds += clock.seconds
             if move not in verdicts:
                 verdicts[move] = keeps_game(point.before, move, point.loser, budget, depth)
             kept += verdicts[move]
             tries += 1
-        point.searches[f"{kind}:{count}"] = (kept, tries)
+        point.searches[spec_name(kind, count, budgets)] = (kept, tries, threat_seconds, seconds)
 
 
 def read_games(path: str) -> list[tuple[object, GameRecord, dict]]:
@@ -191,10 +255,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="with --model: how many of the net's best moves to try instead")
     parser.add_argument("--budget", type=positive_int_arg, default=20000, help="nodes per threat search")
     parser.add_argument("--depth", type=positive_int_arg, default=4, help="threes in one VCT line")
-    parser.add_argument("--search", metavar="KIND:N[,KIND:N]",
+    parser.add_argument("--search", metavar="KIND:N[:DEPTH/NODES[/DEFENCE]][,...]",
                         help="with --model: run these searches of the net at each turning point "
-                             "(gumbel:N, the self-play search; puct:N, the evaluation's) and say which "
-                             "chose a move that keeps the game")
+                             "(gumbel:N, the self-play search; puct:N, the evaluation's; with "
+                             ":DEPTH/NODES[/DEFENCE], the threat searches on with that root VCT) and say which chose a move that keeps the game")
     parser.add_argument("--seeds", type=positive_int_arg, default=3,
                         help="with --search: seeds for each Gumbel search")
     return parser
@@ -255,7 +319,7 @@ def main(argv: Optional[list[str]] = None) -> int:
             if evaluator is not None:
                 safe = ", ".join(f"{label} {prior:.3f}" for label, prior in point.safe) or "none"
                 line += f"; prior of {point.move} {point.prior:.3f}; safe among the net's top {args.top}: {safe}"
-            for spec, (kept, tries) in point.searches.items():
+            for spec, (kept, tries, *_) in point.searches.items():
                 line += f"; {spec} kept it {kept}/{tries}"
         print(line)
     found = [p for p in points if p.stone is not None]
@@ -266,11 +330,12 @@ def main(argv: Optional[list[str]] = None) -> int:
         summary += f" ({kinds.count('VCF')} VCF, {kinds.count('VCT')} VCT)"
     if evaluator is not None and found:
         summary += f"; the net ranked a safe move in its top {args.top} in {sum(1 for p in found if p.safe)}"
-    for spec in (f"{kind}:{count}" for kind, count in searches):
-        kept = sum(p.searches[spec][0] for p in found)
-        tries = sum(p.searches[spec][1] for p in found)
-        summary += f"; {spec} kept the game in {kept} of {tries} searches"
     print(summary)
+    for spec in (spec_name(*search) for search in searches):
+        kept, tries, threat_seconds, seconds = (sum(p.searches[spec][i] for p in found) for i in range(4))
+        if tries:
+            print(f"{spec} kept the game in {kept} of {tries} searches; a search took "
+                  f"{1000 * seconds / tries:.0f} ms, {1000 * threat_seconds / tries:.0f} ms of it in the root's threat searches")
     return 0
 
 

@@ -19,14 +19,17 @@ from gomoku.train.tasks import SelfPlaySettings
 WHERE = {
     "puct": {"n_playout": "n_playout", "c_puct": "mcts.c_puct", "dirichlet_alpha": "dirichlet_alpha",
              "noise_frac": "noise_frac", "explore_moves": "explore_moves", "p_full": "p_full", "n_fast": "n_fast",
-             "forced_k": "forced_k", "win_check": "mcts.win_check", "threats": "mcts.threats"},
+             "forced_k": "forced_k", "win_check": "mcts.win_check", "threats": "mcts.threats",
+             "vct_depth": "full_vct.depth", "vct_nodes": "full_vct.nodes", "defence_vct_nodes": "full_vct.defence_nodes"},
     "gumbel": {"n_playout": "n_playout", "gumbel_m": "gumbel_m", "gumbel_c_visit": "tree.c_visit",
                "gumbel_c_scale": "tree.c_scale", "p_full": "p_full", "n_fast": "n_fast",
-               "win_check": "tree.win_check", "threats": "tree.threats"},
+               "win_check": "tree.win_check", "threats": "tree.threats",
+               "vct_depth": "full_vct.depth", "vct_nodes": "full_vct.nodes", "defence_vct_nodes": "full_vct.defence_nodes"},
 }
 OTHER_VALUES = {"n_playout": 37, "c_puct": 2.5, "dirichlet_alpha": 0.11, "noise_frac": 0.4, "explore_moves": 7,
                 "p_full": 0.5, "n_fast": 9, "forced_k": 1.5, "gumbel_m": 5, "gumbel_c_visit": 30.0,
-                "gumbel_c_scale": 0.7, "win_check": True, "threats": True}
+                "gumbel_c_scale": 0.7, "win_check": True, "threats": True, "vct_depth": 4, "vct_nodes": 3000,
+                "defence_vct_nodes": 300}
 # TrainConfig's fields that are the games' settings (SelfPlaySettings), and those that are not
 # self-play's at all (the board and the net, training, evaluation, where the games run).
 GAME_FIELDS = {"opening_stones", "openings", "openings_share", "rule"}

@@ -89,7 +89,9 @@ def test_searches_at_the_turning_point_say_whether_they_keep_the_game():
     tp.try_searches(point, FakeNetFour(), searches, seeds=3)
     # Enough search sees that every move but i5 lets Black complete the line (the win check);
     # one simulation follows the prior to a1.
-    assert point.searches == {"gumbel:16": (3, 3), "puct:50": (1, 1), "gumbel:1": (0, 3), "puct:1": (0, 1)}
+    kept = {spec: (found[0], found[1]) for spec, found in point.searches.items()}
+    assert kept == {"gumbel:16": (3, 3), "puct:50": (1, 1), "gumbel:1": (0, 3), "puct:1": (0, 1)}
+    assert all(0 <= found[2] <= found[3] for found in point.searches.values())  # threat seconds within the search's
 
 
 def test_the_command_line_runs_the_searches_of_a_model(tmp_path):
@@ -107,10 +109,12 @@ def test_the_command_line_runs_the_searches_of_a_model(tmp_path):
                              "--search", "gumbel:8,puct:16", "--seeds", "2"],
                             capture_output=True, text=True, cwd=ROOT, timeout=100)
     assert result.returncode == 0, result.stderr
-    line, summary = result.stdout.strip().splitlines()
+    line, summary, gumbel, puct = result.stdout.strip().splitlines()
     assert re.search(r"after stone 8 \(a1\) .*; gumbel:8 kept it [0-2]/2; puct:16 kept it [01]/1$", line)
-    assert re.search(r"; gumbel:8 kept the game in [0-2] of 2 searches; puct:16 kept the game in [01] of 1 "
-                     r"searches$", summary)
+    assert summary.startswith("1 lost games; a turning point in 1")
+    assert re.fullmatch(r"gumbel:8 kept the game in [0-2] of 2 searches; a search took \d+ ms, \d+ ms of it in "
+                        r"the root's threat searches", gumbel)
+    assert puct.startswith("puct:16 kept the game in ") and " of 1 searches; " in puct
 
 
 @pytest.mark.parametrize("text", ["gumbel", "gumbel:0", "mcts:100", "puct:8,", "gumbel:x"])

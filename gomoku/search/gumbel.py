@@ -47,6 +47,7 @@ from gomoku.search.backend import open_search
 from gomoku.search.mcts import MCTS, Evaluator, SearchStopped
 from gomoku.search.player import SearchResult
 from gomoku.search.playout_cap import N_FAST, check_playout_cap
+from gomoku.search.threats import VctBudgets, set_root_vct
 from gomoku.search.tree import GumbelNode, Leaf, TreeNode
 
 GUMBEL_M = 16
@@ -182,6 +183,8 @@ class GumbelPlayer:
         p_full, n_fast: playout cap randomisation (``playout_cap``).
         win_check: a new node whose player to move can complete a line is a known win (see ``mcts.MCTS``).
         solve, threats: the in-tree solver and the threat searches (see ``mcts.MCTS`` and ``GumbelTree``).
+        full_vct: with ``threats``, the root VCT searches' depth and budgets in full searches (fast
+            searches keep the defaults); None or the defaults: ``VctBudgets()`` in every search.
         seed: seeds the Gumbel draws.
         name: shown in logs.
     """
@@ -189,7 +192,8 @@ class GumbelPlayer:
     def __init__(self, evaluator: Evaluator, n_playout: int = 16, gumbel_m: int = GUMBEL_M,
                  gumbel_c_visit: float = GUMBEL_C_VISIT, gumbel_c_scale: float = GUMBEL_C_SCALE,
                  p_full: float = 1.0, n_fast: int = N_FAST, win_check: bool = False, solve: bool = False,
-                 threats: bool = False, seed: Optional[int] = None, name: str = "Gumbel"):
+                 threats: bool = False, seed: Optional[int] = None, name: str = "Gumbel",
+                 full_vct: Optional[VctBudgets] = None):
         check_playout_cap(n_playout, p_full, n_fast)
         check_gumbel(gumbel_m, gumbel_c_visit, gumbel_c_scale)
         self.evaluator = evaluator
@@ -197,6 +201,7 @@ class GumbelPlayer:
         self.n_fast = int(n_fast)
         self.gumbel_m = int(gumbel_m)
         self.p_full = float(p_full)
+        self.full_vct = None if full_vct == VctBudgets() else full_vct
         self.tree = GumbelTree(gumbel_c_visit, gumbel_c_scale, win_check, solve, threats)
         self.rng = np.random.default_rng(seed)
         self.name = name
@@ -215,7 +220,15 @@ class GumbelPlayer:
     def budget(self) -> int:
         if self._full is None:
             self._full = self.p_full >= 1.0 or bool(self.rng.random() < self.p_full)
+            set_root_vct(self.tree.threat_solver, self.full_vct, self._full)
         return self.n_playout if self._full else self.n_fast
+
+    def prepare_root(self) -> None:
+        """Called before the root's threat searches: with ``full_vct`` their budgets depend on the
+        move's full or fast search, so it is drawn now (without, it is drawn after the root's
+        evaluation, after the Gumbel noise, as it always was)."""
+        if self.full_vct is not None:
+            self.budget()
 
     @property
     def progress(self) -> float:
@@ -253,6 +266,7 @@ class GumbelPlayer:
         """The next leaf to evaluate (the root first, if not expanded), or None when done."""
         tree = self.tree
         if not tree.root.expanded:
+            self.prepare_root()
             tree.root_choice = None
             return tree.select_leaf(board)
         if self._scores is None:
@@ -327,6 +341,7 @@ class GumbelPlayer:
     # -- the search alone, through a backend of the search protocol
     def begin(self, board: Board) -> None:
         """Starts a move's search of ``board`` on the backend ``backend.open_search`` picks, from a fresh root."""
+        self.prepare_root()
         self.backend = open_search(self.tree, board, self.evaluator, self.backend)
         self.backend.reset()
         self.backend.start_move(board, self.evaluator)

@@ -19,6 +19,7 @@ from gomoku.search.backend import CORE, open_search
 from gomoku.search.mcts import MCTS, Evaluator, SearchStopped
 from gomoku.search.player import SearchResult
 from gomoku.search.playout_cap import N_FAST, check_playout_cap
+from gomoku.search.threats import VctBudgets, set_root_vct
 from gomoku.search.tree import Leaf
 
 
@@ -57,6 +58,8 @@ class MCTSPlayer:
         p_full: playout cap randomisation: the chance of a full search (1: every move).
         n_fast: playouts of a fast search.
         forced_k: forced playouts and pruning of the policy target in full searches (0: off).
+        full_vct: with ``threats``, the root VCT searches' depth and budgets in full searches (fast
+            searches keep the defaults); None or the defaults: ``VctBudgets()`` in every search.
         fpu, win_check, solve, threats: see ``MCTS`` (None and False: the reference search).
         seed: seeds the player's own random generator.
         name: shown in UIs and logs.
@@ -67,7 +70,8 @@ class MCTSPlayer:
                  noise_frac: float = 0.25, explore_moves: int = 0, reuse_tree: Optional[bool] = None,
                  p_full: float = 1.0, n_fast: int = N_FAST, forced_k: float = 0.0,
                  fpu: Optional[float] = None, win_check: bool = False, solve: bool = False,
-                 threats: bool = False, seed: Optional[int] = None, name: str = "MCTS"):
+                 threats: bool = False, seed: Optional[int] = None, name: str = "MCTS",
+                 full_vct: Optional[VctBudgets] = None):
         check_playout_cap(n_playout, p_full, n_fast)
         if forced_k < 0:
             raise ValueError(f"forced_k must not be negative, got {forced_k}")
@@ -83,6 +87,7 @@ class MCTSPlayer:
         self.p_full = float(p_full)
         self.n_fast = int(n_fast)
         self.forced_k = float(forced_k)
+        self.full_vct = None if full_vct == VctBudgets() else full_vct
         self.rng = np.random.default_rng(seed)
         self.name = name
         self.done = 0  # playouts done for the current move
@@ -116,7 +121,13 @@ class MCTSPlayer:
         if self._full is None:
             self._full = self.p_full >= 1.0 or bool(self.rng.random() < self.p_full)
             self.mcts.forced_k = self.forced_k if self._full else 0.0
+            set_root_vct(self.mcts.threat_solver, self.full_vct, self._full)
         return self.n_playout if self._full else self.n_fast
+
+    def prepare_root(self) -> None:
+        """Called before the root's threat searches, whose budgets depend on the move's full or fast
+        search: draws it now."""
+        self.budget()
 
     def _end_move(self) -> None:
         self.done = 0

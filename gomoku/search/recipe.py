@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from gomoku.search.gumbel import GUMBEL_C_SCALE, GUMBEL_C_VISIT, GUMBEL_M, GumbelPlayer
 from gomoku.search.mcts_player import MCTSPlayer
 from gomoku.search.playout_cap import N_FAST
+from gomoku.search.threats import DEFENCE_VCT_NODES, ROOT_VCT_NODES, VCT_DEPTH, VctBudgets
 
 ROOT_SEARCHES = ("puct", "gumbel")
 """self-play's root searches: AlphaZero's PUCT (``MCTSPlayer``) and Gumbel (``GumbelPlayer``)"""
@@ -43,9 +44,17 @@ class SelfPlayRecipe:
     gumbel_c_scale: float = GUMBEL_C_SCALE
     win_check: bool = False
     threats: bool = False
+    vct_depth: int = VCT_DEPTH
+    vct_nodes: int = ROOT_VCT_NODES
+    defence_vct_nodes: int = DEFENCE_VCT_NODES
 
     def __post_init__(self):
         check_root_search(self.root_search)
+        self.full_vct()  # checks the budgets
+
+    def full_vct(self) -> VctBudgets:
+        """The root VCT searches of a full search (``threats`` on)."""
+        return VctBudgets(self.vct_depth, self.vct_nodes, self.defence_vct_nodes)
 
     def make_player(self, evaluator, seed: int, name: str = "self-play"):
         """The self-play player of this recipe, with its own random stream from ``seed``."""
@@ -53,9 +62,9 @@ class SelfPlayRecipe:
             return GumbelPlayer(evaluator, n_playout=self.n_playout, gumbel_m=self.gumbel_m,
                                 gumbel_c_visit=self.gumbel_c_visit, gumbel_c_scale=self.gumbel_c_scale,
                                 p_full=self.p_full, n_fast=self.n_fast, win_check=self.win_check,
-                                threats=self.threats, seed=seed, name=name)
+                                threats=self.threats, seed=seed, name=name, full_vct=self.full_vct())
         return MCTSPlayer(evaluator, c_puct=self.c_puct, n_playout=self.n_playout, self_play=True,
                           dirichlet_alpha=self.dirichlet_alpha, noise_frac=self.noise_frac,
                           explore_moves=self.explore_moves, p_full=self.p_full, n_fast=self.n_fast,
                           forced_k=self.forced_k, win_check=self.win_check, threats=self.threats, seed=seed,
-                          name=name)
+                          name=name, full_vct=self.full_vct())

@@ -61,6 +61,41 @@ DEFENCE_VCF_NODES = 200  # the opponent's VCF after each root move near the ston
 DEFENCE_VCT_NODES = 100  # the opponent's VCT after each root move near its lines, at least
 VCT_DEPTH = 3  # threes in one VCT line (``threat_searches``'s default)
 CACHE_SIZE = 5_000  # positions remembered per tree (a few MB at most); emptied when full
+MOST_VCT_DEPTH = 8  # the deepest root VCT a search may ask for
+
+
+@dataclass(frozen=True)
+class VctBudgets:
+    """The root's VCT searches: ``depth`` threes in a line, ``nodes`` for the player's VCT and the
+    opponent's, at least ``defence_nodes`` for each move checked against the opponent's
+    (``ThreatSolver``'s arguments of the same meaning). Raises ValueError on values out of range."""
+
+    depth: int = VCT_DEPTH
+    nodes: int = ROOT_VCT_NODES
+    defence_nodes: int = DEFENCE_VCT_NODES
+
+    def __post_init__(self):
+        check_vct_budgets(self.depth, self.nodes, self.defence_nodes)
+
+
+def set_root_vct(solver: Optional["ThreatSolver"], full_vct: Optional[VctBudgets], full: bool) -> None:
+    """Gives ``solver`` (None: a search without threat searches) the root VCT budgets of the move
+    about to be searched: ``full_vct`` for a full search, the defaults for a fast one. With
+    ``full_vct`` None the solver keeps the budgets it has."""
+    if solver is not None and full_vct is not None:
+        solver.budgets = full_vct if full else VctBudgets()
+
+
+def check_vct_budgets(depth: int, nodes: int, defence_nodes: int) -> None:
+    """Raises ValueError unless ``1 <= depth <= MOST_VCT_DEPTH`` and ``1 <= defence_nodes <= nodes``."""
+    for name, value in (("vct_depth", depth), ("vct_nodes", nodes), ("defence_vct_nodes", defence_nodes)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise ValueError(f"{name} must be a whole number, got {value!r}")
+    if not 1 <= depth <= MOST_VCT_DEPTH:
+        raise ValueError(f"vct_depth must be 1 to {MOST_VCT_DEPTH} threes, got {depth}")
+    if not 1 <= defence_nodes <= nodes:
+        raise ValueError(f"vct_nodes and defence_vct_nodes must be at least 1, defence_vct_nodes at most "
+                         f"vct_nodes, got {nodes} and {defence_nodes}")
 
 
 @dataclass
@@ -163,6 +198,15 @@ class ThreatSolver:
         self.tb: Optional[ThreatBoard] = None
         self.cache: dict = {}  # (stones, attacker) -> (line or None, budget it failed within)
         self.searches = 0  # VCF searches run (not answered by the cache or the quick test)
+
+    @property
+    def budgets(self) -> VctBudgets:
+        """The root VCT searches' depth and budgets, as one value."""
+        return VctBudgets(self.vct_depth, self.vct_nodes, self.defence_vct_nodes)
+
+    @budgets.setter
+    def budgets(self, value: VctBudgets) -> None:
+        self.vct_depth, self.vct_nodes, self.defence_vct_nodes = value.depth, value.nodes, value.defence_nodes
 
     def sync(self, board: Board) -> ThreatBoard:
         """The threat board, brought to ``board``'s stones by playing and taking back the cells that differ."""

@@ -57,6 +57,7 @@ from gomoku.net.flags import add_device_flags
 from gomoku.progress import timed_phase
 from gomoku.search.playout_cap import N_FAST, check_playout_cap
 from gomoku.search.recipe import ROOT_SEARCHES
+from gomoku.search.threats import DEFENCE_VCT_NODES, ROOT_VCT_NODES, VCT_DEPTH, VctBudgets
 from gomoku.util import DefaultsHelpFormatter, switch_arg, usable_cpus
 
 
@@ -86,9 +87,10 @@ def _selfplay_worker(args, evaluator) -> dict:
     from gomoku.train.selfplay import SelfPlayStream
 
     evaluator.clear_cache()  # the trees measured before played the same games: no head start from their positions
-    root_search, threats, opening_stones, moves_per_game, rule, p_full, n_fast = recipe
+    root_search, threats, opening_stones, moves_per_game, rule, p_full, n_fast, vct = recipe
     recipe = SelfPlayRecipe(n_playout=n_playout, root_search=root_search, win_check=threats, threats=threats,
-                            p_full=p_full, n_fast=n_fast)
+                            p_full=p_full, n_fast=n_fast, vct_depth=vct.depth, vct_nodes=vct.nodes,
+                            defence_vct_nodes=vct.defence_nodes)
     stream = SelfPlayStream(evaluator, shape, parallel, recipe, seed, opening_stones=opening_stones, rule=rule,
                             compiled=compiled)
     lengths = {}  # of the first `parallel` games, which start together
@@ -158,7 +160,8 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
                   model_path: Optional[str] = None, root_search: str = "puct", threats: bool = False,
                   opening_stones: int = 0, moves_per_game: float = 0.0,
                   trees: tuple = ("compiled",), sweep: tuple = (), inputs: int = 1, training: bool = True,
-                  rule: str = "freestyle", p_full: float = 1.0, n_fast: int = N_FAST) -> dict:
+                  rule: str = "freestyle", p_full: float = 1.0, n_fast: int = N_FAST,
+                  vct: VctBudgets = VctBudgets()) -> dict:
     """Measures everything; returns the figures as a dict (see the module docstring).
 
     ``sizefree_sizes``: the square boards on which the size-free net
@@ -170,7 +173,8 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
     ``root_search``, ``threats``, ``opening_stones``, ``rule``, ``p_full``, ``n_fast``: the self-play
     recipe and the games' rule, as ``train.py``'s flags; under playout cap randomisation
     (``p_full < 1``) games per hour count a move's expected playouts, ``p_full * n_playout + (1 -
-    p_full) * n_fast``.
+    p_full) * n_fast``. ``vct``: the root VCT of the full searches, as ``--vct-depth``, ``--vct-nodes``
+    and ``--defence-vct-nodes``.
     ``inputs``: the fresh net's input version (a model file says its own).
     ``training``: also measure a training step and an update.
     ``moves_per_game``: the games' mean length, if known (say, from a run's log); self-play then
@@ -191,7 +195,7 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
     shape = (width, height, n_in_row)
 
     def recipe(moves: float) -> tuple:  # what _selfplay_worker reads after the board and budget
-        return root_search, threats, opening_stones, moves, rule, p_full, n_fast
+        return root_search, threats, opening_stones, moves, rule, p_full, n_fast, vct
 
     check_playout_cap(n_playout, p_full, n_fast)
     playouts_per_move = p_full * n_playout + (1 - p_full) * n_fast
@@ -201,7 +205,9 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
         "workers": workers, "parallel_games_per_worker": parallel, "device": device, "actors": actors,
         "precision": precisions[0], "net": model_path or f"a fresh reference net, input version {inputs}",
         "selfplay_recipe": f"{root_search}, threats {'on' if threats else 'off'}, opening stones {opening_stones}, "
-                           f"{rule}" + (f", playout cap {p_full:g} of moves full, the rest {n_fast}" if p_full < 1 else ""),
+                           f"{rule}" + (f", playout cap {p_full:g} of moves full, the rest {n_fast}" if p_full < 1 else "")
+                           + (f", root VCT {vct.depth} threes, {vct.nodes}/{vct.defence_nodes} nodes"
+                              if threats and vct != VctBudgets() else ""),
         "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
                    f"Python {platform.python_version()}",
     }
@@ -386,6 +392,10 @@ def main(argv=None) -> int:
     parser.add_argument("--p-full", type=float, default=1.0,
                         help="self-play with playout cap randomisation, as train.py's --p-full")
     parser.add_argument("--n-fast", type=int, default=N_FAST, help="the fast searches' playouts, as train.py's --n-fast")
+    for flag, default in (("--vct-depth", VCT_DEPTH), ("--vct-nodes", ROOT_VCT_NODES),
+                          ("--defence-vct-nodes", DEFENCE_VCT_NODES)):
+        parser.add_argument(flag, type=int, default=default, help=f"with --threats on: {flag[2:]} of the full "
+                                                                  f"searches, as train.py's {flag}")
     parser.add_argument("--rule", choices=RULES, default="freestyle",
                         help="the self-play games' rule, as train.py's --rule (default: freestyle)")
     parser.add_argument("--inputs", type=int, choices=[1, 2], default=1,
@@ -410,6 +420,10 @@ def main(argv=None) -> int:
         check_playout_cap(args.playouts, args.p_full, args.n_fast)
     except ValueError as exc:
         parser.error(f"--playouts, --p-full, --n-fast: {exc}")
+    try:
+        vct = VctBudgets(args.vct_depth, args.vct_nodes, args.defence_vct_nodes)
+    except ValueError as exc:
+        parser.error(str(exc))
     if args.moves_per_game < 0:
         parser.error("--moves-per-game must not be negative")
     if args.opening_stones < 0:
@@ -455,7 +469,7 @@ def main(argv=None) -> int:
                             opening_stones=args.opening_stones, moves_per_game=args.moves_per_game,
                             trees=("reference", "compiled") if args.trees == "both" else (args.trees,),
                             sweep=sweep, inputs=args.inputs, training=args.training, rule=args.rule,
-                            p_full=args.p_full, n_fast=args.n_fast)
+                            p_full=args.p_full, n_fast=args.n_fast, vct=vct)
     print(format_table(results))
     if args.json:
         with open(args.json, "w") as f:

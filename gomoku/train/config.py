@@ -21,6 +21,7 @@ from gomoku.search.playout_cap import check_playout_cap
 from gomoku.net.flags import DEVICES, PRECISIONS
 from gomoku.net.spec import NetSpec, trunk_settings
 from gomoku.search.recipe import SelfPlayRecipe, check_root_search
+from gomoku.search.threats import VctBudgets, check_vct_budgets
 from gomoku.util import board_size_arg, usable_cpus
 
 
@@ -137,6 +138,12 @@ class TrainConfig:
     """on: the self-play and evaluation searches treat a new node whose player to move can complete a line as won, without asking the net, so a move that leaves the opponent a winning line is valued -1 on its first visit (off: the reference search, which learns that from the net)"""
     threats: bool = SelfPlayRecipe.threats
     """on: the self-play and evaluation searches look for a VCF (continuous fours) at each new node before asking the net, counting one found as a proven win, and at the root play their own forced win or keep only the moves that stop the opponent's (includes the in-tree solver and the win check)"""
+    vct_depth: int = SelfPlayRecipe.vct_depth
+    """with threats: threes in one line of the root's VCT searches (victory by continuous threats: the player's own, and the opponent's that a move must stop) in self-play's full searches; the fast searches of playout cap randomisation and the evaluations keep the default"""
+    vct_nodes: int = SelfPlayRecipe.vct_nodes
+    """with threats: nodes of each of the root's two VCT searches in self-play's full searches, and the most a move checked against the opponent's VCT gets (fast searches and evaluations keep the default)"""
+    defence_vct_nodes: int = SelfPlayRecipe.defence_vct_nodes
+    """with threats: the fewest nodes a root move checked against the opponent's VCT gets in self-play's full searches (twice what found the VCT, within this and vct_nodes)"""
     value_mix: float = 0.0
     """value target mixing: z' = (1 - value_mix) z + value_mix Q_root for recorded positions (0: z)"""
     arch: str = "sizefree"
@@ -242,6 +249,10 @@ class TrainConfig:
         if self.forced_k < 0:
             raise ValueError(f"forced_k must not be negative, got {self.forced_k}")
         check_root_search(self.root_search)
+        check_vct_budgets(self.vct_depth, self.vct_nodes, self.defence_vct_nodes)
+        if not self.threats and VctBudgets(self.vct_depth, self.vct_nodes, self.defence_vct_nodes) != VctBudgets():
+            raise ValueError("vct_depth, vct_nodes and defence_vct_nodes set the threat searches' budgets: "
+                             "they need threats on")
         if self.root_search == "gumbel" and self.forced_k > 0:
             raise ValueError("forced_k is a PUCT option: Gumbel root search has no forced playouts")
         for field in fields(self):

@@ -182,6 +182,7 @@ class CoreGames:
     def _start(player, s, trees) -> None:
         tree = player.search_tree
         if tree.threats:
+            player.prepare_root()  # the root's VCT budgets may depend on the move's full or fast search
             analyse_root(trees, s, tree.threat_solver)
         if player.root_search == "gumbel":
             trees.start_move(s, UNLIMITED)  # the root's evaluation comes first; the budget is drawn after it
