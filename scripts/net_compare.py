@@ -12,7 +12,8 @@ blocks. Every net takes the same Adam steps on the same mini-batches from the tr
 prints its held-out policy cross-entropy and value MSE before the first step and every ``--every``
 steps. Last, each net's inference time per position (the exported predictor on one thread, as
 self-play and the engine use it) at batch 128 and batch 1, so that nets can be compared at equal
-time a move as well as at equal steps.
+time a move as well as at equal steps. On a machine shared with other work, ``OMP_NUM_THREADS=1``
+keeps the training steps on one core.
 """
 
 from __future__ import annotations
@@ -210,8 +211,7 @@ def main(argv=None) -> int:
     print("| net | weights | step | policy CE | value MSE | train s |")
     print("|---|---:|---:|---:|---:|---:|")
     for name, model in models.items():
-        count = sum(int(np.prod(v.shape)) for v in model.weights().values()) - sum(
-            int(np.prod(v.shape)) for k, v in model.weights().items() if k.endswith(("_mean", "_variance")))
+        count = sum(v.size for k, v in model.weights().items() if not k.endswith(("_mean", "_variance")))
         spent = 0.0
         for step in range(args.steps + 1):
             if step % args.every == 0 or step == args.steps:
