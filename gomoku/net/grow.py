@@ -11,7 +11,13 @@ al. 2016), and training goes on from there with the extra capacity:
   are nonzero the gradient of the weights they feed is nonzero too;
 - new residual blocks go after the old ones with the scale of their second
   batch norm at zero: such a block adds 0 to its input, and its input is a ReLU
-  output already, so the block passes it through unchanged.
+  output already, so the block passes it through unchanged;
+- an old block that gains a global pooling branch (``model.GlobalPoolBlock``) gets
+  its linear layer at zero, so the branch adds a bias of 0 until training moves
+  it; the pooled features are nonzero, so that layer's gradient is nonzero from
+  the first update on. A block that pooled before keeps its branch, widened as
+  the channels are. The pooling blocks of the small net must stay pooling blocks
+  (``spec.pooling_blocks`` places them by the count of blocks).
 
 A net of any architecture can also take a later input version
 (``carry_inputs``): the first convolution, the only layer that reads the
@@ -29,7 +35,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from gomoku.net.spec import NetSpec
+from gomoku.net.spec import NetSpec, pool_channels, pooling_blocks
 
 _BN = ("weight", "bias", "_mean", "_variance")
 
@@ -47,9 +53,17 @@ def check_growable(small: NetSpec, large: NetSpec) -> None:
         raise ValueError(f"a net can grow but not shrink: the model has {small.res_blocks} blocks of "
                          f"{small.res_filters} channels, the net asked for {large.res_blocks} of "
                          f"{large.res_filters}")
-    if (large.res_blocks, large.res_filters) == (small.res_blocks, small.res_filters):
+    if large.global_pool < small.global_pool:
+        raise ValueError(f"a net can gain global pooling blocks but not lose them: the model has "
+                         f"{small.global_pool}, the net asked for {large.global_pool}")
+    if (large.res_blocks, large.res_filters, large.global_pool) == (
+            small.res_blocks, small.res_filters, small.global_pool):
         raise ValueError(f"the model already has {small.res_blocks} blocks of {small.res_filters} "
-                         f"channels: ask for more blocks or channels to grow it")
+                         f"channels: ask for more blocks, channels or global pooling blocks to grow it")
+    kept = set(pooling_blocks(small.res_blocks, small.global_pool))
+    if not kept <= set(pooling_blocks(large.res_blocks, large.global_pool)):
+        raise ValueError(f"the model's global pooling blocks {sorted(kept)} would not all pool in a net of "
+                         f"{large.res_blocks} blocks with {large.global_pool} pooling: ask for another count")
 
 
 def grow_weights(small: NetSpec, weights: dict[str, np.ndarray], large: NetSpec,
@@ -87,12 +101,34 @@ def grow_weights(small: NetSpec, weights: dict[str, np.ndarray], large: NetSpec,
         for part in _BN:
             out[f"{prefix}.{part}"][:f] = take(f"{prefix}.{part}", (f,))
 
+    def pool_branch(prefix: str) -> None:
+        # a pooling branch both nets have: the old pooled channels read the old channels as before,
+        # and the linear layer gives old channels what it gave them, from the old pooled ones alone
+        g, big_g = pool_channels(f), pool_channels(large.res_filters)
+        grown = out[f"{prefix}.pool_conv.weight"]
+        grown[:g, :f] = take(f"{prefix}.pool_conv.weight", (g, f, 3, 3))
+        grown[:g, f:] = 0.0
+        for part in _BN:
+            out[f"{prefix}.pool_bn.{part}"][:g] = take(f"{prefix}.pool_bn.{part}", (g,))
+        old_fc, fc = take(f"{prefix}.pool_fc.weight", (3 * g, f)), out[f"{prefix}.pool_fc.weight"]
+        fc[:, :f] = 0.0
+        for k in range(3):  # the mean, the size-scaled mean and the max of each pooled channel
+            fc[k * big_g:k * big_g + g, :f] = old_fc[k * g:(k + 1) * g]
+        out[f"{prefix}.pool_fc.bias"][:f] = take(f"{prefix}.pool_fc.bias", (f,))
+
     conv("conv1.weight", small.channels)
     batch_norm("bn1")
     for i in range(small.res_blocks):
         for layer in ("conv1", "conv2"):
             conv(f"blocks.{i}.{layer}.weight", f)
             batch_norm(f"blocks.{i}.bn{layer[-1]}")
+    small_pool = pooling_blocks(small.res_blocks, small.global_pool)
+    for i in pooling_blocks(large.res_blocks, large.global_pool):
+        if i in small_pool:
+            pool_branch(f"blocks.{i}")
+        elif i < small.res_blocks:
+            out[f"blocks.{i}.pool_fc.weight"][:] = 0.0  # a bias of 0: the block computes what it did
+            out[f"blocks.{i}.pool_fc.bias"][:] = 0.0
     for i in range(small.res_blocks, large.res_blocks):
         out[f"blocks.{i}.bn2.weight"][:] = 0.0  # the block adds bn2's bias: 0 as well
         out[f"blocks.{i}.bn2.bias"][:] = 0.0

@@ -14,7 +14,7 @@ from gomoku.net.backend import paddle
 import paddle.nn as nn
 import paddle.nn.functional as F
 
-from gomoku.net.spec import NetSpec
+from gomoku.net.spec import NetSpec, pool_channels, pooling_blocks
 
 
 class PolicyValueNet(nn.Layer):
@@ -58,6 +58,40 @@ class ResidualBlock(nn.Layer):
         return F.relu(x + self.bn2(self.conv2(y)))
 
 
+POOL_SIZE_CENTRE = 14.0
+"""the board side (the square root of its area) at which the size-scaled mean is 0, as in KataGo"""
+
+
+class GlobalPoolBlock(ResidualBlock):
+    """A residual block that also sees the whole board (KataGo's global pooling bias).
+
+    A 3x3 convolution of the block's input gives ``pool_channels`` extra channels;
+    their mean, their mean scaled by the board's size and their max over the board
+    go through one linear layer to a bias per trunk channel, added to the first
+    convolution's output before its ReLU. The rest is a plain residual block. The
+    pooling is over the whole board whatever its size, so the block has no layer
+    sized to the board.
+    """
+
+    def __init__(self, filters: int):
+        super().__init__(filters)
+        pooled = pool_channels(filters)
+        self.pool_conv = nn.Conv2D(filters, pooled, 3, padding=1, bias_attr=False)
+        self.pool_bn = nn.BatchNorm2D(pooled)
+        self.pool_fc = nn.Linear(3 * pooled, filters)
+
+    def forward(self, x):
+        g = F.relu(self.pool_bn(self.pool_conv(x)))  # (B, G, H, W)
+        shape = paddle.shape(g)  # the board is open in an exported net: read its size at run time
+        side = paddle.sqrt(paddle.cast(shape[2] * shape[3], "float32"))
+        mean = F.adaptive_avg_pool2d(g, 1).flatten(1)  # (B, G)
+        pooled = paddle.concat([mean, mean * (side - POOL_SIZE_CENTRE) / 10.0,
+                                F.adaptive_max_pool2d(g, 1).flatten(1)], axis=1)  # (B, 3G)
+        bias = self.pool_fc(pooled).unsqueeze([2, 3])  # (B, F, 1, 1)
+        y = F.relu(self.bn1(self.conv1(x)) + bias)
+        return F.relu(x + self.bn2(self.conv2(y)))
+
+
 class ResidualPolicyValueNet(PolicyValueNet):
     """The same heads on a deeper residual trunk (an option, not the default)."""
 
@@ -87,14 +121,18 @@ class SizeFreeNet(nn.Layer):
     blocks. Policy: a 1x1 convolution to one logit per cell; occupied cells
     (planes 0 and 1) are masked before the log-softmax, so they get probability 0.
     Value: the trunk's mean and max over the board, then two fully connected
-    layers and tanh. Every layer's size depends on the channels alone.
+    layers and tanh. Every layer's size depends on the channels alone. With
+    ``global_pool`` the trunk has that many ``GlobalPoolBlock``s (``pooling_blocks``
+    places them), so the policy, too, can depend on the whole board.
     """
 
-    def __init__(self, blocks: int, filters: int, channels: int = 4):
+    def __init__(self, blocks: int, filters: int, channels: int = 4, global_pool: int = 0):
         super().__init__()
         self.conv1 = nn.Conv2D(channels, filters, 3, padding=1, bias_attr=False)
         self.bn1 = nn.BatchNorm2D(filters)
-        self.blocks = nn.LayerList([ResidualBlock(filters) for _ in range(blocks)])
+        pooled = pooling_blocks(blocks, global_pool)
+        self.blocks = nn.LayerList([GlobalPoolBlock(filters) if i in pooled else ResidualBlock(filters)
+                                    for i in range(blocks)])
         self.policy_conv = nn.Conv2D(filters, 1, 1)
         self.value_fc1 = nn.Linear(2 * filters, 64)
         self.value_fc2 = nn.Linear(64, 1)
@@ -125,7 +163,7 @@ def build_net(spec: NetSpec) -> nn.Layer:
     if spec.arch == "resnet":
         return ResidualPolicyValueNet(spec.width, spec.height, spec.res_blocks, spec.res_filters, spec.channels)
     if spec.arch == "sizefree":
-        return SizeFreeNet(spec.res_blocks, spec.res_filters, spec.channels)
+        return SizeFreeNet(spec.res_blocks, spec.res_filters, spec.channels, spec.global_pool)
     raise ValueError(f"unknown architecture {spec.arch!r}: use 'reference', 'resnet' or 'sizefree'")
 
 

@@ -7,7 +7,8 @@ and lists the boards it was trained on (``trained_sizes``); the board size is
 then the one it plays by default. Files without these keys are fixed-size nets.
 A net whose input planes are not version 1 records its ``inputs`` version
 (``gomoku.game.features``); files without it take version 1. A net trained under
-another rule than freestyle records its ``rule``. It loads without
+another rule than freestyle records its ``rule``, and one with global pooling blocks their
+number (``global_pool``; files without it have none). It loads without
 pickle, and reading one imports no Paddle.
 """
 
@@ -127,5 +128,7 @@ def save_model_file(path: str, spec: NetSpec, weights: dict[str, np.ndarray]) ->
         del meta["inputs"]  # so does a net of the first input version
     if spec.rule == FREESTYLE:
         del meta["rule"]  # and a freestyle net
+    if not spec.global_pool:
+        del meta["global_pool"]  # and a net without global pooling
     arrays["__meta__"] = np.array(json.dumps(meta))
     atomic_write(path, lambda f: np.savez(f, **arrays))

@@ -13,7 +13,8 @@ SIZE_FREE_ARCHS = ("sizefree",)
 
 TRUNK_SETTINGS = {
     "resnet": {"res_blocks": "res_blocks", "res_filters": "res_filters"},
-    "sizefree": {"sizefree_blocks": "res_blocks", "sizefree_filters": "res_filters"},
+    "sizefree": {"sizefree_blocks": "res_blocks", "sizefree_filters": "res_filters",
+                 "global_pool": "global_pool"},
 }
 """for each architecture with a residual trunk: the ``TrainConfig`` fields that size it, and the
 ``NetSpec`` field each one fills (the 'reference' net has no trunk to size)"""
@@ -38,6 +39,18 @@ def trunk_of(config, arch: str) -> dict:
 def trunk_settings(spec: "NetSpec") -> dict:
     """The ``TrainConfig`` settings that rebuild the trunk of the net ``spec`` describes."""
     return {name: getattr(spec, field) for name, field in TRUNK_SETTINGS.get(spec.arch, {}).items()}
+
+
+def pooling_blocks(blocks: int, pooled: int) -> tuple[int, ...]:
+    """The indices of the ``pooled`` residual blocks, out of ``blocks``, that carry a global pooling
+    branch: spread evenly through the trunk, none first unless every block pools (6 blocks with 2:
+    blocks 2 and 4)."""
+    return tuple((j + 1) * blocks // (pooled + 1) for j in range(pooled))
+
+
+def pool_channels(filters: int) -> int:
+    """The channels a pooling block pools: a quarter of the trunk's, at least one."""
+    return max(1, filters // 4)
 
 
 @dataclass(frozen=True)
@@ -65,11 +78,19 @@ class NetSpec:
     ``Board.planes``, 2 those and the threat planes); files without it are version 1"""
     rule: str = FREESTYLE
     """the rule the net was trained for (``gomoku.game.rules``); files without it are freestyle"""
+    global_pool: int = 0
+    """residual blocks with a global pooling branch, for arch='sizefree' (0: none; files without
+    it have none)"""
 
     def __post_init__(self):
         # JSON gives lists back: keep the spec hashable and comparable.
         object.__setattr__(self, "trained_sizes", tuple(tuple(int(v) for v in s) for s in self.trained_sizes))
         check_input_version(self.inputs)
+        if not 0 <= self.global_pool <= max(self.res_blocks, 0):
+            raise ValueError(f"global_pool must lie between 0 and the {self.res_blocks} residual blocks, "
+                             f"got {self.global_pool}")
+        if self.global_pool and not self.size_free:
+            raise ValueError(f"global pooling is a size-free net's option, not {self.arch!r}'s")
         check_rule(self.rule, self.n_in_row)
 
     @classmethod

@@ -33,9 +33,9 @@ def build_parser() -> argparse.ArgumentParser:
                              "--inputs version than the model's, it carries the model over to it: "
                              "the new input planes start at zero weight, so it plays as before)")
     parser.add_argument("--grow", action="store_true",
-                        help="with --init-model: grow the size-free model to --sizefree-blocks "
-                             "and --sizefree-filters (more blocks, more channels) before training; "
-                             "it plays as before until training uses them")
+                        help="with --init-model: grow the size-free model to --sizefree-blocks, "
+                             "--sizefree-filters and --global-pool (more blocks, channels, pooling) before "
+                             "training; it plays as before until training uses them")
     parser.add_argument("--iterations", type=int,
                         help="stop after this many more iterations (default: run to --game-batch-num)")
     docs = field_docs()
@@ -81,7 +81,7 @@ def check_net_flags(parser: argparse.ArgumentParser, init_model: str, config: Tr
             parser.error(f"--{name.replace('_', '-')} {getattr(config, name)}: {init_model} has "
                          f"{spec_field(name)} {getattr(model_net, name)}, and a run "
                          f"from it trains its net "
-                         f"(add --grow to grow a size-free net to more blocks or channels)")
+                         f"(add --grow to grow a size-free net to more blocks, channels or global pooling)")
 
 
 def main(argv=None) -> int:

@@ -156,6 +156,8 @@ class TrainConfig:
     """residual blocks when arch is 'sizefree'"""
     sizefree_filters: int = 32
     """residual channels when arch is 'sizefree' (on one CPU thread 32 run several times faster than 64)"""
+    global_pool: int = 0
+    """residual blocks of the size-free net that also pool a few channels over the whole board into a bias for the others (KataGo's global pooling; 0: none, at most sizefree_blocks); with --init-model and --grow, a net without it grows into one with it and plays as before"""
     inputs: int = 1
     """the net's input version: 1 (stones, last move, who opened) or 2 (those and threat planes for each side: fives, fours, open fours, open threes, and whether each side has a VCF); with --init-model, a higher version than the model's carries it over (its new input channels start at zero weight, so it plays as before)"""
     sizes: str = ""
@@ -210,7 +212,7 @@ class TrainConfig:
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
         for name in ("updates_per_iter", "explore_moves", "parallel_games", "workers", "eval_playouts",
-                     "pure_playout_step", "res_blocks", "sizefree_blocks"):
+                     "pure_playout_step", "res_blocks", "sizefree_blocks", "global_pool"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative, got {getattr(self, name)}")
         for name in ("lr", "kl_targ", "c_puct"):
@@ -260,6 +262,8 @@ class TrainConfig:
                 raise ValueError(f"{field.name} must be True or False, got {getattr(self, field.name)!r}")
         if self.sizefree_filters < 1:
             raise ValueError(f"sizefree_filters must be at least 1, got {self.sizefree_filters}")
+        if self.global_pool > self.sizefree_blocks:
+            raise ValueError(f"global_pool {self.global_pool} is more than the {self.sizefree_blocks} sizefree_blocks")
         if self.arch not in ("reference", "resnet", "sizefree"):
             raise ValueError(f"arch must be 'reference', 'resnet' or 'sizefree', got {self.arch!r}")
         sizes = self.board_sizes()

@@ -51,8 +51,13 @@ def load_initial_model(config: TrainConfig, init_model: str, grow: bool, threads
         model = grown_model(model, trunk_of(config, small.arch), device=config.device,
                             weight_decay=config.weight_decay, threads=threads, precision=config.precision)
         start["grown_from"] = f"{small.res_blocks}x{small.res_filters}"
+        pooling = ""
+        if model.spec.global_pool != small.global_pool:
+            start["global_pool_from"] = small.global_pool
+            pooling = f", {small.global_pool} global pooling blocks to {model.spec.global_pool}"
         log(f"grew {name} from {small.res_blocks} blocks of {small.res_filters} channels to "
-            f"{model.spec.res_blocks} of {model.spec.res_filters}; it plays as before until training changes it")
+            f"{model.spec.res_blocks} of {model.spec.res_filters}{pooling}; it plays as before until training "
+            f"changes it")
     if config.inputs > model.spec.inputs:
         start["inputs_from"] = model.spec.inputs
         spec, weights = carry_inputs(model.spec, model.weights(), config.inputs)
