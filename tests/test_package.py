@@ -50,7 +50,7 @@ def test_requirements_install_the_project_and_pyproject_holds_the_pins():
         lines = [line.strip() for line in f if line.strip() and not line.startswith("#")]
     assert lines == ["-e .[cpu]"]
     pins = project()["project"]["dependencies"]
-    assert {pin.split("==")[0] for pin in pins} == {"numpy", "pygame", "tqdm", "matplotlib", "numba"}
+    assert {pin.split("==")[0] for pin in pins} == {"numpy", "pygame", "tqdm", "matplotlib", "numba", "tensorboardX"}
     assert all("==" in pin for pin in pins)
 
 

@@ -40,7 +40,10 @@ NOT_SELF_PLAY = {"actors", "arch", "batch_size", "buffer_size", "check_freq", "d
                  "precision", "probe_games", "pure_playout_max", "pure_playout_start",
                  "pure_playout_step", "ray_address", "res_blocks", "res_filters", "seed",
                  "size_schedule", "sizefree_blocks", "sizefree_filters", "sizes", "stage_iters",
-                 "updates_per_iter", "value_mix", "warm_start_fill", "weight_decay", "width", "workers"}
+                 "updates_per_iter", "value_mix", "warm_start_fill", "weight_decay", "width", "workers",
+                 # the learner and the gate (gomoku/train/learner.py, gate.py) and the net's pooling
+                 "fresh_batches", "window_floor", "average_decay", "lr_patience", "lr_cut", "lr_scale_min",
+                 "lr_min_delta", "gate_games", "gate_score", "global_pool"}
 
 
 def _read(player, where):
