@@ -30,7 +30,7 @@ import pytest
 from gomoku.game.board import Board
 from gomoku.play.engine.brain import EngineOptions, PbrainEngine
 from gomoku.play.engine.protocol import OPPONENT, OWN, UNLIMITED_MS, Position, ProtocolError, TimeControl
-from gomoku.play.engine_check.referee import run_match
+from devtools.engine_check.referee import run_match
 from gomoku.search.options import SearchOptions
 from tests.helpers import LOAD_SLACK_S, FakeClock, converse
 

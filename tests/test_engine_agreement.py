@@ -160,7 +160,7 @@ def test_the_shipped_probes_read_and_fit_the_shipped_15x15_models():
 def test_buffer_updates_scores_the_probe_as_updates_go_and_leaves_the_run_alone(tmp_path, capsys):
     from gomoku.train.pipeline import TrainPipeline
 
-    import buffer_updates
+    from oneoffs import buffer_updates
 
     probe = games_file(tmp_path / "probe.jsonl")
     run = str(tmp_path / "run")

@@ -1,4 +1,4 @@
-"""The protocol fuzz (``gomoku.play.engine_check.fuzz``): the engine answers seeded random sequences as the protocol says.
+"""The protocol fuzz (``devtools.engine_check.fuzz``): the engine answers seeded random sequences as the protocol says.
 
 A few hundred sequences run against the engine in this process (pure MCTS and
 the heuristic), a few dozen against a real ``python -m gomoku.play.engine`` process,
@@ -21,9 +21,9 @@ import textwrap
 import pytest
 
 from gomoku.play.engine.brain import PbrainEngine
-from gomoku.play.engine_check.fuzz.check import Manager, Rules
-from gomoku.play.engine_check.fuzz.runner import Fuzz, FuzzConfig
-from gomoku.play.engine_check.fuzz.scenario import LONG_DIGITS, Scenario
+from devtools.engine_check.fuzz.check import Manager, Rules
+from devtools.engine_check.fuzz.runner import Fuzz, FuzzConfig
+from devtools.engine_check.fuzz.scenario import LONG_DIGITS, Scenario
 
 SEED = 20240601
 SMALL = dict(max_playouts=4, max_side=12)

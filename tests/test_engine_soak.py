@@ -1,4 +1,4 @@
-"""The engine soak (``gomoku.play.engine_check.soak``): its settings generator, its table, a short soak and Ctrl-C.
+"""The engine soak (``devtools.engine_check.soak``): its settings generator, its table, a short soak and Ctrl-C.
 
 The games are few and small (9x9, which the shipped size-free model plays) and
 the model engines are capped at 30 playouts with 3 s turns, so every answer
@@ -24,10 +24,10 @@ import pytest
 
 from gomoku.game.board import Board
 from gomoku.game.openings import opening_area
-from gomoku.play.engine_check.referee import FAULTS, run_match
-from gomoku.play.engine_check.soak import main
-from gomoku.play.engine_check.soak_report import format_table
-from gomoku.play.engine_check.soak_run import PAIRINGS, Engines, SoakError, SoakRun, draw_settings, run_soak
+from devtools.engine_check.referee import FAULTS, run_match
+from devtools.engine_check.soak import main
+from devtools.engine_check.soak_report import format_table
+from devtools.engine_check.soak_run import PAIRINGS, Engines, SoakError, SoakRun, draw_settings, run_soak
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = ROOT / "models" / "gomoku_15x15_5.npz"
@@ -243,7 +243,7 @@ def test_both_engines_are_told_the_opening(engines_find_the_package):
 @pytest.mark.timeout(180)
 def test_ctrl_c_stops_the_soak_and_leaves_no_engine(tmp_path):
     # An uncapped model against the heuristic with 5 s turns: the game is under way when the signal comes.
-    command = [sys.executable, "-m", "gomoku.play.engine_check.soak", "--games", "3", "--model", str(MODEL), "--size", "9",
+    command = [sys.executable, "-m", "devtools.engine_check.soak", "--games", "3", "--model", str(MODEL), "--size", "9",
                "--timeouts", "5000,5000", "--uncapped-share", "1", "--pairings", "model-heuristic",
                "--out", str(tmp_path / "soak.jsonl"), "--stderr-dir", str(tmp_path)]
     # A shell without job control starts background commands with SIGINT ignored: undo that for the soak.

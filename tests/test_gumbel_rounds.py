@@ -1,13 +1,11 @@
-"""scripts/gumbel_rounds.py: one game's Gumbel search by rounds and one leaf at a time, measured side by side."""
+"""oneoffs/gumbel_rounds.py: one game's Gumbel search by rounds and one leaf at a time, measured side by side."""
 
 import os
 import re
-import sys
+
+from oneoffs import gumbel_rounds
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
-
-import gumbel_rounds  # noqa: E402
 
 
 def test_both_ways_choose_the_same_moves_and_the_rounds_batch_their_leaves(capsys):

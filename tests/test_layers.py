@@ -1,7 +1,7 @@
 """The import graph of the package, read from the source: the layers import only downwards
 (game < net < search < train < play), the modules that serve them all (util, interrupt,
 progress) import none of them, and no modules import each other, at their tops or inside
-functions. Inside play/, the engine stands alone and its checks use only the engine."""
+functions. Inside play/, the engine stands alone; the developer tools (devtools/) stay outside the package."""
 
 import ast
 import os
@@ -23,8 +23,8 @@ def modules() -> dict[str, str]:
     return found
 
 
-def imports(path: str, top_only: bool) -> set[str]:
-    """The gomoku modules (or names in them) a file imports: at its top, or anywhere."""
+def imports(path: str, top_only: bool, package: str | None = "gomoku") -> set[str]:
+    """The modules (or names in them) of ``package`` (None: of any) a file imports: at its top, or anywhere."""
     with open(path) as f:
         tree = ast.parse(f.read())
     names = set()
@@ -34,7 +34,7 @@ def imports(path: str, top_only: bool) -> set[str]:
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names.add(node.module)
             names.update(f"{node.module}.{alias.name}" for alias in node.names)
-    return {name for name in names if name.split(".")[0] == "gomoku"}
+    return {name for name in names if package is None or name.split(".")[0] == package}
 
 
 def layer(module: str):
@@ -85,16 +85,27 @@ def test_no_modules_import_each_other_even_inside_functions():
     assert cycles(import_graph(top_only=False)) == []
 
 
-def test_the_engine_stands_alone_and_its_checks_use_only_it():
-    allowed = {"gomoku.play.engine": ("gomoku.play.engine.",),
-               "gomoku.play.engine_check": ("gomoku.play.engine.", "gomoku.play.engine_check.")}
+def test_the_engine_stands_alone():
     wrong = []
     for module, path in modules().items():
-        for package, inside in allowed.items():
-            if module == package or module.startswith(package + "."):
-                wrong += [f"{module} imports {name}" for name in imports(path, top_only=False)
-                          if name.startswith("gomoku.play.") and not (name + ".").startswith(inside)]
+        if module == "gomoku.play.engine" or module.startswith("gomoku.play.engine."):
+            wrong += [f"{module} imports {name}" for name in imports(path, top_only=False)
+                      if name.startswith("gomoku.play.") and not name.startswith("gomoku.play.engine.")]
     assert wrong == []
+
+
+def test_the_developer_tools_stand_apart():
+    # The package never imports devtools/; the engine's checks use only the engine and its process from play/.
+    upward = [f"{module} imports devtools" for module, path in modules().items()
+              if any(name.split(".")[0] == "devtools" for name in imports(path, top_only=False, package=None))]
+    wrong = []
+    for folder, _, files in os.walk(os.path.join(ROOT, "devtools", "engine_check")):
+        for name in files:
+            if name.endswith(".py"):
+                wrong += [f"{name} imports {imported}" for imported in imports(os.path.join(folder, name), top_only=False)
+                          if imported.startswith("gomoku.play.") and not imported.startswith("gomoku.play.engine.")
+                          and not imported.startswith("gomoku.play.engine_process")]
+    assert upward == [] and wrong == []
 
 
 def test_the_layering_test_sees_an_upward_import(tmp_path):

@@ -204,3 +204,12 @@ def test_the_trainer_refuses_an_openings_file_for_none_of_its_boards(tmp_path):
         TrainConfig(eval_openings=path).validate()
     with pytest.raises(ValueError, match="openings_share"):
         TrainConfig(openings_share=1.5).validate()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_the_generator_keeps_the_same_openings_in_worker_processes():
+    # The workers are the trainer's actors (train/workers.py); the candidates are judged in seed order either way.
+    here = balanced.generate(9, 9, 5, 2, stones=(3, 4), games=2, seed=1)
+    assert balanced.generate(9, 9, 5, 2, stones=(3, 4), games=2, seed=1, workers=2) == here
+    assert here[1]["kept"] == 2 and len(here[0]) == 2

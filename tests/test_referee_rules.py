@@ -9,7 +9,7 @@ import textwrap
 import pytest
 
 from gomoku.game.board import Board
-from gomoku.play.engine_check.referee import FAULTS, main, run_match
+from devtools.engine_check.referee import FAULTS, main, run_match
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

@@ -205,8 +205,8 @@ def test_every_command_offers_the_same_device_and_precision_flags(capsys):
     from gomoku.play import cli as play_cli
     from gomoku.play.arena import run as arena
     from gomoku.play.engine import cli as pbrain
-    from gomoku.play.engine_check import soak
-    from gomoku.play.engine_check.fuzz import cli as fuzz
+    from devtools.engine_check import soak
+    from devtools.engine_check.fuzz import cli as fuzz
     from gomoku.train import cli as train_cli
 
     pair = ["--a", "pure:1", "--b", "pure:1"]

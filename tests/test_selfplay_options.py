@@ -11,7 +11,8 @@ from gomoku.search.gumbel import GumbelNode, GumbelPlayer, GumbelTree, improved_
 from gomoku.search.mcts import MCTS
 from gomoku.search.mcts_player import MCTSPlayer
 from gomoku.train.config import TrainConfig
-from gomoku.train.selfplay import game_seeds, training_arrays, self_play_games
+from gomoku.search.recipe import SelfPlayRecipe
+from gomoku.train.selfplay import game_seeds, play_game, training_arrays, self_play_games
 from tests.helpers import HashEvaluator
 
 
@@ -75,6 +76,21 @@ def test_a_game_with_no_full_search_records_nothing():
                                c_puct=5.0, seed=0, p_full=1e-9, n_fast=2)
     planes, pis, zs = training_arrays(games)
     assert planes.shape == (0, 4, 6, 6) and pis.shape == (0, 36) and zs.shape == (0,)
+
+
+@pytest.mark.parametrize("root_search", ["puct", "gumbel"])
+def test_one_game_played_alone_is_the_lockstep_game_on_the_python_trees(root_search):
+    settings = dict(n_playout=12, c_puct=5.0, root_search=root_search, gumbel_m=4, p_full=0.75, n_fast=4)
+    recipe = SelfPlayRecipe(**settings)
+    player = recipe.make_player(HashEvaluator(), game_seeds(3, 0)[0])
+    game = play_game(player, Board(6, 6, 4, start_player=1))
+    assert game.winner in (0, 1, 2) and len(game.moves) >= 7
+    assert 0 < len(game.to_move) <= len(game.moves) and game.planes.shape == (len(game.to_move), 4, 6, 6)
+    (same,), _ = self_play_games(HashEvaluator(), (6, 6, 4), n_games=1, parallel=1, seed=3, compiled=False,
+                                 **settings)
+    assert game.moves == same.moves and game.winner == same.winner
+    assert np.array_equal(game.pis, same.pis) and np.array_equal(game.planes, same.planes)
+    assert np.array_equal(game.outcomes(), same.outcomes()) and np.array_equal(game.root_values, same.root_values)
 
 
 # ------------------------------------------------------------ forced playouts and pruning

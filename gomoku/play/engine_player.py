@@ -6,7 +6,7 @@ This module registers the player kind ``engine`` (``ENGINE``, see ``search.playe
 share one ``EngineConnection`` (one engine process) per command line, board and rule.
 A program that lets its users name engines imports this module (``gomoku.commands`` does
 for every command).
-The connection speaks to the process with the referee's ``EngineProcess``:
+The connection speaks to the process with ``engine_process.EngineProcess``:
 
 * ``START`` (``RECTSTART`` on a board that is not square), then ``INFO timeout_turn``,
   ``timeout_match 0``, ``time_left`` (unlimited), ``rule`` (the game's), then the
@@ -55,7 +55,7 @@ import numpy as np
 from gomoku.game.board import Board, IllegalMoveError
 from gomoku.game.rules import rule_of
 from gomoku.play.engine.protocol import ProtocolError, UNLIMITED_MS, parse_pair
-from gomoku.play.engine_check.referee import HANG_GRACE_S, EngineProcess, board_block
+from gomoku.play.engine_process import HANG_GRACE_S, EngineProcess, board_block
 from gomoku.search.player import SearchResult
 from gomoku.search.player_kinds import Build, PlayerKind, register
 from gomoku.search.players import (EngineError, PlayerSpec, engine_argv, engine_name, info_text,  # noqa: F401

@@ -10,6 +10,7 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 
 from gomoku.game.board import Board
+from gomoku.game.features import input_channels, planes
 from gomoku.game.openings import make_openings
 from gomoku.game.rules import rule_of
 from gomoku.search.lockstep import FinishedGame, Lockstep, RunStats, distinct_players, run_games
@@ -216,6 +217,41 @@ def self_play_games(evaluator, board_shape: Sequence[int], n_games: int, paralle
     stream = SelfPlayStream(evaluator, board_shape, parallel, recipe, seed,
                             **{k: v for k, v in settings.items() if k not in names})
     return run_games(n_games, stream.lockstep.new_game, parallel, record=True, compiled=compiled)
+
+
+def play_game(player, board: Board, index: int = 0) -> FinishedGame:
+    """One self-play game, the whole loop in one place: ``player`` plays both sides from ``board``.
+
+    Each move, the player's search asks for leaves (``next_leaf``) until it has decided; each
+    leaf goes to the player's evaluator (the net) alone, and its priors and value go back into
+    the tree (``receive``). Then the player chooses (``choose``: the move, and ``pi``, the
+    policy target), the position is recorded as a training target, and the move is played.
+    The finished game's ``outcomes()`` give each position's value target ``z``.
+
+    This is what ``Lockstep`` does for many games at once, one batched net call a step; on
+    the players' Python trees (``Lockstep(compiled=False)``) a game played here is move for
+    move the same game. ``board`` is played on; the player is reset at the end.
+    """
+    version = getattr(player.evaluator, "input_version", 1)
+    recorded: list[tuple] = []  # (planes, pi, player to move, root value) of each training position
+    while not board.game_over:
+        while (leaf := player.next_leaf(board)) is not None:
+            priors, values = player.evaluator.evaluate([board])
+            player.receive(leaf, board, priors[0], float(values[0]))
+        result = player.choose(board)
+        if result.recorded:
+            recorded.append((planes(board, version), result.pi.astype(np.float32), board.current_player,
+                             result.root_value))
+        board.play(result.move)
+        player.notify_move(result.move)
+    player.reset()
+    size, shape = board.width * board.height, (input_channels(version), board.height, board.width)
+    return FinishedGame(board.width, board.height, board.n_in_row, board.start_player, list(board.history),
+                        int(board.winner), {1: str(player), 2: str(player)}, index=index, rule=board.rule,
+                        planes=np.stack([r[0] for r in recorded]) if recorded else np.zeros((0, *shape), np.float32),
+                        pis=np.stack([r[1] for r in recorded]) if recorded else np.zeros((0, size), np.float32),
+                        to_move=np.asarray([r[2] for r in recorded], dtype=np.int8),
+                        root_values=np.asarray([r[3] for r in recorded], dtype=np.float32))
 
 
 def training_arrays(games: Sequence[FinishedGame], value_mix: float = 0.0):

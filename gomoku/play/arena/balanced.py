@@ -27,11 +27,11 @@ file does not name the rule, so a file made for one rule reads under any other.
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import sys
 import time
 from dataclasses import dataclass
-from typing import Optional
+from itertools import islice
+from typing import Iterator, Optional
 
 import numpy as np
 
@@ -125,6 +125,20 @@ def test_candidate(args: tuple) -> Candidate:
     return Candidate(index, moves, verdict, share, games)
 
 
+def judge_in_actor(args: tuple, evaluator) -> Candidate:
+    """``test_candidate`` as an actors' call (the evaluator is not needed)."""
+    return test_candidate(args)
+
+
+def judged(jobs: Iterator[tuple], actors=None) -> Iterator[Candidate]:
+    """The candidates of ``jobs`` judged in order: here, or a batch of one per actor at a time."""
+    if actors is None:
+        yield from map(test_candidate, jobs)
+        return
+    while batch := list(islice(jobs, actors.slots)):
+        yield from actors.map(judge_in_actor, batch)
+
+
 def canonical(moves: list[int], perms: list[np.ndarray]) -> tuple:
     """The opening's Black and White stones, smallest over the board's symmetries."""
     moves = np.asarray(moves)
@@ -144,10 +158,13 @@ def generate(width: int, height: int, n_in_row: int, count: int, stones: tuple[i
     seen: set = set()
     tally = {"kept": 0, "forced win": 0, "lopsided": 0, "repeat": 0}
     jobs = ((i, seed, width, height, n_in_row, stones, games, low, rule) for i in range(10**9))
-    pool = multiprocessing.get_context("spawn").Pool(workers) if workers > 1 else None
+    actors = None
+    if workers > 1:  # worker processes start in one module, the actors' (train/workers.py)
+        from gomoku.train.workers import ProcessActors
+
+        actors = ProcessActors(workers)
     try:
-        results = pool.imap(test_candidate, jobs, chunksize=1) if pool else map(test_candidate, jobs)
-        for tried, cand in enumerate(results, 1):
+        for tried, cand in enumerate(judged(jobs, actors), 1):
             verdict = cand.verdict
             if verdict == "kept":
                 key = canonical(cand.moves, perms)
@@ -162,9 +179,8 @@ def generate(width: int, height: int, n_in_row: int, count: int, stones: tuple[i
             if len(kept) >= count:
                 break
     finally:
-        if pool is not None:
-            pool.terminate()
-            pool.join()
+        if actors is not None:
+            actors.close()
     return kept, tally
 
 

@@ -122,8 +122,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="pbrain-gomokuzero",
         description="A Gomoku engine for Gomocup managers (piskvork, liskvork...): it speaks their "
-                    "protocol on stdin/stdout. 'python -m gomoku.play.engine_check.referee --help' plays two "
-                    "engines against each other.",
+                    "protocol on stdin/stdout. 'python -m devtools.engine_check.referee --help', from a "
+                    "checkout, plays two engines against each other.",
         formatter_class=DefaultsHelpFormatter)
     who = parser.add_mutually_exclusive_group()
     who.add_argument("--model", help="model file to play with (AlphaZero MCTS); a fixed-size model plays only its own "

@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator, Optional
 
 from gomoku.play.engine.brain import EngineOptions, PbrainEngine
-from gomoku.play.engine_check.fuzz.check import (ABOUT, ERROR, FAILURES, MOVE, OK, PLAIN_SIDE, WALL_FACTOR, Due,
+from devtools.engine_check.fuzz.check import (ABOUT, ERROR, FAILURES, MOVE, OK, PLAIN_SIDE, WALL_FACTOR, Due,
                                                  Manager, Rules, short, split_command)
-from gomoku.play.engine_check.fuzz.scenario import Scenario
-from gomoku.play.engine_check.fuzz.targets import InProcessTarget, ProcessTarget
+from devtools.engine_check.fuzz.scenario import Scenario
+from devtools.engine_check.fuzz.targets import InProcessTarget, ProcessTarget
 from gomoku.search.heuristic import DEFAULT_LEVEL
 from gomoku.search.options import SEARCH_PRESETS, SearchOptions
 

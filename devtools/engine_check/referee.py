@@ -1,9 +1,9 @@
 """A referee for Gomocup engines: plays two engine processes against each other, as a manager does.
 
-``python -m gomoku.play.engine_check.referee "ENGINE 1" "ENGINE 2"`` starts both engines,
+``python -m devtools.engine_check.referee "ENGINE 1" "ENGINE 2"`` starts both engines,
 plays one game through the protocol that ``engine`` speaks, checks every answer
 with ``board.Board`` and prints the transcript. ``run_match`` is the same game
-as a function, for the soak (``gomoku.play.engine_check.soak``) and the tests.
+as a function, for the soak (``devtools.engine_check.soak``) and the tests.
 
 The referee talks the way managers do:
 
@@ -33,97 +33,18 @@ Black move on a forbidden point is an illegal move that loses at once (counted a
 from __future__ import annotations
 
 import argparse
-import queue
 import shlex
-import subprocess
 import sys
-import threading
-import time
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
 from gomoku.game.board import DRAW, Board, IllegalMoveError
 from gomoku.game.rules import FREESTYLE, RULES, check_rule, rules_help
-from gomoku.play.engine.protocol import OPPONENT, OWN, UNLIMITED_MS, ProtocolError, parse_pair
-from gomoku.util import DefaultsHelpFormatter, die_with_parent
+from gomoku.play.engine.protocol import UNLIMITED_MS, ProtocolError, parse_pair
+from gomoku.play.engine_process import HANG_GRACE_S, EngineProcess, board_block
+from gomoku.util import DefaultsHelpFormatter
 
-HANG_GRACE_S = 5.0  # how long past its limit the referee waits for an answer before calling it a hang
 FAULTS = ("error", "not_a_move", "illegal", "late", "hang", "crash")
-
-
-class EngineProcess:
-    """An engine child process spoken to over pipes, as a manager does.
-
-    A reader thread queues the engine's lines with their arrival times, so that
-    waiting for a reply can time out instead of hanging on a silent engine, and
-    a slow referee thread cannot make an answer look late. The child dies with the
-    process that started it (``util.die_with_parent``).
-
-    Args:
-        command: the engine's command line.
-        name: its label in the transcript.
-        transcript: where sent (``>``) and received (``<``) lines are logged.
-        stderr: where the engine's stderr goes (None: this process's stderr).
-    """
-
-    def __init__(self, command: list[str], name: str, transcript: list[str], stderr=None):
-        self.name = name
-        self.transcript = transcript
-        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=stderr, text=True, bufsize=1, preexec_fn=die_with_parent)
-        self._lines: queue.Queue = queue.Queue()
-        self.sent_at = 0.0
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        for line in self.proc.stdout:
-            self._lines.put((line.rstrip("\r\n"), time.monotonic()))
-        self._lines.put((None, time.monotonic()))
-
-    def send(self, *lines: str) -> None:
-        """Writes lines (a command and its data lines) at once; the clock starts after the last."""
-        for line in lines:
-            self.transcript.append(f"{self.name} > {line}")
-            self.proc.stdin.write(line + "\n")
-        self.proc.stdin.flush()
-        self.sent_at = time.monotonic()
-
-    def reply(self, timeout: float) -> tuple[str, float]:
-        """The next line that is not MESSAGE or DEBUG (those are logged), and its seconds since the last send.
-
-        Raises:
-            TimeoutError: nothing came within ``timeout`` seconds.
-            EOFError: the engine closed its output.
-        """
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                line, arrived = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
-            except queue.Empty:
-                raise TimeoutError(f"{self.name} gave no answer within {timeout:.2f} s") from None
-            if line is None:
-                raise EOFError(f"{self.name} closed its output")
-            self.transcript.append(f"{self.name} < {line}")
-            if not line.upper().startswith(("MESSAGE", "DEBUG")):
-                return line, arrived - self.sent_at
-
-    def close(self, timeout: float = 3.0) -> None:
-        """Sends END and waits for the process to exit, killing it if it does not."""
-        if self.proc.poll() is None:
-            try:
-                self.send("END")
-            except OSError:  # it died already: its pipe is closed
-                pass
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        for stream in (self.proc.stdin, self.proc.stdout):
-            try:
-                stream.close()
-            except OSError:
-                pass
 
 
 @dataclass
@@ -146,16 +67,6 @@ class MatchResult:
     @property
     def slowest(self) -> float:
         return max(self.latencies, default=0.0)
-
-
-def board_block(board: Board, me: int, width: int) -> list[str]:
-    """The ``BOARD`` block of ``board`` for the engine playing ``me``, stones in the order played."""
-    lines = ["BOARD"]
-    for index, move in enumerate(board.history):
-        owner = board.start_player if index % 2 == 0 else 3 - board.start_player
-        y, x = divmod(move, width)
-        lines.append(f"{x},{y},{OWN if owner == me else OPPONENT}")
-    return lines + ["DONE"]
 
 
 def run_match(commands: tuple[list[str], list[str]], width: int, height: int, n_in_row: int = 5,
@@ -279,7 +190,7 @@ def run_match(commands: tuple[list[str], list[str]], width: int, height: int, n_
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m gomoku.play.engine_check.referee",
+        prog="python -m devtools.engine_check.referee",
         description="Play one game between two engine commands through the Gomocup protocol "
                     "and print the transcript.",
         formatter_class=DefaultsHelpFormatter)

@@ -1,6 +1,6 @@
 """One game's Gumbel search, a round of leaves per net call against one leaf per call: CPU time and moves.
 
-    python scripts/gumbel_rounds.py --model models/gomoku_15x15_5.npz --simulations 400 --positions 8
+    python -m oneoffs.gumbel_rounds --model models/gomoku_15x15_5.npz --simulations 400 --positions 8
 
 From each position (the project's balanced 15x15 openings, ``--extra N`` heuristic moves after
 each for a middle game; as ``engine_playouts.py`` picks them), the same seeded Gumbel search runs
@@ -15,15 +15,11 @@ in the last digits).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-from engine_playouts import _TimedNet, positions  # noqa: E402
-
-from gomoku.game.board import Board  # noqa: E402
+from gomoku.game.board import Board
+from oneoffs.engine_playouts import TimedNet, positions
 
 
 def one_by_one(player, board: Board) -> int:
@@ -47,7 +43,7 @@ def main(argv=None) -> int:
     from gomoku.search.evaluator import NetEvaluator
     from gomoku.search.gumbel import GumbelPlayer
 
-    net = _TimedNet(PolicyValueModel.load(args.model, device="cpu", threads=1))
+    net = TimedNet(PolicyValueModel.load(args.model, device="cpu", threads=1))
     totals = {"rounds": [0.0, 0.0, 0], "one by one": [0.0, 0.0, 0]}
     same, calls, evaluated, games = 0, 0, 0, positions(args.size, 0, args.positions, args.extra)
     for i, moves in enumerate(games):

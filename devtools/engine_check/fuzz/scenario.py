@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import Iterator, Optional
 
-from gomoku.play.engine_check.fuzz.check import DIRECTIONS, PLAIN_SIDE, Manager, Rules
+from devtools.engine_check.fuzz.check import DIRECTIONS, PLAIN_SIDE, Manager, Rules
 from gomoku.play.engine.protocol import OPPONENT
 
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Callable, Iterator, Optional, TextIO
 
 from gomoku.play.engine.brain import PbrainEngine
-from gomoku.play.engine_check.fuzz.check import Due, short
-from gomoku.play.engine_check.referee import EngineProcess
+from devtools.engine_check.fuzz.check import Due, short
+from gomoku.play.engine_process import EngineProcess
 
 
 # ------------------------------------------------------------------ engines
@@ -104,7 +104,7 @@ class InProcessTarget:
 
 
 class ProcessTarget:
-    """A real engine process, spoken to through ``referee.EngineProcess``: hangs and deaths show.
+    """A real engine process, spoken to through ``EngineProcess``: hangs and deaths show.
 
     Args:
         command: the engine's command line.

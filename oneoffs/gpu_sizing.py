@@ -17,26 +17,23 @@ weights), so the figures size the search, not Paddle. Per board and lockstep siz
 
 Needs torch with CUDA (``pip install torch``); the project's search needs numba.
 
-    python scripts/gpu_sizing.py --boards 8,15 --games 128,512,2048 --seconds 15
+    python -m oneoffs.gpu_sizing --boards 8,15 --games 128,512,2048 --seconds 15
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from gomoku.game.features import input_channels  # noqa: E402
-from gomoku.search.evaluator import NetEvaluator  # noqa: E402
-from gomoku.search.lockstep import RunStats  # noqa: E402
-from gomoku.search.recipe import SelfPlayRecipe  # noqa: E402
-from gomoku.train.selfplay import SelfPlayStream  # noqa: E402
+from gomoku.game.features import input_channels
+from gomoku.search.evaluator import NetEvaluator
+from gomoku.search.lockstep import RunStats
+from gomoku.search.recipe import SelfPlayRecipe
+from gomoku.train.selfplay import SelfPlayStream
 
 NETS = {8: (4, 32), 15: (6, 48)}  # board -> (blocks, filters): the 8x8 default and the 15x15 model's net
 

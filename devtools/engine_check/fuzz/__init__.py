@@ -1,6 +1,6 @@
 """A protocol fuzz for the Gomocup engine: seeded random command sequences, every answer checked.
 
-``python -m gomoku.play.engine_check.fuzz --sequences 5000 --seed 0`` sends thousands of
+``python -m devtools.engine_check.fuzz --sequences 5000 --seed 0`` sends thousands of
 random command sequences to ``brain.PbrainEngine``, in this process for speed
 or, with ``--process``, to a real ``python -m gomoku.play.engine`` child process, and
 checks every answer against the protocol table of ``engine``'s docstring. It

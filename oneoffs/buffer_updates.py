@@ -1,6 +1,6 @@
 """How a run's net moves on the probe with more updates on its replay buffer alone.
 
-    python scripts/buffer_updates.py runs/long-15x15 --probe rapfi --updates 16 --every 2
+    python -m oneoffs.buffer_updates runs/long-15x15 --probe rapfi --updates 16 --every 2
 
 It reads the run's checkpoint (the net, its Adam state, the learning-rate multiplier and the
 replay buffer, as the trainer would resume them), then runs the trainer's own KL-adaptive updates

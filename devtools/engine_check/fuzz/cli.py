@@ -1,4 +1,4 @@
-"""The fuzz's command line: ``python -m gomoku.play.engine_check.fuzz``."""
+"""The fuzz's command line: ``python -m devtools.engine_check.fuzz``."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import sys
 from typing import Optional
 
 from gomoku.net.flags import add_device_flags
-from gomoku.play.engine_check.fuzz.check import PLAIN_SIDE
-from gomoku.play.engine_check.fuzz.runner import Fuzz, FuzzConfig, Report
-from gomoku.play.engine_check.fuzz.scenario import HOSTILE
+from devtools.engine_check.fuzz.check import PLAIN_SIDE
+from devtools.engine_check.fuzz.runner import Fuzz, FuzzConfig, Report
+from devtools.engine_check.fuzz.scenario import HOSTILE
 from gomoku.search.heuristic import DEFAULT_LEVEL, LEVELS
 from gomoku.search.options import SearchOptions, add_search_flags
 from gomoku.util import DefaultsHelpFormatter
@@ -18,7 +18,7 @@ from gomoku.util import DefaultsHelpFormatter
 # ------------------------------------------------------------ command line
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m gomoku.play.engine_check.fuzz",
+        prog="python -m devtools.engine_check.fuzz",
         description="Send seeded random command sequences, valid and hostile, to the Gomocup engine and check "
                     "every answer against the protocol. Exit status 1 if anything failed.",
         formatter_class=DefaultsHelpFormatter)

@@ -19,7 +19,7 @@ from typing import IO, Callable, Optional, Sequence
 import numpy as np
 
 from gomoku.game.openings import make_openings
-from gomoku.play.engine_check.referee import FAULTS, run_match
+from devtools.engine_check.referee import FAULTS, run_match
 
 N_IN_ROW = 5  # the shipped model's rule, and the heuristic's by default
 PAIRINGS = {  # name: (Black's engine, White's engine)

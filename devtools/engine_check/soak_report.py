@@ -8,8 +8,8 @@ import json
 
 import numpy as np
 
-from gomoku.play.engine_check.referee import FAULTS
-from gomoku.play.engine_check.soak_run import FAULT_NAMES, PAIRINGS, SoakRun, went_wrong
+from devtools.engine_check.referee import FAULTS
+from devtools.engine_check.soak_run import FAULT_NAMES, PAIRINGS, SoakRun, went_wrong
 
 TRANSCRIPT_TAIL = 12  # transcript lines printed for each game that went wrong
 

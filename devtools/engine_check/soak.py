@@ -1,7 +1,7 @@
 """The engine soak: many refereed games between engine processes, to find the faults a tournament would.
 
-    python -m gomoku.play.engine_check.soak --games 200 --model models/gomoku_15x15_5.npz --seed 0 --out soak.jsonl
-    python -m gomoku.play.engine_check.soak --games 6 --model models/gomoku_15x15_5.npz --size 9 --timeouts 3000,3000
+    python -m devtools.engine_check.soak --games 200 --model models/gomoku_15x15_5.npz --seed 0 --out soak.jsonl
+    python -m devtools.engine_check.soak --games 6 --model models/gomoku_15x15_5.npz --size 9 --timeouts 3000,3000
 
 A Gomocup tournament loses an engine's game for one late, illegal, missing or
 garbled answer, so the engine (``gomoku.play.engine``) has to survive hundreds
@@ -64,8 +64,8 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from gomoku.net.flags import add_device_flags
-from gomoku.play.engine_check.soak_report import format_table, read_records
-from gomoku.play.engine_check.soak_run import PAIRINGS, Engines, SoakError, SoakRun, draw_settings, run_soak, went_wrong
+from devtools.engine_check.soak_report import format_table, read_records
+from devtools.engine_check.soak_run import PAIRINGS, Engines, SoakError, SoakRun, draw_settings, run_soak, went_wrong
 from gomoku.util import DefaultsHelpFormatter, board_size_arg, positive_int_arg
 
 PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
@@ -103,7 +103,7 @@ def _share_arg(text: str) -> float:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m gomoku.play.engine_check.soak",
+        prog="python -m devtools.engine_check.soak",
         description="Play many refereed games between engine processes (the model against the heuristic "
                     "and against itself) under drawn boards, openings and clocks; print the faults "
                     "and answer times. Exits 1 if any game had a fault.",

@@ -15,7 +15,7 @@ game, where a search may prove its root and stop early):
 
 The CPU figures do not depend on what else the machine runs as wall-clock ones do.
 
-    python scripts/engine_playouts.py --model models/gomoku_15x15_5.npz --turn-ms 1000
+    python -m oneoffs.engine_playouts --model models/gomoku_15x15_5.npz --turn-ms 1000
 """
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ def engine_run(model: str, games: list[list[int]], size: int, turn_ms: int, core
             proc.kill()
 
 
-class _TimedNet:
+class TimedNet:
     """A net whose calls' CPU time is summed (``seconds``), so that the search's own share can be told apart."""
 
     def __init__(self, net):
@@ -138,7 +138,7 @@ def cpu_run(model: str, games: list[list[int]], size: int, playouts: int, threat
 
     options = dict(fpu=0.25, solve=True, threats=threats)
     core_ready()
-    net = _TimedNet(PolicyValueModel.load(model, device="cpu", threads=1))
+    net = TimedNet(PolicyValueModel.load(model, device="cpu", threads=1))
     net.predict(np.zeros((1, input_channels(net.input_version), size, size), np.float32))  # builds the predictor
     totals = {"python": np.zeros(3), "core": np.zeros(3)}  # CPU seconds, of which the net's, net positions
     for round_ in range(rounds):

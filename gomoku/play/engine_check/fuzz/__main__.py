@@ -1,8 +1,0 @@
-"""``python -m gomoku.play.engine_check.fuzz``: runs the fuzz's command line."""
-
-import sys
-
-from gomoku.play.engine_check.fuzz.cli import main
-
-if __name__ == "__main__":
-    sys.exit(main())
