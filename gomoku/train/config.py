@@ -352,7 +352,7 @@ class TrainConfig:
     def games_in_lockstep(self, device: str = "cpu") -> int:
         """Self-play games each worker keeps in progress (they carry over between iterations)."""
         # On a GPU one process's search feeds the net far below its limit; batches of 512 from a
-        # worker per core reached it on a 16-core H100 box (docs/results.md, scripts/gpu_sizing.py).
+        # worker per core reached it on a 16-core H100 box (docs/results.md, oneoffs/gpu_sizing.py).
         return self.parallel_games or (512 if device == "gpu" else 32)
 
     def to_dict(self) -> dict:
