@@ -6,7 +6,7 @@ import pytest
 # Modules whose tests start processes, train nets or play whole matches: the slow tier.
 # `python -m pytest -m "not slow"` runs the rest, the fast tier.
 SLOW_MODULES = {
-    "test_actors", "test_arena", "test_bench", "test_commands", "test_engine", "test_engine_fuzz",
+    "test_actors", "test_arena", "test_bench", "test_commands", "test_engine", "test_engine_check", "test_engine_fuzz",
     "test_engine_player", "test_engine_soak", "test_grow", "test_gumbel_rounds", "test_interrupt",
     "test_lifecycle", "test_package", "test_pipeline", "test_progress", "test_ray_actors", "test_ray_cluster",
     "test_ship_model", "test_solve_openings", "test_strength_table", "test_time_to_strength", "test_turning_points",

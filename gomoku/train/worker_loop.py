@@ -1,9 +1,10 @@
 """A worker process's side of ``workers.ProcessActors``: its start and its loop.
 
 ``worker_start.start_worker`` runs ``worker_main`` once the worker is tied to its parent. The
-worker lowers its priority, imports Paddle and installs its SIGTERM handler (the stop signals
-stay blocked until then), then serves the caller's pipe: a task, self-play ahead until
-``COLLECT``, the reply, self-play ahead until the next message.
+worker imports Paddle and installs its SIGTERM handler (the stop signals stay blocked until
+then), loads the search core (compiling it once per machine), lowers its priority, then serves
+the caller's pipe: a task, self-play ahead until ``COLLECT``, the reply, self-play ahead until
+the next message.
 """
 
 from __future__ import annotations
@@ -25,22 +26,39 @@ PROGRESS_EVERY_S = 1.0
 STARTUP_SIGNALS = {signal.SIGTERM, signal.SIGINT}
 
 
-def prepare_actor_process(nice: int) -> None:
-    """What every actor process does before it plays: lower its priority, import Paddle, and put a
-    quiet exit in place of Paddle's SIGTERM handler, which prints a C++ "FatalError" report
-    (an actor stopped by its caller has nothing to report).
+def prepare_actor_process(nice: int, handler_set: Optional[Callable[[], None]] = None) -> None:
+    """What every actor process does before it plays: import Paddle, put a quiet exit in place of
+    Paddle's SIGTERM handler, which prints a C++ "FatalError" report (an actor stopped by its
+    caller has nothing to report), load the search core's kernels (or compile them, once per
+    machine: ``core.single.core_ready``), and only then lower its priority.
+
+    The start runs at the caller's priority: on a machine busy with other work, a process at nice
+    10 gets a tenth of the share of each busy process at nice 0, and its start (Paddle's import,
+    a compile of a minute of CPU) took minutes (docs/results.md, 2026-11-28); its games, which run
+    alongside the learner's updates, yield to them.
+
+    ``handler_set`` is called once the SIGTERM handler is in place (a worker unblocks the stop
+    signals there, so that a stop during the compile ends it at once).
 
     Raises:
         ValueError: called outside the process's main thread (no handler is installed then).
     """
-    if nice:
-        os.nice(nice)
     import warnings
 
     warnings.filterwarnings("ignore")
     import paddle  # noqa: F401  (installs Paddle's own signal handlers, which ours replaces)
 
     signal.signal(signal.SIGTERM, lambda signum, frame: os._exit(0))
+    if handler_set is not None:
+        handler_set()
+    from gomoku.search.core import core_enabled
+
+    if core_enabled():
+        from gomoku.search.core.single import core_ready
+
+        core_ready()
+    if nice:
+        os.nice(nice)
 
 
 def worker_main(parent_alive: Callable[[], bool], conn, device: str, threads: int, nice: int = 0,
@@ -50,8 +68,7 @@ def worker_main(parent_alive: Callable[[], bool], conn, device: str, threads: in
     # Started with SIGTERM and SIGINT blocked (see workers.ProcessActors._spawn): a signal sent now
     # stays pending until our own handler is in place.
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and closes us
-    prepare_actor_process(nice)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, STARTUP_SIGNALS)
+    prepare_actor_process(nice, lambda: signal.pthread_sigmask(signal.SIG_UNBLOCK, STARTUP_SIGNALS))
     _serve(conn, device, threads, precision, parent_alive)
     # Leaving on our own: Python's shutdown puts the default SIGTERM action back, and a stop
     # that arrives meanwhile would end the worker with a signal instead of its exit code 0.
