@@ -262,11 +262,17 @@ def test_a_busy_run_is_refused_before_paddle_loads(tmp_path):
                       "importlib.util.find_spec = lambda name, *a: None if name == 'paddle' else real(name, *a)\n"
                       "sys.modules['paddle'] = None\n")
     try:
-        for args in ([*TINY, "--run-dir", run], ["--resume", run]):
+        for args, ending in (([*TINY, "--run-dir", run], "; stop it first"),
+                             (["--resume", run], " and has not written its first checkpoint yet; resume once it has stopped")):
             code = without_paddle + f"sys.argv = {['train.py', *args]!r}\nrunpy.run_path('train.py', run_name='__main__')\n"
             proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
             assert proc.returncode == 2, proc.stderr
-            assert proc.stderr.strip() == f"error: another trainer (pid {os.getpid()}) is using {run}; stop it first"
+            assert proc.stderr.strip() == f"error: another trainer (pid {os.getpid()}) is using {run}{ending}"
+        write_checkpoint(os.path.join(run, "checkpoint.pkl"), {})  # a run with a checkpoint, still busy
+        code = without_paddle + f"sys.argv = {['train.py', '--resume', run]!r}\nrunpy.run_path('train.py', run_name='__main__')\n"
+        proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 2 and proc.stderr.strip() == \
+            f"error: another trainer (pid {os.getpid()}) is using {run}; stop it first", proc.stderr
     finally:
         held.close()
 

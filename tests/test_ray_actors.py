@@ -119,7 +119,7 @@ def test_a_start_that_waits_for_a_free_cpu_says_so(monkeypatch):
     with pytest.raises(WorkerError) as caught:
         pool._wait_for_the_start()
     message = str(caught.value)
-    assert message.startswith("no Ray actor started for ") and "the cluster had no free CPU for them" in message
+    assert message.startswith("no Ray actor started in ") and "the cluster had no free CPU for them" in message
     assert "Ray lists them as 1 PENDING_CREATION; the cluster has 2 CPU(s), 0 free" in message
 
 

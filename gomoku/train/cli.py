@@ -95,8 +95,8 @@ def main(argv=None) -> int:
     try:
         # Another trainer in the run's folder is refused now, not after the seconds of loading
         # Paddle below (the pipeline takes the lock itself when it starts).
-        refuse_a_busy_run(args.resume or args.run_dir)
-    except RunBusyError as exc:
+        refuse_a_busy_run(args.resume or args.run_dir, resume=bool(args.resume))
+    except (CheckpointError, RunBusyError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 
@@ -132,11 +132,15 @@ def main(argv=None) -> int:
     return interrupt.exit_code(pipeline.stopped_by) if pipeline.stopped_by else 0
 
 
-def refuse_a_busy_run(run_dir) -> None:
+def refuse_a_busy_run(run_dir, resume: bool = False) -> None:
     """Raises ``RunBusyError`` when a live trainer holds the lock of ``run_dir`` (None: a new run's
-    folder, named by the time: nobody else has it)."""
-    from gomoku.train.checkpoint import RunBusyError, lock_holder
+    folder, named by the time: nobody else has it); for a resume of a folder without a checkpoint,
+    the ``CheckpointError`` that says why there is none (a trainer still in its first iteration
+    among them)."""
+    from gomoku.train.checkpoint import CHECKPOINT, RunBusyError, lock_holder, read_checkpoint
 
+    if resume and not os.path.isfile(os.path.join(run_dir, CHECKPOINT)):
+        read_checkpoint(os.path.join(run_dir, CHECKPOINT))  # raises: nothing to read
     owner = lock_holder(run_dir) if run_dir else None
     if owner is not None:
         raise RunBusyError(f"another trainer (pid {owner}) is using {run_dir}; stop it first")

@@ -320,7 +320,7 @@ class RayActors(Actors):
             else:
                 no_cpu_since = None
             if no_cpu_since is not None and now - no_cpu_since >= NO_CPU_TIMEOUT_S:
-                why = f"for {now - no_cpu_since:.0f} s {status.no_cpu()}"
+                why = f"in {now - no_cpu_since:.0f} s: {status.no_cpu()}"
                 break
             if now - started >= START_TIMEOUT_S:
                 why = f"within {START_TIMEOUT_S:g} s, although Ray held a CPU for each: {status.starting()}"

@@ -237,7 +237,10 @@ def _warm_up() -> None:
 def _compile_or_load(announce: bool = True) -> None:
     """Loads the kernels from numba's cache, or compiles them into it, holding the machine's compile
     lock: a process that finds another one compiling waits for it, then loads its work. Only the
-    process that compiles says so (``announce``)."""
+    process that compiles says so (``announce``). A fresh cache is loaded without the lock."""
+    if cached():
+        _warm_up()
+        return
     with compile_lock():
         if announce and not cached():
             print("compiling the search core (about a minute of CPU, once: it is cached for later starts) ...",
