@@ -29,11 +29,13 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 _requests = 0
 _raise_now = False
+_signal = None  # the first stop signal since ``deferred()`` began, for the exit code
 
 
 def _handler(signum, frame) -> None:
-    global _requests
+    global _requests, _signal
     _requests += 1
+    _signal = _signal or signum
     if _raise_now or _requests > 1:
         raise KeyboardInterrupt
 
@@ -49,11 +51,22 @@ def requested() -> bool:
     return _requests > 0
 
 
+def stop_signal():
+    """The signal that asked the last ``deferred()`` block to stop (SIGINT or SIGTERM), None without one."""
+    return _signal
+
+
+def exit_code(signum) -> int:
+    """The shell's exit status of a process that a signal ended: 128 + its number (130 for SIGINT,
+    143 for SIGTERM)."""
+    return 128 + int(signum)
+
+
 @contextmanager
 def deferred():
     """Within the block, SIGINT and SIGTERM request a stop instead of raising anywhere."""
-    global _requests
-    _requests = 0
+    global _requests, _signal
+    _requests, _signal = 0, None
     previous = {sig: signal.signal(sig, _handler) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield

@@ -101,8 +101,15 @@ def atomic_write(path: str, write: Callable[[IO[bytes]], None]) -> None:
         raise
 
 
+MAX_BOARD_SIDE = 26
+"""The longest side of a board: the columns are labelled a to z (``board.COLUMN_LETTERS``)."""
+BOARD_SIZES = (f"each side from 1 to {MAX_BOARD_SIDE} points and no shorter than the stones in a row "
+               f"(--n-in-row), for example 8x8, 15x15 or 9x7 (9 wide, 7 high)")
+
+
 def board_size_arg(text: str) -> tuple[int, int]:
-    """Flag parser: ``8x8`` or ``8`` -> ``(8, 8)``; ``9x7`` is 9 wide and 7 high."""
+    """Flag parser: ``8x8`` or ``8`` -> ``(8, 8)``; ``9x7`` is 9 wide and 7 high. A side must be 1 to
+    ``MAX_BOARD_SIDE`` here; the board then checks it against the stones in a row."""
     parts = text.lower().split("x")
     try:
         numbers = [int(p) for p in parts]
@@ -110,8 +117,12 @@ def board_size_arg(text: str) -> tuple[int, int]:
         numbers = []
     if len(numbers) == 1:
         numbers *= 2
-    if len(numbers) != 2 or min(numbers) < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a board size like 8x8")
+    if len(numbers) != 2:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a board size: write WxH, {BOARD_SIZES}")
+    if min(numbers) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is too small: a board has {BOARD_SIZES}")
+    if max(numbers) > MAX_BOARD_SIDE:
+        raise argparse.ArgumentTypeError(f"{text!r} is too large: a board has {BOARD_SIZES}")
     return numbers[0], numbers[1]
 
 
@@ -153,10 +164,31 @@ class DefaultsHelpFormatter(argparse.HelpFormatter):
         return f"{text} (default: %(default)s)"
 
 
+def in_checkout() -> bool:
+    """Whether this copy of the package runs from a checkout of the repository (pyproject.toml sits
+    beside the package: run from it, or installed editable), not from an installed copy."""
+    return os.path.isfile(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "pyproject.toml"))
+
+
+def paddle_install_hint(checkout: bool | None = None) -> str:
+    """How to install Paddle here: the requirements files of a checkout, or the package's extras for
+    an installed copy, which has no repository to run them from."""
+    if in_checkout() if checkout is None else checkout:
+        return ("pip install -r requirements.txt (its CPU build) or -r requirements-gpu.txt (its CUDA build), "
+                "from the repository root; or pip install '.[cpu]'")
+    return ('pip install "gomoku-zero[cpu]" (its CPU build), or for a GPU pip install "gomoku-zero[gpu]" '
+            "with --extra-index-url naming Paddle's own index of CUDA builds (its install guide lists them)")
+
+
+def paddle_gpu_hint(checkout: bool | None = None) -> str:
+    """How to get Paddle's CUDA build in place of its CPU build."""
+    if in_checkout() if checkout is None else checkout:
+        return "pip install -r requirements-gpu.txt"
+    return 'pip install "gomoku-zero[gpu]" with --extra-index-url naming Paddle\'s index of CUDA builds'
+
+
 class PaddleMissingError(ImportError):
     """PaddlePaddle is not installed (it is an extra of the package); the message says how to get it."""
 
-    def __init__(self, message: str = "PaddlePaddle is not installed: pip install -r requirements.txt "
-                                      "(its CPU build) or -r requirements-gpu.txt (its CUDA build), from "
-                                      "the repository root; or pip install '.[cpu]'"):
-        super().__init__(message, name="paddle")
+    def __init__(self, message: str | None = None):
+        super().__init__(message or f"PaddlePaddle is not installed: {paddle_install_hint()}", name="paddle")

@@ -239,7 +239,7 @@ class Race:
     def check(self) -> None:
         """Fails loudly when the run died before it kept any snapshot."""
         code = self.process.returncode
-        if code not in (0, None) and not self.snapshots:
+        if code not in (0, None, 130, 143) and not self.snapshots:  # 130, 143: stopped by our SIGINT or SIGTERM
             with open(self.log_path) as f:
                 tail = f.read()[-2000:]
             raise SystemExit(f"error: the {self.recipe.name} run failed (exit {code}):\n{tail}")

@@ -6,7 +6,7 @@ import pytest
 # Modules whose tests start processes, train nets or play whole matches: the slow tier.
 # `python -m pytest -m "not slow"` runs the rest, the fast tier.
 SLOW_MODULES = {
-    "test_actors", "test_arena", "test_bench", "test_commands", "test_engine", "test_engine_fuzz",
+    "test_actors", "test_arena", "test_bench", "test_commands", "test_engine", "test_engine_check", "test_engine_fuzz",
     "test_engine_player", "test_engine_soak", "test_grow", "test_gumbel_rounds", "test_interrupt",
     "test_lifecycle", "test_package", "test_pipeline", "test_progress", "test_ray_actors", "test_ray_cluster",
     "test_ship_model", "test_solve_openings", "test_stops", "test_strength_table", "test_time_to_strength", "test_turning_points",
@@ -19,6 +19,7 @@ SLOW_MODULES = {
 SLOW_TESTS = {
     "test_core::test_15x15_games_are_the_same", "test_core::test_puct_games_are_the_same_to_the_bit_on_8x8",
     "test_core::test_renju_games_are_the_same",
+    "test_core_compile::test_two_processes_that_start_together_compile_the_core_once",
     "test_core_single::test_the_engine_answers_the_same_on_the_core_as_on_the_python_tree",
     "test_core_threats::test_threats_on_input_v2_games_are_the_same_on_the_core",
     "test_engine_agreement::test_a_run_logs_its_probe_every_iteration_and_refuses_one_for_another_rule",

@@ -164,3 +164,16 @@ def test_play_script_errors_are_one_clear_line(tmp_path):
         assert len(result.stderr.strip().splitlines()) == 1
     bad_flag = run_play("--size", "big")
     assert bad_flag.returncode == 2 and "not a board size" in bad_flag.stderr
+
+
+def test_a_board_size_flag_says_what_range_a_side_has():
+    import argparse
+
+    from gomoku.util import board_size_arg
+
+    assert board_size_arg("9x7") == (9, 7) and board_size_arg("15") == (15, 15) and board_size_arg("26x1") == (26, 1)
+    for text, why in (("0x0", "is too small"), ("8x0", "is too small"), ("27x8", "is too large"), ("big", "is not a board size")):
+        with pytest.raises(argparse.ArgumentTypeError) as caught:
+            board_size_arg(text)
+        assert f"{text!r} {why}" in str(caught.value)
+        assert "each side from 1 to 26 points and no shorter than the stones in a row (--n-in-row)" in str(caught.value)

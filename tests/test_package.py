@@ -89,7 +89,7 @@ def test_the_arena_runs_as_a_module():
     assert "usage: gomoku-arena" in proc.stdout
 
 
-@pytest.mark.timeout(120)
+@pytest.mark.timeout(300)
 def test_the_built_package_holds_the_shipped_models_and_plays_them_from_anywhere(tmp_path):
     # What pip install . puts into site-packages, built by setuptools from a copy of the checkout.
     source = tmp_path / "source"
@@ -118,3 +118,18 @@ def test_the_built_package_holds_the_shipped_models_and_plays_them_from_anywhere
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["False", str(packaged / "gomoku_8x8_5.npz"),
                                    str(packaged / "gomoku_15x15_renju.npz")]
+    # Without Paddle, the installed commands name the package's extra: there is no repository
+    # whose requirements files they could point to.
+    without_paddle = ("import importlib.util, sys\n"
+                      "real = importlib.util.find_spec\n"
+                      "importlib.util.find_spec = lambda name, *a: None if name == 'paddle' else real(name, *a)\n"
+                      "sys.modules['paddle'] = None\n")
+    for command, args in (("train", ["--iterations", "1", "--run-dir", "run"]), ("play", ["--text"])):
+        code = without_paddle + (f"sys.argv = {[f'gomoku-{command}', *args]!r}\n"
+                                 f"from gomoku.commands import {command}\nsys.exit({command}())\n")
+        proc = subprocess.run([sys.executable, "-c", code], cwd=empty, capture_output=True, text=True,
+                              timeout=100, env=dict(os.environ, PYTHONPATH=str(built)))
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.startswith(f'gomoku-{command}: PaddlePaddle is not installed: pip install "gomoku-zero[cpu]"'), \
+            proc.stderr
+        assert "requirements" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr

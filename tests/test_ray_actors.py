@@ -85,3 +85,59 @@ def test_a_killed_ray_actor_loses_its_games_and_nothing_else(tmp_path):
         assert pipeline.games == before[0] + 2 + 4
     finally:
         actors.close()
+
+
+def _starting_pool(monkeypatch, status, started_after=None):
+    """A RayActors whose one created actor Ray reports with ``status`` (its ``_start_status``),
+    without Ray: its start joins after ``started_after`` polls (None: never)."""
+    from gomoku.train import ray_actors
+
+    for name, value in (("STATUS_S", 0.0), ("START_REPORT_S", 0.0), ("NO_CPU_TIMEOUT_S", 0.05),
+                        ("START_TIMEOUT_S", 0.2)):
+        monkeypatch.setattr(ray_actors, name, value)
+    pool = object.__new__(ray_actors.RayActors)
+    pool._actors, pool._coming, lines = [], [("handle", "ref")], []
+    pool._log = lines.append
+    polls = {"n": 0}
+
+    def take_newcomers(timeout, until_all=False):
+        polls["n"] += 1
+        if started_after is not None and polls["n"] >= started_after and pool._coming:
+            pool._coming.clear()
+            pool._actors.append(ray_actors._Member("handle", 1, "node"))
+
+    pool._take_newcomers = take_newcomers
+    pool._start_status = lambda: status
+    return pool, lines
+
+
+def test_a_start_that_waits_for_a_free_cpu_says_so(monkeypatch):
+    from gomoku.train.ray_actors import _StartStatus
+    from gomoku.train.tasks import WorkerError
+
+    pool, _ = _starting_pool(monkeypatch, _StartStatus({"PENDING_CREATION": 1}, waiting_for_cpu=1, cpus=2, free=0))
+    with pytest.raises(WorkerError) as caught:
+        pool._wait_for_the_start()
+    message = str(caught.value)
+    assert message.startswith("no Ray actor started in ") and "the cluster had no free CPU for them" in message
+    assert "Ray lists them as 1 PENDING_CREATION; the cluster has 2 CPU(s), 0 free" in message
+
+
+def test_a_slow_start_is_waited_for_and_told_apart_from_a_missing_cpu(monkeypatch):
+    from gomoku.train.ray_actors import _StartStatus
+    from gomoku.train.tasks import WorkerError
+
+    # Ray holds a CPU for the actor (no demand left): it is starting, slowly; the wait goes on past
+    # NO_CPU_TIMEOUT_S, says how it goes, and ends at START_TIMEOUT_S with what Ray said.
+    starting = _StartStatus({"PENDING_CREATION": 1}, waiting_for_cpu=0, cpus=2, free=0)
+    pool, lines = _starting_pool(monkeypatch, starting)
+    with pytest.raises(WorkerError) as caught:
+        pool._wait_for_the_start()
+    message = str(caught.value)
+    assert "within 0.2 s, although Ray held a CPU for each: they were still starting" in message
+    assert "Ray lists them as 1 PENDING_CREATION" in message and "load average" in message
+    assert lines and "0 of 1 actor(s) started after" in lines[0] and "waiting (up to 0.2 s" in lines[0]
+    # One that starts in time joins the pool.
+    pool, _ = _starting_pool(monkeypatch, starting, started_after=3)
+    pool._wait_for_the_start()
+    assert len(pool._actors) == 1 and not pool._coming

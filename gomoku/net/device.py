@@ -6,6 +6,7 @@ import functools
 
 from gomoku.net.backend import paddle
 from gomoku.net.flags import DEVICES, PRECISIONS
+from gomoku.util import paddle_gpu_hint
 
 # CPU flags (Linux /proc/cpuinfo) of native bfloat16 arithmetic: AVX-512 BF16 (Cooper Lake, Zen 4
 # and later) or AMX (Sapphire Rapids and later). Without them oneDNN emulates bf16, slower than fp32.
@@ -37,7 +38,7 @@ def resolve_device(device: str) -> str:
 def describe_build() -> str:
     """What Paddle was built for: ``CPU build`` or ``CUDA 12.6 build``, with its version."""
     if not paddle.device.is_compiled_with_cuda():
-        return f"Paddle {paddle.__version__}, a CPU build (for a GPU: pip install -r requirements-gpu.txt)"
+        return f"Paddle {paddle.__version__}, a CPU build (for a GPU: {paddle_gpu_hint()})"
     cuda = paddle.version.cuda() if hasattr(paddle.version, "cuda") else "?"
     return f"Paddle {paddle.__version__}, a CUDA {cuda} build"
 

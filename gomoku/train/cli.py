@@ -90,9 +90,19 @@ def main(argv=None) -> int:
     overrides = {f.name: getattr(args, f.name) for f in fields(TrainConfig)
                  if getattr(args, f.name) is not None}
 
+    from gomoku.train.checkpoint import CheckpointError, RunBusyError
+
+    try:
+        # Another trainer in the run's folder is refused now, not after the seconds of loading
+        # Paddle below (the pipeline takes the lock itself when it starts).
+        refuse_a_busy_run(args.resume or args.run_dir, resume=bool(args.resume))
+    except (CheckpointError, RunBusyError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+    from gomoku import interrupt
     from gomoku.net.modelfile import ModelFileError
     from gomoku.train.tasks import WorkerError
-    from gomoku.train.checkpoint import CheckpointError, RunBusyError
     from gomoku.train.pipeline import TrainPipeline
 
     try:
@@ -117,7 +127,23 @@ def main(argv=None) -> int:
     except (CheckpointError, ModelFileError, RunBusyError, WorkerError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    return 0
+    # Stopped by a signal, at any moment: the shell's status for it (130 after Ctrl-C, 143 after
+    # SIGTERM), as before the run started (gomoku.commands), although the run saved and stopped cleanly.
+    return interrupt.exit_code(pipeline.stopped_by) if pipeline.stopped_by else 0
+
+
+def refuse_a_busy_run(run_dir, resume: bool = False) -> None:
+    """Raises ``RunBusyError`` when a live trainer holds the lock of ``run_dir`` (None: a new run's
+    folder, named by the time: nobody else has it); for a resume of a folder without a checkpoint,
+    the ``CheckpointError`` that says why there is none (a trainer still in its first iteration
+    among them)."""
+    from gomoku.train.checkpoint import CHECKPOINT, RunBusyError, lock_holder, read_checkpoint
+
+    if resume and not os.path.isfile(os.path.join(run_dir, CHECKPOINT)):
+        read_checkpoint(os.path.join(run_dir, CHECKPOINT))  # raises: nothing to read
+    owner = lock_holder(run_dir) if run_dir else None
+    if owner is not None:
+        raise RunBusyError(f"another trainer (pid {owner}) is using {run_dir}; stop it first")
 
 
 def check_eval_opponent(config) -> None:

@@ -303,8 +303,8 @@ class TrainConfig:
         for part in self.sizes.replace(" ", "").split(","):
             try:
                 found.add(board_size_arg(part))
-            except argparse.ArgumentTypeError:
-                raise ValueError(f"cannot read {part!r} in --sizes {self.sizes!r}: "
+            except argparse.ArgumentTypeError as exc:
+                raise ValueError(f"cannot read {part!r} in --sizes {self.sizes!r} ({exc}): "
                                  f"use e.g. 9,11,15 or 9x9,15x15") from None
         return sorted(found, key=size_order)
 

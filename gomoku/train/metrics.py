@@ -24,8 +24,14 @@ def utc_now() -> str:
 
 def iteration_line(r: dict) -> str:
     """The log line of an iteration record."""
-    line = (f"iter {r['iteration']:>5}  games {r['games']:>6}  len {r['episode_len']:>5.1f}  "
-            f"{'-' if r['playouts_per_s'] is None else r['playouts_per_s']:>6} playouts/s")
+    if r["playouts_per_s"] is not None:
+        rate = f"{r['playouts_per_s']:>6} playouts/s"
+    elif r.get("positions"):  # games handed over with no playout since the last hand-over: after a
+        # resume, games that the actors had played ahead before the stop (their rate was in that line)
+        rate = "no new playouts (games played ahead, before the last stop)"
+    else:
+        rate = "no games (every actor failed)"
+    line = f"iter {r['iteration']:>5}  games {r['games']:>6}  len {r['episode_len']:>5.1f}  {rate}"
     if "loss" in r:
         value = f" (value {r['value_loss']:.3f})" if "value_loss" in r else ""
         line += (f"  loss {r['loss']:.3f}{value}  entropy {r['entropy']:.3f}  kl {r['kl']:.4f}  "

@@ -25,6 +25,7 @@ locks it.
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import time
 from dataclasses import replace
@@ -248,6 +249,7 @@ class TrainPipeline(Evaluations):
         # Ctrl-C and `kill` both stop cleanly, at the next safe point (see gomoku/interrupt.py),
         # also when a shell started us with SIGINT ignored.
         stop = None  # why the run stopped, once its start is on record
+        self.stopped_by = None  # the signal that stopped the run, for the command's exit code
         with interrupt.deferred():
             try:
                 workers = "Ray actors" if cfg.actors == "ray" else f"{cfg.n_workers()} worker(s)"
@@ -275,6 +277,7 @@ class TrainPipeline(Evaluations):
                 self.log(self.closing_line())
             except KeyboardInterrupt:
                 stop = stop and "interrupted"
+                self.stopped_by = interrupt.stop_signal() or signal.SIGINT
                 if os.path.exists(os.path.join(self.run_dir, CHECKPOINT)):
                     self.log(f"interrupted: the checkpoint holds iteration {self.iteration}; "
                              f"resume with: {_commands()[0]} --resume {self.run_dir}")

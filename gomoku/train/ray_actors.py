@@ -31,6 +31,14 @@ when ``--actors ray`` asks for it.
   through), an actor's death reaches the caller as Ray's error, the nodes of busy
   actors are checked every few seconds, a call that finds its actor unreachable
   decides within ``SETTLE_S``, and a wait for actors to start has a time limit.
+* The start. ``ray.init`` without an address starts a cluster of this run's own, even where one
+  runs on the machine already. An actor's start (a Ray worker process, the package, Paddle's
+  import, the search core: ``worker_loop.prepare_actor_process``) takes a minute of CPU or so;
+  on a 2-core machine busy with other work it took three (docs/results.md, 2026-11-28). So the
+  first wait asks Ray what the actors that have not started are doing: while Ray holds a CPU for
+  each, they are starting, and the run waits for them up to ``START_TIMEOUT_S`` (saying so every
+  ``START_REPORT_S``); when every one of them waits for a CPU that the cluster does not have free
+  (Ray's pending demand), it stops after ``NO_CPU_TIMEOUT_S`` and says so.
 * The package travels to the cluster with the job (Ray's ``py_modules``), so a
   machine that joins needs the requirements installed, not a clone of the repo.
 """
@@ -40,7 +48,7 @@ from __future__ import annotations
 import os
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 from gomoku import interrupt
@@ -54,7 +62,10 @@ from gomoku.util import usable_cpus
 INSTALL_HINT = "--actors ray needs Ray: pip install -r requirements-ray.txt"
 WAIT_POLL_S = 1.0  # how often a wait for the actors wakes up to let Ctrl-C through
 NODE_CHECK_S = 5.0  # how often a wait for results asks the cluster whether the busy actors' nodes are alive
-START_TIMEOUT_S = 120.0  # how long a run waits for its first actors to start (import Paddle, load the package)
+START_TIMEOUT_S = 900.0  # how long a run waits for its first actors while Ray holds a CPU for each (they start)
+NO_CPU_TIMEOUT_S = 120.0  # how long it waits while every actor not started waits for a free CPU of the cluster
+START_REPORT_S = 60.0  # how often a slow start says how it goes
+STATUS_S = 5.0  # how often the wait asks Ray about the actors that have not started
 NO_ACTOR_TIMEOUT_S = 300.0  # how long a batch waits for an actor when none is left
 SETTLE_S = 10.0  # how long a failed call may take to say whether the actor or its node died
 
@@ -126,6 +137,43 @@ def _totals(results: list) -> Progress:
             matched = tuple(g for g in games if isinstance(g, MatchGame))
             total = total + Progress(len(games), stats.moves, sum(g.a_points for g in matched), matched)
     return total
+
+
+@dataclass
+class _StartStatus:
+    """What Ray says of actors that have not started (``RayActors._start_status``)."""
+
+    states: dict = field(default_factory=dict)  # Ray's state -> how many of the actors are in it
+    waiting_for_cpu: Optional[int] = None  # how many actors (of any job) wait for a CPU; None: unknown
+    cpus: float = 0.0  # the cluster's CPUs
+    free: float = 0.0  # of which free
+
+    def all_wait_for_cpu(self, coming: int) -> bool:
+        """Whether every one of the ``coming`` actors waits for a CPU the cluster does not have free."""
+        return self.waiting_for_cpu is not None and self.waiting_for_cpu >= coming and self.free < 1
+
+    def _ray_says(self) -> str:
+        states = ", ".join(f"{n} {state}" for state, n in sorted(self.states.items())) or "no state"
+        return f"Ray lists them as {states}; the cluster has {self.cpus:g} CPU(s), {self.free:g} free"
+
+    def _load(self) -> str:
+        try:
+            load = os.getloadavg()[0]
+        except OSError:
+            return ""
+        return f"; this machine's load average is {load:.1f} on {usable_cpus()} core(s)"
+
+    def no_cpu(self) -> str:
+        return (f"the cluster had no free CPU for them: they waited for one each ({self._ray_says()}); other "
+                f"jobs hold its CPUs, or --workers asks for more actors than it has")
+
+    def starting(self) -> str:
+        return (f"they were still starting (a Ray worker, Paddle's import, the search core's compile), "
+                f"slowly on a busy machine ({self._ray_says()}{self._load()})")
+
+    def describe(self) -> str:
+        waiting = "" if not self.waiting_for_cpu else f"; {self.waiting_for_cpu} wait for a free CPU"
+        return f"{self._ray_says()}{waiting}{self._load()}"
 
 
 def _package_dir() -> str:
@@ -203,10 +251,7 @@ class RayActors(Actors):
         self.lost_games = 0
         try:
             self._create_missing()
-            self._take_newcomers(START_TIMEOUT_S, until_all=True)
-            if not self._actors:
-                raise WorkerError(f"no Ray actor started within {START_TIMEOUT_S:g} s: does the cluster "
-                                  f"have a free CPU?")
+            self._wait_for_the_start()
         except BaseException:
             self.close()
             raise
@@ -247,6 +292,76 @@ class RayActors(Actors):
                 self._take_newcomers(WAIT_POLL_S)
         if len(self._actors) > before:
             self._log(f"  Ray: {len(self._actors) - before} actor(s) joined; {self._placement()}")
+
+    def _wait_for_the_start(self) -> None:
+        """Waits for the created actors to start (see the module docstring); those still starting at
+        the end join later (``refresh``).
+
+        Raises:
+            WorkerError: none started: every one waited for a free CPU for ``NO_CPU_TIMEOUT_S``, or
+                they were still starting after ``START_TIMEOUT_S``; the message says which, and what
+                Ray said.
+        """
+        started = time.monotonic()
+        created = len(self._coming)
+        next_status = started + STATUS_S
+        next_report = started + START_REPORT_S
+        no_cpu_since = None
+        status = None
+        while self._coming:
+            self._take_newcomers(WAIT_POLL_S, until_all=True)
+            now = time.monotonic()
+            if not self._coming or now < next_status:
+                continue
+            next_status = now + STATUS_S
+            status = self._start_status()
+            if status.all_wait_for_cpu(len(self._coming)):
+                no_cpu_since = now if no_cpu_since is None else no_cpu_since
+            else:
+                no_cpu_since = None
+            if no_cpu_since is not None and now - no_cpu_since >= NO_CPU_TIMEOUT_S:
+                why = f"in {now - no_cpu_since:.0f} s: {status.no_cpu()}"
+                break
+            if now - started >= START_TIMEOUT_S:
+                why = f"within {START_TIMEOUT_S:g} s, although Ray held a CPU for each: {status.starting()}"
+                break
+            if now >= next_report:
+                next_report = now + START_REPORT_S
+                self._log(f"  Ray: {len(self._actors)} of {created} actor(s) started after {now - started:.0f} s; "
+                          f"{status.describe()}: waiting (up to {START_TIMEOUT_S:g} s while they start)")
+        else:
+            return
+        if not self._actors:
+            raise WorkerError(f"no Ray actor started {why}")
+        self._log(f"  Ray: {len(self._coming)} actor(s) not started {why}; they join when they start")
+
+    def _start_status(self) -> "_StartStatus":
+        """What Ray says of the actors created and not started: their states, and how many of them
+        wait for a CPU (Ray's pending demand; None where Ray does not say)."""
+        ray = self._ray
+        status = _StartStatus()
+        try:
+            ours = {handle._actor_id.hex() for handle, _ in self._coming}
+            table = ray._private.state.actors()
+            for actor_id, info in table.items():
+                if actor_id in ours:
+                    status.states[info.get("State", "?")] = status.states.get(info.get("State", "?"), 0) + 1
+        except Exception:  # Ray's internals moved: the states stay unknown
+            pass
+        try:
+            resources, free = ray.cluster_resources(), ray.available_resources()
+            status.cpus, status.free = resources.get("CPU", 0.0), free.get("CPU", 0.0)
+        except Exception:
+            pass
+        try:
+            from ray.autoscaler.v2.sdk import get_cluster_status
+
+            demand = get_cluster_status(ray.get_runtime_context().gcs_address).resource_demands
+            status.waiting_for_cpu = sum(request.count for d in demand.ray_task_actor_demand
+                                         for request in d.bundles_by_count if request.bundle.get("CPU"))
+        except Exception:  # no such API in this Ray: "waiting for a CPU" is not told apart
+            pass
+        return status
 
     def _placement(self) -> str:
         nodes = {m.node for m in self._actors}

@@ -1,9 +1,10 @@
 """A worker process's side of ``workers.ProcessActors``: its start and its loop.
 
 ``worker_start.start_worker`` runs ``worker_main`` once the worker is tied to its parent. The
-worker lowers its priority, imports Paddle and installs its SIGTERM handler (the stop signals
-stay blocked until then), then serves the caller's pipe: a task, self-play ahead until
-``COLLECT``, the reply, self-play ahead until the next message.
+worker imports Paddle and installs its SIGTERM handler (the stop signals stay blocked until
+then), then serves the caller's pipe: a task, self-play ahead until ``COLLECT``, the reply,
+self-play ahead until the next message. At the first task it loads the search core (compiling it
+once per machine) and only then lowers its priority.
 """
 
 from __future__ import annotations
@@ -25,22 +26,49 @@ PROGRESS_EVERY_S = 1.0
 STARTUP_SIGNALS = {signal.SIGTERM, signal.SIGINT}
 
 
-def prepare_actor_process(nice: int) -> None:
-    """What every actor process does before it plays: lower its priority, import Paddle, and put a
-    quiet exit in place of Paddle's SIGTERM handler, which prints a C++ "FatalError" report
-    (an actor stopped by its caller has nothing to report).
+def prepare_actor_process(nice: int, handler_set: Optional[Callable[[], None]] = None) -> None:
+    """What every actor process does before it plays: import Paddle, put a quiet exit in place of
+    Paddle's SIGTERM handler, which prints a C++ "FatalError" report (an actor stopped by its
+    caller has nothing to report), then ``settle_actor_process``.
+
+    ``handler_set`` is called once the SIGTERM handler is in place (a worker unblocks the stop
+    signals there, so that a stop during the compile ends it at once).
 
     Raises:
         ValueError: called outside the process's main thread (no handler is installed then).
     """
-    if nice:
-        os.nice(nice)
+    import_paddle_quietly(handler_set)
+    settle_actor_process(nice)
+
+
+def import_paddle_quietly(handler_set: Optional[Callable[[], None]] = None) -> None:
+    """Imports Paddle and puts a quiet exit in place of its SIGTERM handler; then ``handler_set()``."""
     import warnings
 
     warnings.filterwarnings("ignore")
     import paddle  # noqa: F401  (installs Paddle's own signal handlers, which ours replaces)
 
     signal.signal(signal.SIGTERM, lambda signum, frame: os._exit(0))
+    if handler_set is not None:
+        handler_set()
+
+
+def settle_actor_process(nice: int) -> None:
+    """Loads the search core's kernels (or compiles them, once per machine: ``core.single.core_ready``),
+    and only then lowers the process's priority by ``nice``.
+
+    The start runs at the caller's priority: on a machine busy with other work, a process at nice
+    10 gets a tenth of the share of each busy process at nice 0, and a start at nice 10 (Paddle's
+    import, a compile of a minute of CPU) took minutes (docs/results.md, 2026-11-28); the games,
+    which run alongside the learner's updates, yield to them."""
+    from gomoku.search.core import core_enabled
+
+    if core_enabled():
+        from gomoku.search.core.single import core_ready
+
+        core_ready()
+    if nice:
+        os.nice(nice)
 
 
 def worker_main(parent_alive: Callable[[], bool], conn, device: str, threads: int, nice: int = 0,
@@ -50,19 +78,20 @@ def worker_main(parent_alive: Callable[[], bool], conn, device: str, threads: in
     # Started with SIGTERM and SIGINT blocked (see workers.ProcessActors._spawn): a signal sent now
     # stays pending until our own handler is in place.
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and closes us
-    prepare_actor_process(nice)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, STARTUP_SIGNALS)
-    _serve(conn, device, threads, precision, parent_alive)
+    import_paddle_quietly(lambda: signal.pthread_sigmask(signal.SIG_UNBLOCK, STARTUP_SIGNALS))
+    # The core and the lower priority come with the first task: a worker closed before it has none
+    # to load.
+    _serve(conn, device, threads, precision, parent_alive, settle=lambda: settle_actor_process(nice))
     # Leaving on our own: Python's shutdown puts the default SIGTERM action back, and a stop
     # that arrives meanwhile would end the worker with a signal instead of its exit code 0.
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
 
 
 def _serve(conn, device: str, threads: int, precision: str = "fp32",
-           parent_alive: Optional[Callable[[], bool]] = None) -> None:
+           parent_alive: Optional[Callable[[], bool]] = None, settle: Optional[Callable[[], None]] = None) -> None:
     """A worker's loop: a task, play (and play ahead) until COLLECT, the reply, play ahead until
     the next message; None, EOF or a parent gone ends it. An error while playing ahead between
-    tasks is the next task's reply."""
+    tasks is the next task's reply. ``settle`` runs once, when the first task arrives."""
 
     def keep_playing() -> bool:  # until a message (or the pipe's end) arrives, or the parent dies
         return not conn.poll() and (parent_alive is None or parent_alive())
@@ -79,6 +108,9 @@ def _serve(conn, device: str, threads: int, precision: str = "fp32",
         if message is None:
             return
         model_dir, version, task, wants_progress = message
+        if settle is not None:
+            settle, first = None, settle
+            first()
         try:
             if ahead_error is not None:
                 failed, ahead_error = ahead_error, None

@@ -37,6 +37,7 @@ from gomoku.train.worker_start import start_worker
 
 STOP_GRACE_S = 5.0  # how long close() waits at each step: asked, terminated, killed
 EXPORT_PREFIX = "gomoku-actors-"  # a process's actors' temporary folder (``tempdirs``)
+BUSY_GRACE_S = 1.0  # how long close() waits for workers terminated in the middle of a task before it kills them
 
 
 class _Worker:
@@ -191,8 +192,10 @@ class ProcessActors(Actors):
         """Stops the workers: asked to leave when idle, then terminated, then killed.
 
         A task in flight (the trainer was stopped during its updates) has no
-        result worth waiting for: it is terminated at once. Each step waits at
-        most ``STOP_GRACE_S``; a second Ctrl-C skips to the kill.
+        result worth waiting for: it is terminated at once, and killed after
+        ``BUSY_GRACE_S`` (its SIGTERM handler must first be scheduled, which on a busy
+        machine a worker at nice 10 waited seconds for). Each other step waits at most
+        ``STOP_GRACE_S``; a second Ctrl-C skips to the kill.
         """
         _live.discard(self)
         workers, self._workers = self._workers, []
@@ -208,7 +211,7 @@ class ProcessActors(Actors):
             for worker in workers:
                 if worker.proc.is_alive():
                     worker.proc.terminate()
-            _join_all([w.proc for w in workers], STOP_GRACE_S)
+            _join_all([w.proc for w in workers], BUSY_GRACE_S if pending else STOP_GRACE_S)
         except KeyboardInterrupt:
             pass  # another Ctrl-C while the workers stop: kill them instead
         finally:

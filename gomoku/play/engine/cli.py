@@ -9,6 +9,7 @@ time over stdin/stdout (the protocol: https://plastovicka.github.io/protocl2en.h
     pbrain-gomokuzero --heuristic 3                  # the threat-aware heuristic, on any board
     pbrain-gomokuzero --player heuristic:3           # the same, as a player spec of the registry
     python -m gomoku.play.engine --heuristic 3       # the same without the installed command
+    pbrain-gomokuzero --check                        # before a tournament: the model of each board and rule
 
 Notation. The protocol writes a cell ``x,y``, both counted from 0, ``x`` the
 column and ``y`` the row. Here that cell is the move ``y * width + x`` of
@@ -159,6 +160,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="time kept back from every move, so that no answer is late")
     parser.add_argument("--seed", type=int, help="seed for the rollouts of --pure and the tie-breaks of --heuristic")
     parser.add_argument("--quiet", action="store_true", help="no MESSAGE line with search statistics")
+    parser.add_argument("--check", action="store_true",
+                        help="do not play: say which model the engine would play on each shipped board under each "
+                             "rule (or --model's), with its search and precision, and whether the search core is "
+                             "compiled; exit 1 when a model it would play cannot be used (Paddle missing, a bad file)")
     return parser
 
 
@@ -220,6 +225,10 @@ def player_spec(args: argparse.Namespace) -> Optional[PlayerSpec]:
 def main(argv: Optional[list[str]] = None) -> int:
     options = engine_options(argv)
     warnings.filterwarnings("ignore", message=".*ccache.*")
+    if build_parser().parse_args(argv).check:
+        from gomoku.play.engine.check import check
+
+        return check(options, sys.stdout)
     # Only protocol lines may reach the manager: replies get a private copy of
     # stdout, and whatever Paddle or anything else prints goes to stderr.
     out = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="ascii", errors="replace")

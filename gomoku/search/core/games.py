@@ -18,15 +18,13 @@ net evaluates the new leaves of each evaluator in one batch.
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 
 from gomoku.game.features import input_channels
 from gomoku.search.backend import CORE, choose
 from gomoku.search.core import layout as k
-from gomoku.search.core.jit import cached
 from gomoku.search.core.roots import analyse_root
+from gomoku.search.core.single import core_ready
 from gomoku.search.core.threats import install_cache
 from gomoku.search.core.trees import UNLIMITED, CoreTrees
 
@@ -41,9 +39,7 @@ class _Group:
     """The games of one board geometry and rule: their trees and the step's buffers."""
 
     def __init__(self, board, pools: tuple = (0, 0)):
-        if not cached():
-            print("compiling the search core (about a minute of CPU, once: it is cached for later starts) ...",
-                  file=sys.stderr, flush=True)
+        core_ready()  # the kernels: loaded, or compiled once per machine while other processes wait
         self.trees = CoreTrees(board.width, board.height, board.n_in_row, board.rule, nodes=pools[0], edges=pools[1])
         self.slots = []
         self.channels = 4

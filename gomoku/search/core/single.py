@@ -16,7 +16,9 @@ over its own tree. ``root`` copies the root at any time (the window's analysis),
 ``best_so_far`` answers the root's most visited move for a watchdog on another thread.
 
 ``core_ready`` says whether the kernels are compiled in this process; the first call loads
-them from numba's cache (half a second or so) or, with ``background``, has another process
+them from numba's cache (half a second or so) or compiles them into it, one process of the
+machine at a time (``jit.compile_lock``: another process that compiles them meanwhile is waited
+for, and its work loaded), or, with ``background``, has another process
 compile them (about a minute of CPU) while the caller goes on with the reference search, and
 loads them once it is done.
 """
@@ -37,7 +39,7 @@ from gomoku.game.board import Board
 from gomoku.game.features import input_channels
 from gomoku.search.core import core_enabled, supports_board, supports_evaluator
 from gomoku.search.core import layout as k
-from gomoku.search.core.jit import cached
+from gomoku.search.core.jit import cached, compile_lock
 from gomoku.search.core.roots import analyse_root
 from gomoku.search.core.threats import install_cache
 from gomoku.search.core.trees import CoreTrees
@@ -281,6 +283,20 @@ def _warm_up() -> None:
         print("the search core failed to start: the Python search plays", file=sys.stderr, flush=True)
 
 
+def _compile_or_load(announce: bool = True) -> None:
+    """Loads the kernels from numba's cache, or compiles them into it, holding the machine's compile
+    lock: a process that finds another one compiling waits for it, then loads its work. Only the
+    process that compiles says so (``announce``). A fresh cache is loaded without the lock."""
+    if cached():
+        _warm_up()
+        return
+    with compile_lock():
+        if announce and not cached():
+            print("compiling the search core (about a minute of CPU, once: it is cached for later starts) ...",
+                  file=sys.stderr, flush=True)
+        _warm_up()
+
+
 def _load() -> None:
     _warm_up()
     if _state["ready"]:
@@ -295,8 +311,8 @@ def _compile_elsewhere() -> subprocess.Popen:
     env = dict(os.environ)
     root = os.path.dirname(os.path.dirname(os.path.abspath(gomoku.__file__)))
     env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
-    command = ("from gomoku.search.core.single import _state, _warm_up; "
-               "_warm_up(); raise SystemExit(not _state['ready'])")
+    command = ("from gomoku.search.core.single import _state, _compile_or_load; "
+               "_compile_or_load(announce=False); raise SystemExit(not _state['ready'])")
     return subprocess.Popen([sys.executable, "-c", command],
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, env=env,
                             preexec_fn=die_with_parent if os.name == "posix" else None)
@@ -320,10 +336,7 @@ def core_ready(background: bool = False) -> bool:
                 threading.Thread(target=_load_when_compiled, args=(compiler,), name="core-compile",
                                  daemon=True).start()
             else:
-                if not cached():
-                    print("compiling the search core (about a minute of CPU, once: it is cached for later starts) ...",
-                          file=sys.stderr, flush=True)
-                _warm_up()
+                _compile_or_load()
     return _state["ready"]
 
 

@@ -1,0 +1,91 @@
+"""The search core compiles once per machine: the lock around numba's cache (gomoku/search/core/jit.py)."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from gomoku.search.core import jit
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux") or not jit.available,
+                                reason="flock and /proc; numba")
+
+
+def _holder(cache: str) -> subprocess.Popen:
+    """A process that takes the compile lock of the cache in ``cache`` and keeps it until killed;
+    returns once it holds it."""
+    code = ("import sys, time\n"
+            "from gomoku.search.core import jit\n"
+            f"jit.cache_dir = lambda: {os.path.join(cache, 'core')!r}\n"
+            "with jit.compile_lock() as held:\n"
+            "    print(held, flush=True)\n"
+            "    time.sleep(300)\n")
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    assert proc.stdout.readline().strip() == "True"
+    return proc
+
+
+def test_a_process_waits_for_the_one_that_compiles_and_a_dead_holder_frees_the_lock(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(jit, "cache_dir", lambda: str(tmp_path / "core"))
+    holder = _holder(str(tmp_path))
+    try:
+        assert open(tmp_path / "core" / jit.LOCK_NAME).read() == str(holder.pid)
+        # A wait that runs out says so and goes on without the lock (it would compile too).
+        started = time.monotonic()
+        with jit.compile_lock(wait_s=0.6, poll_s=0.05) as held:
+            assert held is False
+        assert time.monotonic() - started >= 0.6
+        err = capsys.readouterr().err.splitlines()
+        # the holder is no sibling of this process: the wait is announced, once
+        assert err[0] == f"process {holder.pid} is compiling the search core (once per machine): waiting for it"
+        assert err[1].startswith(f"waited 1 s for process {holder.pid}, which compiles the search core into ") \
+            or err[1].startswith(f"waited 0 s for process {holder.pid}")
+        assert err[1].endswith("; compiling it here too") and len(err) == 2
+        # A holder that dies (kill -9: no clean-up of its own) leaves the lock free at once.
+        os.killpg(holder.pid, signal.SIGKILL)
+        holder.wait(30)
+        started = time.monotonic()
+        with jit.compile_lock(wait_s=30, poll_s=0.05) as held:
+            assert held is True
+            assert open(tmp_path / "core" / jit.LOCK_NAME).read() == str(os.getpid())
+        assert time.monotonic() - started < 10
+        assert capsys.readouterr().err == ""
+    finally:
+        if holder.poll() is None:
+            os.killpg(holder.pid, signal.SIGKILL)
+            holder.wait(30)
+
+
+def test_the_lock_goes_to_the_temporary_folder_where_the_cache_cannot_be_written(tmp_path, monkeypatch):
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    monkeypatch.setattr(jit, "cache_dir", lambda: str(blocked / "core"))  # under a file: no folder there
+    monkeypatch.setattr(jit.tempfile, "gettempdir", lambda: str(tmp_path))
+    with jit.compile_lock(wait_s=1) as held:
+        assert held is True
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(jit.LOCK_NAME)]
+
+
+def test_two_processes_that_start_together_compile_the_core_once(tmp_path):
+    # A cold cache of its own (NUMBA_CACHE_DIR): two processes load the core at once, as a trainer's
+    # two workers do; one compiles and says so, the other waits for it without a word, and loads it.
+    code = ("import sys, time\n"
+            "from gomoku.search.core.single import _state, core_ready\n"
+            "started = time.monotonic()\n"
+            "core_ready()\n"
+            "print(_state['ready'], round(time.monotonic() - started, 1), flush=True)\n")
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    procs = [subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, env=env) for _ in range(2)]
+    results = [proc.communicate(timeout=1500) for proc in procs]
+    assert all(proc.returncode == 0 for proc in procs), results
+    assert all(out.split()[0] == "True" for out, _ in results), results
+    said = [line for _, err in results for line in err.splitlines() if "search core" in line]
+    # Only a process that finds no fresh cache once it holds the lock says it compiles: the other
+    # found the first one's work when the lock came to it.
+    assert said == ["compiling the search core (about a minute of CPU, once: it is cached for later starts) ..."], results
