@@ -112,10 +112,10 @@ def _starting_pool(monkeypatch, status, started_after=None):
 
 
 def test_a_start_that_waits_for_a_free_cpu_says_so(monkeypatch):
-    from gomoku.train.ray_actors import _StartStatus
+    from gomoku.train.ray_actors import StartStatus
     from gomoku.train.tasks import WorkerError
 
-    pool, _ = _starting_pool(monkeypatch, _StartStatus({"PENDING_CREATION": 1}, waiting_for_cpu=1, cpus=2, free=0))
+    pool, _ = _starting_pool(monkeypatch, StartStatus({"PENDING_CREATION": 1}, waiting_for_cpu=1, cpus=2, free=0))
     with pytest.raises(WorkerError) as caught:
         pool._wait_for_the_start()
     message = str(caught.value)
@@ -124,12 +124,12 @@ def test_a_start_that_waits_for_a_free_cpu_says_so(monkeypatch):
 
 
 def test_a_slow_start_is_waited_for_and_told_apart_from_a_missing_cpu(monkeypatch):
-    from gomoku.train.ray_actors import _StartStatus
+    from gomoku.train.ray_actors import StartStatus
     from gomoku.train.tasks import WorkerError
 
     # Ray holds a CPU for the actor (no demand left): it is starting, slowly; the wait goes on past
     # NO_CPU_TIMEOUT_S, says how it goes, and ends at START_TIMEOUT_S with what Ray said.
-    starting = _StartStatus({"PENDING_CREATION": 1}, waiting_for_cpu=0, cpus=2, free=0)
+    starting = StartStatus({"PENDING_CREATION": 1}, waiting_for_cpu=0, cpus=2, free=0)
     pool, lines = _starting_pool(monkeypatch, starting)
     with pytest.raises(WorkerError) as caught:
         pool._wait_for_the_start()

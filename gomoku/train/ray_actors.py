@@ -48,18 +48,16 @@ from __future__ import annotations
 import os
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 from gomoku import interrupt
 from gomoku.search.lockstep import RunStats
 from gomoku.train.actors import Actors, Pending
-from gomoku.train.runner import TaskRunner, load_evaluator
 from gomoku.train.tasks import CallTask, MatchGame, MatchTask, Progress, SelfPlayTask, WorkerError
-from gomoku.train.worker_loop import prepare_actor_process
+from gomoku.train.ray_actor import GameActor, StartStatus, import_ray
 from gomoku.util import usable_cpus
 
-INSTALL_HINT = "--actors ray needs Ray: pip install -r requirements-ray.txt"
 WAIT_POLL_S = 1.0  # how often a wait for the actors wakes up to let Ctrl-C through
 NODE_CHECK_S = 5.0  # how often a wait for results asks the cluster whether the busy actors' nodes are alive
 START_TIMEOUT_S = 900.0  # how long a run waits for its first actors while Ray holds a CPU for each (they start)
@@ -68,64 +66,6 @@ START_REPORT_S = 60.0  # how often a slow start says how it goes
 STATUS_S = 5.0  # how often the wait asks Ray about the actors that have not started
 NO_ACTOR_TIMEOUT_S = 300.0  # how long a batch waits for an actor when none is left
 SETTLE_S = 10.0  # how long a failed call may take to say whether the actor or its node died
-
-
-def import_ray():
-    """Ray, or a clear error that says how to install it."""
-    try:
-        import ray
-    except ImportError:
-        raise RuntimeError(INSTALL_HINT) from None
-    return ray
-
-
-class GameActor:
-    """One Ray actor's state: a predictor for the published weights and a ``TaskRunner``.
-
-    Args:
-        device: 'cpu' or 'gpu' for the predictor.
-        threads: CPU threads of the predictor.
-        nice: added to the process's niceness.
-        precision: the predictor's arithmetic ('fp32', 'bf16' or 'auto').
-    """
-
-    def __init__(self, device: str = "cpu", threads: int = 1, nice: int = 0, precision: str = "fp32"):
-        try:
-            prepare_actor_process(nice)
-        except ValueError:
-            pass  # not the process's main thread: Ray keeps its own SIGTERM handling
-        self._device, self._threads, self._precision = device, threads, precision
-        self._runner = TaskRunner()
-        self._evaluator = None
-        self._loaded: Optional[int] = None
-        self._collected = 0  # the highest ticket the caller has collected
-
-    def where(self) -> tuple[int, str]:
-        """The actor's process id and the id of its Ray node (the answer also says it has started)."""
-        import ray
-
-        return os.getpid(), ray.get_runtime_context().get_node_id()
-
-    def play(self, ticket: int, weights: Optional[dict], task):
-        """Plays ``task`` with ``weights`` (``{"version", "files"}`` or None); self-play goes on
-        ahead until ``collect(ticket)``."""
-        if weights is not None and weights["version"] != self._loaded:
-            self._load(weights)
-        return self._runner.run(task, self._evaluator, self._loaded,
-                                keep_playing=lambda: self._collected < ticket)
-
-    def collect(self, ticket: int) -> None:
-        self._collected = max(self._collected, ticket)
-
-    def _load(self, weights: dict) -> None:
-        # The predictor reads the files once, when it is made: the directory goes right after, so
-        # an actor that Ray kills leaves no weights behind.
-        with tempfile.TemporaryDirectory(prefix=f"gomoku-ray-v{weights['version']}-") as directory:
-            for name, data in weights["files"].items():
-                with open(os.path.join(directory, name), "wb") as f:
-                    f.write(data)
-            self._evaluator = load_evaluator(directory, self._device, self._threads, self._precision)
-        self._loaded = weights["version"]
 
 
 def _totals(results: list) -> Progress:
@@ -137,43 +77,6 @@ def _totals(results: list) -> Progress:
             matched = tuple(g for g in games if isinstance(g, MatchGame))
             total = total + Progress(len(games), stats.moves, sum(g.a_points for g in matched), matched)
     return total
-
-
-@dataclass
-class _StartStatus:
-    """What Ray says of actors that have not started (``RayActors._start_status``)."""
-
-    states: dict = field(default_factory=dict)  # Ray's state -> how many of the actors are in it
-    waiting_for_cpu: Optional[int] = None  # how many actors (of any job) wait for a CPU; None: unknown
-    cpus: float = 0.0  # the cluster's CPUs
-    free: float = 0.0  # of which free
-
-    def all_wait_for_cpu(self, coming: int) -> bool:
-        """Whether every one of the ``coming`` actors waits for a CPU the cluster does not have free."""
-        return self.waiting_for_cpu is not None and self.waiting_for_cpu >= coming and self.free < 1
-
-    def _ray_says(self) -> str:
-        states = ", ".join(f"{n} {state}" for state, n in sorted(self.states.items())) or "no state"
-        return f"Ray lists them as {states}; the cluster has {self.cpus:g} CPU(s), {self.free:g} free"
-
-    def _load(self) -> str:
-        try:
-            load = os.getloadavg()[0]
-        except OSError:
-            return ""
-        return f"; this machine's load average is {load:.1f} on {usable_cpus()} core(s)"
-
-    def no_cpu(self) -> str:
-        return (f"the cluster had no free CPU for them: they waited for one each ({self._ray_says()}); other "
-                f"jobs hold its CPUs, or --workers asks for more actors than it has")
-
-    def starting(self) -> str:
-        return (f"they were still starting (a Ray worker, Paddle's import, the search core's compile), "
-                f"slowly on a busy machine ({self._ray_says()}{self._load()})")
-
-    def describe(self) -> str:
-        waiting = "" if not self.waiting_for_cpu else f"; {self.waiting_for_cpu} wait for a free CPU"
-        return f"{self._ray_says()}{waiting}{self._load()}"
 
 
 def _package_dir() -> str:
@@ -335,11 +238,11 @@ class RayActors(Actors):
             raise WorkerError(f"no Ray actor started {why}")
         self._log(f"  Ray: {len(self._coming)} actor(s) not started {why}; they join when they start")
 
-    def _start_status(self) -> "_StartStatus":
+    def _start_status(self) -> "StartStatus":
         """What Ray says of the actors created and not started: their states, and how many of them
         wait for a CPU (Ray's pending demand; None where Ray does not say)."""
         ray = self._ray
-        status = _StartStatus()
+        status = StartStatus()
         try:
             ours = {handle._actor_id.hex() for handle, _ in self._coming}
             table = ray._private.state.actors()
