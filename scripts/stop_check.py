@@ -94,7 +94,7 @@ def sweep_on_start(tmp: str) -> int:
     ``gomoku-infer-*`` folders that were there before and are gone after."""
     before = set(infer_folders(tmp))
     proc = start(ENGINE, ["START 15", "END"], tmp)
-    proc.communicate(timeout=EXIT_WAIT_S * 2)
+    proc.communicate(timeout=EXIT_WAIT_S * 5)  # Paddle's import and two models' load: minutes when busy
     return len(before - set(infer_folders(tmp)))
 
 

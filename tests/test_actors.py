@@ -41,7 +41,12 @@ def test_split_spreads_evenly_and_drops_empty_shares():
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-def test_close_lets_idle_workers_exit_by_themselves():
+def test_close_lets_idle_workers_exit_by_themselves(monkeypatch):
+    from gomoku.train import workers
+
+    # Each step of close waits 5 s; an idle worker leaving by itself shuts its interpreter down,
+    # Paddle with it, which a busy machine can make longer than that: the test gives it a minute.
+    monkeypatch.setattr(workers, "STOP_GRACE_S", 60.0)
     actors = ProcessActors(2, device="cpu")
     procs = [w.proc for w in actors._workers]
     # Idle: serving, with SIGTERM unblocked once Paddle is imported and the worker's handler is in

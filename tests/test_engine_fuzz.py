@@ -54,9 +54,9 @@ def test_the_heuristic_in_process_answers_every_sequence_as_the_protocol_says():
     assert report.seen["move"] > 150
 
 
-@pytest.mark.timeout(240)
+@pytest.mark.timeout(400)
 def test_an_engine_process_answers_every_sequence_as_the_protocol_says():
-    report = Fuzz(FuzzConfig(engine="pure", process=True, restart_every=12, **SMALL)).run(24, SEED + 2)
+    report = Fuzz(FuzzConfig(engine="pure", process=True, restart_every=12, start_s=60.0, **SMALL)).run(24, SEED + 2)
     assert report.failed == 0, describe(report)
     assert report.seen["move"] > 100 and report.seen["ABOUT"] > 15  # every sequence without END ends with ABOUT
 
@@ -248,7 +248,9 @@ BROKEN_PROCESS = textwrap.dedent("""
 
 @pytest.mark.timeout(240)
 def test_the_checker_catches_a_process_that_dies_or_hangs():
-    config = FuzzConfig(engine="pure", process=True, hang_s=1.0, restart_every=5,
+    # The broken process hangs for 60 s: a 5 s limit catches it, and a busy machine does not make
+    # a sound line take that long (nor a restarted process's START 60 s).
+    config = FuzzConfig(engine="pure", process=True, hang_s=5.0, start_s=60.0, restart_every=5,
                         engine_command=[sys.executable, "-c", BROKEN_PROCESS], **SMALL)
     report = Fuzz(config).run(30, SEED, max_failures=4)
     assert report.failures["crash"] > 0 and report.failures["hang"] > 0, describe(report)

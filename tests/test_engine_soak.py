@@ -1,8 +1,9 @@
 """The engine soak (``devtools.engine_check.soak``): its settings generator, its table, a short soak and Ctrl-C.
 
 The games are few and small (9x9, which the shipped size-free model plays) and
-the model engines are capped at 30 playouts with 3 s turns, so every answer
-comes seconds before its limit even on a busy machine: these tests look for
+the model engines are capped at 30 playouts with 10 s turns, so every answer
+comes seconds before its limit even on a busy machine (a load of 20 on 2 cores made one 30-playout
+answer take 3.4 s): these tests look for
 faults and broken games, not for tight timing (the engine's deadline
 arithmetic is tested on a fake clock in ``test_engine``).
 """
@@ -195,15 +196,15 @@ def engines_find_the_package(monkeypatch):
 @pytest.mark.timeout(400)
 def test_a_short_soak_plays_complete_games_without_a_fault(tmp_path, engines_find_the_package):
     # One game of each pairing on 9x9, with openings, a match clock and BOARD every turn among them.
-    drawn = draw_settings(3, seed=11, boards=[(9, 9)], timeouts_ms=(3000, 3000), max_playouts=30,
+    drawn = draw_settings(3, seed=11, boards=[(9, 9)], timeouts_ms=(10000, 10000), max_playouts=30,
                           uncapped_share=0.0)
     by_pairing = {g.pairing: g for g in drawn}
     games = [replace(by_pairing["model-heuristic"], game=0, opening=(40, 41, 31, 49), board_each_turn=False,
-                     timeout_match_ms=60000),
+                     timeout_match_ms=180000),
              replace(by_pairing["heuristic-model"], game=1, opening=(40, 30), board_each_turn=True,
                      timeout_match_ms=0),
              replace(by_pairing["model-model"], game=2, opening=(), board_each_turn=False,
-                     timeout_match_ms=30000)]
+                     timeout_match_ms=120000)]
     out = io.StringIO()
     lines = []
     # Two games at a time, as a long soak plays them: the records come in the order the games end.
