@@ -384,6 +384,7 @@ class TrainPipeline:
         kl = 0.0
         steps = 0
         for _ in range(cfg.epochs):
+            interrupt.check()  # between two of Paddle's steps: a stop need not wait for the update's end
             loss, entropy = fit.step(cfg.lr * self.lr_multiplier)
             steps += 1
             kl = kl_divergence(old_log_p, fit.log_p)

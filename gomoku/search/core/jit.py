@@ -54,9 +54,13 @@ def njit(function):
     return dispatcher
 
 
-COMPILE_WAIT_S = 900.0
-"""How long a process waits for another one that compiles the kernels before it compiles them too
-(a compile takes about a minute of CPU; on a loaded machine several)."""
+COMPILE_WAIT_S = 3600.0
+"""The longest a process waits for another one that compiles the kernels before it compiles them
+too (a compile takes a minute or two of CPU; on a 2-core machine busy with other work it took
+more than 15 minutes of wall time, docs/results.md, 2026-11-28)."""
+COMPILE_STALL_S = 300.0
+"""A compiling process whose CPU time has not grown for this long is taken to be stuck: the waiter
+compiles the kernels itself."""
 LOCK_NAME = "gomoku-core-compile.lock"
 
 
@@ -112,6 +116,16 @@ def _holder(handle) -> str:
     return handle.read().strip() or "?"
 
 
+def _cpu_ticks(pid: str) -> Optional[int]:
+    """The CPU time process ``pid`` has used so far, in clock ticks; None where it cannot be read."""
+    try:
+        with open(f"/proc/{int(pid)}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])  # utime, stime
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def _sibling(pid: str) -> bool:
     """Whether process ``pid`` has this process's parent (a trainer's other worker, say)."""
     try:
@@ -122,12 +136,14 @@ def _sibling(pid: str) -> bool:
 
 
 @contextmanager
-def compile_lock(wait_s: Optional[float] = None, poll_s: float = 0.2) -> Iterator[bool]:
+def compile_lock(wait_s: Optional[float] = None, poll_s: float = 0.2,
+                 stall_s: Optional[float] = None) -> Iterator[bool]:
     """Holds, for the block, the machine's lock on compiling this copy's kernels: a file lock
     (``flock``) beside numba's cache, which the kernel releases when its holder exits or dies, so a
     compile that crashed or was killed never blocks another. Yields True when held; False when
-    another process held it for ``wait_s`` seconds (``COMPILE_WAIT_S``; it says so, and the block
-    runs without the lock) or where there is no file lock to take.
+    another process held it for ``wait_s`` seconds (``COMPILE_WAIT_S``), or held it without using
+    any CPU for ``stall_s`` (``COMPILE_STALL_S``; it says so, and the block runs without the lock),
+    or where there is no file lock to take.
 
     A process that waits says so on standard error, unless the holder is its sibling (the workers
     of one trainer: the one that compiles says it for all)."""
@@ -141,8 +157,10 @@ def compile_lock(wait_s: Optional[float] = None, poll_s: float = 0.2) -> Iterato
         yield False
         return
     wait_s = COMPILE_WAIT_S if wait_s is None else wait_s
+    stall_s = COMPILE_STALL_S if stall_s is None else stall_s
     started = time.monotonic()
     told = False
+    seen = (None, None, started)  # the holder, its CPU ticks, when they last grew
     try:
         while True:
             try:
@@ -150,10 +168,16 @@ def compile_lock(wait_s: Optional[float] = None, poll_s: float = 0.2) -> Iterato
                 break
             except BlockingIOError:
                 holder = _holder(handle)
-                waited = time.monotonic() - started
-                if waited >= wait_s:
-                    print(f"waited {waited:.0f} s for process {holder}, which compiles the search core into "
-                          f"{cache_dir()}; compiling it here too", file=sys.stderr, flush=True)
+                now = time.monotonic()
+                ticks = _cpu_ticks(holder)
+                if holder != seen[0] or ticks is None or ticks != seen[1]:
+                    seen = (holder, ticks, now)
+                waited = now - started
+                stalled = now - seen[2] >= stall_s
+                if waited >= wait_s or stalled:
+                    why = f"it used no CPU for {now - seen[2]:.0f} s" if stalled else f"after {waited:.0f} s"
+                    print(f"stopped waiting for process {holder}, which compiles the search core into "
+                          f"{cache_dir()} ({why}): compiling it here too", file=sys.stderr, flush=True)
                     yield False
                     return
                 if not told and not _sibling(holder):
