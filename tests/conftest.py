@@ -57,7 +57,8 @@ def pytest_collection_modifyitems(config, items):
 def compiled_search_core():
     """Compiles the search core once, before the first test (or loads it from numba's cache, in
     under a second): the engines and players the tests start then find it cached, instead of each
-    compiling it in a process of its own while the test runs."""
+    compiling it in a process of its own while the test runs. The compile itself happens once per
+    machine: the other test processes wait for the one that compiles (``search.core.cache.compile_lock``)."""
     from gomoku.search.core import core_enabled
 
     if core_enabled():

@@ -1,4 +1,4 @@
-"""The search core compiles once per machine: the lock around numba's cache (gomoku/search/core/jit.py)."""
+"""The search core compiles once per machine: the lock around numba's cache (gomoku/search/core/cache.py)."""
 
 import os
 import signal
@@ -8,10 +8,11 @@ import time
 
 import pytest
 
-from gomoku.search.core import jit
+from gomoku.search.core import cache as core_cache
+from gomoku.search.core.jit import available
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux") or not jit.available,
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux") or not available,
                                 reason="flock and /proc; numba")
 
 
@@ -19,9 +20,9 @@ def _holder(cache: str) -> subprocess.Popen:
     """A process that takes the compile lock of the cache in ``cache`` and keeps it until killed;
     returns once it holds it."""
     code = ("import sys, time\n"
-            "from gomoku.search.core import jit\n"
-            f"jit.cache_dir = lambda: {os.path.join(cache, 'core')!r}\n"
-            "with jit.compile_lock() as held:\n"
+            "from gomoku.search.core import cache as core_cache\n"
+            f"core_cache.cache_dir = lambda: {os.path.join(cache, 'core')!r}\n"
+            "with core_cache.compile_lock() as held:\n"
             "    print(held, flush=True)\n"
             "    time.sleep(300)\n")
     proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.PIPE, text=True,
@@ -31,28 +32,31 @@ def _holder(cache: str) -> subprocess.Popen:
 
 
 def test_a_process_waits_for_the_one_that_compiles_and_a_dead_holder_frees_the_lock(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(jit, "cache_dir", lambda: str(tmp_path / "core"))
+    monkeypatch.setattr(core_cache, "cache_dir", lambda: str(tmp_path / "core"))
     holder = _holder(str(tmp_path))
     try:
-        assert open(tmp_path / "core" / jit.LOCK_NAME).read() == str(holder.pid)
+        assert open(tmp_path / "core" / core_cache.LOCK_NAME).read() == str(holder.pid)
         # A wait that runs out says so and goes on without the lock (it would compile too).
         started = time.monotonic()
-        with jit.compile_lock(wait_s=0.6, poll_s=0.05) as held:
+        with core_cache.compile_lock(wait_s=0.6, poll_s=0.05) as held:
             assert held is False
         assert time.monotonic() - started >= 0.6
         err = capsys.readouterr().err.splitlines()
         # the holder is no sibling of this process: the wait is announced, once
         assert err[0] == f"process {holder.pid} is compiling the search core (once per machine): waiting for it"
-        assert err[1].startswith(f"waited 1 s for process {holder.pid}, which compiles the search core into ") \
-            or err[1].startswith(f"waited 0 s for process {holder.pid}")
-        assert err[1].endswith("; compiling it here too") and len(err) == 2
+        assert err[1].startswith(f"stopped waiting for process {holder.pid}, which compiles the search core into ")
+        assert err[1].endswith("s): compiling it here too") and "(after " in err[1] and len(err) == 2
+        # A holder that uses no CPU (stuck, here asleep) is not waited for past stall_s.
+        with core_cache.compile_lock(wait_s=60, poll_s=0.05, stall_s=0.5) as held:
+            assert held is False
+        assert "(it used no CPU for " in capsys.readouterr().err
         # A holder that dies (kill -9: no clean-up of its own) leaves the lock free at once.
         os.killpg(holder.pid, signal.SIGKILL)
         holder.wait(30)
         started = time.monotonic()
-        with jit.compile_lock(wait_s=30, poll_s=0.05) as held:
+        with core_cache.compile_lock(wait_s=30, poll_s=0.05) as held:
             assert held is True
-            assert open(tmp_path / "core" / jit.LOCK_NAME).read() == str(os.getpid())
+            assert open(tmp_path / "core" / core_cache.LOCK_NAME).read() == str(os.getpid())
         assert time.monotonic() - started < 10
         assert capsys.readouterr().err == ""
     finally:
@@ -64,11 +68,11 @@ def test_a_process_waits_for_the_one_that_compiles_and_a_dead_holder_frees_the_l
 def test_the_lock_goes_to_the_temporary_folder_where_the_cache_cannot_be_written(tmp_path, monkeypatch):
     blocked = tmp_path / "file"
     blocked.write_text("")
-    monkeypatch.setattr(jit, "cache_dir", lambda: str(blocked / "core"))  # under a file: no folder there
-    monkeypatch.setattr(jit.tempfile, "gettempdir", lambda: str(tmp_path))
-    with jit.compile_lock(wait_s=1) as held:
+    monkeypatch.setattr(core_cache, "cache_dir", lambda: str(blocked / "core"))  # under a file: no folder there
+    monkeypatch.setattr(core_cache.tempfile, "gettempdir", lambda: str(tmp_path))
+    with core_cache.compile_lock(wait_s=1) as held:
         assert held is True
-    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(jit.LOCK_NAME)]
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(core_cache.LOCK_NAME)]
 
 
 def test_two_processes_that_start_together_compile_the_core_once(tmp_path):

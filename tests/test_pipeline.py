@@ -400,7 +400,7 @@ def test_an_iteration_whose_games_were_played_ahead_shows_no_rate(tmp_path):
     pipeline.log = lines.append
     record = pipeline.run_iteration()
     assert record["playouts_per_s"] is None
-    assert "no new playouts (games played ahead, before the last stop)" in lines[-1] and "- playouts/s" not in lines[-1]
+    assert "no new playouts (its games were played ahead, earlier)" in lines[-1] and "- playouts/s" not in lines[-1]
 
 
 def test_a_stop_before_the_first_checkpoint_does_not_offer_a_resume(tmp_path):

@@ -23,6 +23,7 @@ from typing import Optional
 
 import numpy as np
 
+from gomoku import interrupt
 from gomoku.net.averaging import WeightAverage, recompute_batch_norm
 from gomoku.net.policy_value import PolicyValueModel
 from gomoku.net.training import kl_divergence
@@ -101,6 +102,7 @@ class Learner:
         kl, steps = 0.0, 0
         loss = entropy = value_loss = policy_loss = 0.0
         for k in range(cfg.epochs):
+            interrupt.check()  # between two of Paddle's steps: a stop need not wait for the update's end
             fit = first if k == 0 or not cfg.fresh_batches else self.model.fit_batch(
                 *buffer.sample(cfg.batch_size, self.rng, sizes, window))
             if k == 0:  # the figures of the update are those of its first batch, before any step

@@ -26,9 +26,9 @@ def iteration_line(r: dict) -> str:
     """The log line of an iteration record."""
     if r["playouts_per_s"] is not None:
         rate = f"{r['playouts_per_s']:>6} playouts/s"
-    elif r.get("positions"):  # games handed over with no playout since the last hand-over: after a
-        # resume, games that the actors had played ahead before the stop (their rate was in that line)
-        rate = "no new playouts (games played ahead, before the last stop)"
+    elif r.get("positions"):  # games handed over with no playout since the last hand-over: the actors
+        # had finished them ahead, in earlier iterations (their rate was in those lines), or before a stop
+        rate = "no new playouts (its games were played ahead, earlier)"
     else:
         rate = "no games (every actor failed)"
     line = f"iter {r['iteration']:>5}  games {r['games']:>6}  len {r['episode_len']:>5.1f}  {rate}"

@@ -25,12 +25,14 @@ def core_line(options: EngineOptions) -> str:
     """The search core's state: whether the engine's search uses it, and whether its kernels are
     compiled already."""
     from gomoku.search.core import core_enabled
-    from gomoku.search.core.jit import available, cache_dir, cached
+    from gomoku.search.core.jit import available
 
     if not available:
         return "search core: off (numba is not installed): every search runs on the Python tree"
     if not core_enabled():
         return "search core: off (GOMOKU_CORE=off): every search runs on the Python tree"
+    from gomoku.search.core.cache import cache_dir, cached
+
     state = (f"compiled, in numba's cache ({cache_dir()})" if cached()
              else f"not compiled yet (no fresh copy in numba's cache, {cache_dir()})")
     if options.heuristic is not None or (options.model is None and not options.shipped):

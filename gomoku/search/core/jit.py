@@ -1,25 +1,13 @@
 """numba's ``njit`` for the core, cached on disk; the same functions as plain Python without numba.
 
 The first start compiles the kernels (about a minute of CPU, the threat searches' kernels
-included) and caches them beside the module (``cache_dir``: numba's ``__pycache__`` there, or its
-user-wide cache where the package's folder is read-only, or ``NUMBA_CACHE_DIR``); later starts load
-them in a second or two. ``compile_lock`` lets one process of the machine compile them at a time, so
-that processes that start together (a trainer's workers, tests in parallel) compile them once while
-the others wait, then load them. ``NUMBA_DISABLE_JIT=1`` runs the
+included) and caches them beside the module; later starts load them in a second or two
+(``cache``: where, and the lock that lets one process of the machine compile them). ``NUMBA_DISABLE_JIT=1`` runs the
 kernels as plain Python (slow, for debugging). Without numba installed the core is off and
 the search runs the reference Python trees (``available`` is False).
 """
 
 from __future__ import annotations
-
-import glob
-import hashlib
-import os
-import sys
-import tempfile
-import time
-from contextlib import contextmanager
-from typing import Iterator, Optional
 
 try:
     import numba
@@ -52,119 +40,3 @@ def njit(function):
 
     dispatcher.get_call_template = plain_call_template
     return dispatcher
-
-
-COMPILE_WAIT_S = 900.0
-"""How long a process waits for another one that compiles the kernels before it compiles them too
-(a compile takes about a minute of CPU; on a loaded machine several)."""
-LOCK_NAME = "gomoku-core-compile.lock"
-
-
-def _step():
-    """The core's main kernel, whose cache stands for all of them (imported late: it imports this module)."""
-    from gomoku.search.core import descent
-
-    return descent.step
-
-
-def cache_dir() -> str:
-    """The folder where numba keeps the kernels' compiled code for this copy of the package."""
-    try:
-        path = _step()._cache._cache_path  # numba's choice: beside the module, user-wide, or NUMBA_CACHE_DIR
-        if path:
-            return path
-    except Exception:  # numba missing, the JIT off, or numba's internals moved
-        pass
-    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "__pycache__")
-
-
-def cached() -> bool:
-    """Whether the kernels' compiled code is in numba's cache already and fresh (numba loads it, no
-    compile at the first call): the main kernel's index names this source and this CPU."""
-    try:
-        step = _step()
-        index = step._cache._cache_file._load_index()  # {} when missing or stale (the source changed)
-        magic = step.targetctx.codegen().magic_tuple()
-        return any(key[1] == magic for key in index)
-    except Exception:  # numba's internals moved: look for the index file
-        here = os.path.dirname(os.path.abspath(__file__))
-        where = os.environ.get("NUMBA_CACHE_DIR")
-        folders = [os.path.join(here, "__pycache__")] + ([where] if where else [])
-        return any(glob.glob(os.path.join(folder, "**", "descent.step-*.nbi"), recursive=True) for folder in folders)
-
-
-def _open_lock():
-    """The lock file beside the cache (else in the temporary folder, named after the cache), opened
-    for appending; None where neither can be written."""
-    folder = cache_dir()
-    tag = hashlib.sha256(folder.encode()).hexdigest()[:12]
-    for path in (os.path.join(folder, LOCK_NAME), os.path.join(tempfile.gettempdir(), f"{LOCK_NAME}-{tag}")):
-        try:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            return open(path, "a+")
-        except OSError:
-            continue
-    return None
-
-
-def _holder(handle) -> str:
-    handle.seek(0)
-    return handle.read().strip() or "?"
-
-
-def _sibling(pid: str) -> bool:
-    """Whether process ``pid`` has this process's parent (a trainer's other worker, say)."""
-    try:
-        with open(f"/proc/{int(pid)}/stat") as f:
-            return int(f.read().rsplit(")", 1)[1].split()[1]) == os.getppid()
-    except (OSError, ValueError, IndexError):
-        return False
-
-
-@contextmanager
-def compile_lock(wait_s: Optional[float] = None, poll_s: float = 0.2) -> Iterator[bool]:
-    """Holds, for the block, the machine's lock on compiling this copy's kernels: a file lock
-    (``flock``) beside numba's cache, which the kernel releases when its holder exits or dies, so a
-    compile that crashed or was killed never blocks another. Yields True when held; False when
-    another process held it for ``wait_s`` seconds (``COMPILE_WAIT_S``; it says so, and the block
-    runs without the lock) or where there is no file lock to take.
-
-    A process that waits says so on standard error, unless the holder is its sibling (the workers
-    of one trainer: the one that compiles says it for all)."""
-    try:
-        import fcntl
-    except ImportError:  # not a POSIX system: each process compiles on its own, as numba does
-        yield False
-        return
-    handle = _open_lock()
-    if handle is None:
-        yield False
-        return
-    wait_s = COMPILE_WAIT_S if wait_s is None else wait_s
-    started = time.monotonic()
-    told = False
-    try:
-        while True:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                holder = _holder(handle)
-                waited = time.monotonic() - started
-                if waited >= wait_s:
-                    print(f"waited {waited:.0f} s for process {holder}, which compiles the search core into "
-                          f"{cache_dir()}; compiling it here too", file=sys.stderr, flush=True)
-                    yield False
-                    return
-                if not told and not _sibling(holder):
-                    print(f"process {holder} is compiling the search core (once per machine): waiting for it",
-                          file=sys.stderr, flush=True)
-                told = True
-                time.sleep(poll_s)
-        handle.seek(0)
-        handle.truncate()
-        handle.write(str(os.getpid()))
-        handle.flush()
-        yield True
-    finally:
-        handle.close()  # releases the lock

@@ -17,7 +17,7 @@ over its own tree. ``root`` copies the root at any time (the window's analysis),
 
 ``core_ready`` says whether the kernels are compiled in this process; the first call loads
 them from numba's cache (half a second or so) or compiles them into it, one process of the
-machine at a time (``jit.compile_lock``: another process that compiles them meanwhile is waited
+machine at a time (``cache.compile_lock``: another process that compiles them meanwhile is waited
 for, and its work loaded), or, with ``background``, has another process
 compile them (about a minute of CPU) while the caller goes on with the reference search, and
 loads them once it is done.
@@ -39,7 +39,7 @@ from gomoku.game.board import Board
 from gomoku.game.features import input_channels
 from gomoku.search.core import core_enabled, supports_board, supports_evaluator
 from gomoku.search.core import layout as k
-from gomoku.search.core.jit import cached, compile_lock
+from gomoku.search.core.cache import cached, compile_lock
 from gomoku.search.core.roots import analyse_root
 from gomoku.search.core.threats import install_cache
 from gomoku.search.core.trees import CoreTrees
