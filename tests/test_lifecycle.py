@@ -117,7 +117,7 @@ def test_a_resume_rewrites_the_model_from_the_checkpoint_and_an_early_stop_leave
     run = str(tmp_path / "run")
     pipeline = _tiny_pipeline(run)
     pipeline.run(iterations=1)
-    weights = read_checkpoint(os.path.join(run, "checkpoint.pkl"))["weights"]
+    weights = read_checkpoint(os.path.join(run, "checkpoint.pkl"))["learner"]["average"]  # the weights that play
     # A kill between the checkpoint and the model: the model is a step behind the checkpoint.
     stale = _tiny_pipeline(str(tmp_path / "other"))
     stale.model.save(os.path.join(run, "current_model.npz"))

@@ -12,6 +12,18 @@ from tests.helpers import ROOT
 ALLOWED = {("os", "_exit")}
 """the standard library's documented names that begin with an underscore"""
 
+THIRD_PARTY = {
+    # numba has no public way to ask whether a kernel's compiled code is cached, or where: the
+    # compile-once lock reads its cache object, and falls back to the files when that moves.
+    ("gomoku/search/core/cache.py", "descent.step._cache"),
+    ("gomoku/search/core/cache.py", "step._cache"),
+    # Ray's public state API does not say why an actor has not started: its actor table does.
+    ("gomoku/train/ray_actors.py", "handle._actor_id"),
+    ("gomoku/train/ray_actors.py", "ray._private"),
+}
+"""other libraries' internals that a module reads on purpose, each behind a fallback (the start of
+the expression: what follows it is the same library's)"""
+
 
 def _dunder(name: str) -> bool:
     return name.startswith("__") and name.endswith("__")
@@ -52,7 +64,9 @@ def test_no_module_uses_another_modules_underscore_names():
                 path = os.path.join(folder, name)
                 with open(path) as f:
                     uses = private_uses(f.read())
-                hits.extend(f"{os.path.relpath(path, ROOT)}:{line}: {text}" for line, text in uses)
+                where = os.path.relpath(path, ROOT).replace(os.sep, "/")
+                hits.extend(f"{where}:{line}: {text}" for line, text in uses
+                            if not any(where == module and text.startswith(start) for module, start in THIRD_PARTY))
     assert not hits, "underscore names used outside their module:\n" + "\n".join(hits)
 
 

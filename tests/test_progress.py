@@ -47,11 +47,12 @@ def test_training_shows_its_iterations_and_evaluations_only_on_a_terminal(tmp_pa
             assert "2/2" in text and "moves" in text and "score" in text
         else:
             assert text == ""
-        # the log is the same either way: the header and the device, one line per iteration and
-        # evaluation, the end
-        assert len(lines) == 5 and lines[1].startswith("  device cpu: ")
-        assert lines[2].startswith("iter ") and "eval vs pure MCTS" in lines[3] and "(as White " in lines[3]
-        assert lines[4].startswith("done: iteration 1 of")
+        # the log is the same either way: the header and the device, one line per iteration, the
+        # gate (the run's first: no match) and the evaluation, the end
+        assert len(lines) == 6 and lines[1].startswith("  device cpu: ")
+        assert lines[2].startswith("iter ") and "first best model" in lines[3]
+        assert "eval vs pure MCTS" in lines[4] and "(as White " in lines[4]
+        assert lines[5].startswith("done: iteration 1 of")
 
 
 def test_workers_report_games_moves_and_the_running_score():

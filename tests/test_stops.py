@@ -78,7 +78,9 @@ def test_sigterm_stops_the_engine_quietly_and_leaves_no_folder(tmp_path, delay):
 def test_sigterm_stops_play_py_quietly_and_leaves_no_folder(tmp_path):
     stop = stop_once(PLAY, PLAY_INPUT, 3.0, signal.SIGTERM, str(tmp_path))
     assert not stop.loud and not stop.hung, stop.output
-    assert stop.returncode == -signal.SIGTERM and stop.left == []
+    # ended by the signal, or (a stop that came while the AI searched) exiting 128 + 15 without a word
+    assert stop.returncode in (-signal.SIGTERM, 128 + signal.SIGTERM) and stop.left == []
+    assert "Interrupted" not in stop.output
 
 
 @pytest.mark.timeout(400)

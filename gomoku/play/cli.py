@@ -26,9 +26,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import warnings
 
+from gomoku import interrupt
 from gomoku.game.gamefile import GameFileError
 from gomoku.game.rules import RULES, rules_help
 from gomoku.net.flags import add_device_flags
@@ -124,8 +126,10 @@ def main(argv=None) -> int:
 
         return play_text(match, save_dir=args.save_dir)
     except KeyboardInterrupt:
-        print("\nInterrupted.", file=sys.stderr)
-        return 130
+        stopped_by = interrupt.stop_signal() or signal.SIGINT
+        if stopped_by == signal.SIGINT:  # a SIGTERM ends quietly, as a manager's stop should
+            print("\nInterrupted.", file=sys.stderr)
+        return interrupt.exit_code(stopped_by)
     except EngineError as exc:  # an engine player that forfeits or stops answering
         print(f"{name}: error: {exc}", file=sys.stderr)
         return 1

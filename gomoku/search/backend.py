@@ -19,6 +19,15 @@ TREE_SEARCHES = ("puct", "gumbel")
 """the root searches the core runs (``protocol``'s ``root_search``)"""
 
 
+def board_reason(board) -> str:
+    """Why the core cannot play on ``board`` ("" where it can)."""
+    if board.game_over:
+        return "the game is over"
+    if not board.rule.flanked_wins:
+        return f"{board.rule} is not on the core"
+    return ""
+
+
 def choose(board, evaluator, root_search: Optional[str] = "puct") -> tuple[str, str]:
     """``(CORE, "")`` where the core can search ``board`` with ``evaluator`` and ``root_search``;
     else ``(PYTHON, the reason)``. ``root_search`` None: a player without a search tree."""
@@ -30,10 +39,9 @@ def choose(board, evaluator, root_search: Optional[str] = "puct") -> tuple[str, 
         return PYTHON, "the core is turned off (GOMOKU_CORE)"
     if root_search not in TREE_SEARCHES:
         return PYTHON, "the player has no search tree" if root_search is None else f"{root_search} is not on the core"
-    if board.game_over:
-        return PYTHON, "the game is over"
-    if not board.rule.flanked_wins:
-        return PYTHON, f"{board.rule} is not on the core"
+    reason = board_reason(board)
+    if reason:
+        return PYTHON, reason
     if type(evaluator) is not NetEvaluator:
         if getattr(evaluator, "input_version", None) is None:  # random rollouts (``rollout``) have no input
             return PYTHON, "pure MCTS has no net"

@@ -135,6 +135,7 @@ class TrainPipeline(Evaluations):
         self.learner = Learner(self.model, config, self.rng, lr_multiplier)
         self.rows_made = 0  # positions added to the buffer over the run, symmetries included: the window grows with it
         self.live: Optional[LiveView] = None
+        self._live_from: Optional[int] = None  # the iteration a resumed run's live view purges from
         self.iteration = 0
         self.best_win_ratio = 0.0
         self.pure_playouts = config.pure_playout_start
@@ -244,7 +245,7 @@ class TrainPipeline(Evaluations):
         cfg = self.config
         lock = lock_run_dir(self.run_dir)
         if self._start["how"] == "resume":  # a kill between the two writes left the model a step behind
-            self.model.save(os.path.join(self.run_dir, CURRENT_MODEL))
+            self.learner.playing.save(os.path.join(self.run_dir, CURRENT_MODEL))
         end = cfg.game_batch_num if iterations is None else min(cfg.game_batch_num, self.iteration + iterations)
         # Ctrl-C and `kill` both stop cleanly, at the next safe point (see gomoku/interrupt.py),
         # also when a shell started us with SIGINT ignored.
@@ -268,7 +269,8 @@ class TrainPipeline(Evaluations):
                     self.log(f"  {self.actors.slots} Ray actor(s) on the cluster")
                 self._append_metrics({"event": "start", "iteration": self.iteration, "games": self.games,
                                       "time": utc_now(), **self._start})
-                self.live = LiveView(self.run_dir, self.iteration if self._start["how"] == "resume" else None)
+                self.live = None  # made at the first iteration's end: a stop before it leaves no events file
+                self._live_from = self.iteration if self._start["how"] == "resume" else None
                 stop = "failed"
                 while self.iteration < end:
                     interrupt.check()
@@ -379,15 +381,15 @@ class TrainPipeline(Evaluations):
         self.learner.playing.save(os.path.join(self.run_dir, CURRENT_MODEL))
         self._append_metrics(record)
         self.log(iteration_line(record))
-        if self.live is not None:
-            self.live.iteration(record)
+        if self.live is None:
+            self.live = LiveView(self.run_dir, self._live_from)
+        self.live.iteration(record)
         if record_eval is not None:
             self._append_metrics(record_eval)
             if gate is not None:
                 self.log(gate_line(gate))
             self.log(evaluation_line(record_eval))
-            if self.live is not None:
-                self.live.evaluation(record_eval)
+            self.live.evaluation(record_eval)
         if cut is not None:
             self._append_metrics({"event": "schedule", "iteration": self.iteration,
                                   "lr_scale": self.learner.schedule.lr_scale})

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from gomoku.game.features import input_channels
-from gomoku.search.backend import CORE, choose
+from gomoku.search.backend import CORE, board_reason, choose
 from gomoku.search.core import layout as k
 from gomoku.search.core.roots import analyse_root
 from gomoku.search.core.single import core_ready
@@ -31,8 +31,9 @@ from gomoku.search.core.trees import UNLIMITED, CoreTrees
 
 def supported(board, players) -> bool:
     """Whether the compiled core can play this game with these players (``backend.choose`` for each)."""
-    return all(choose(board, getattr(p, "evaluator", None), getattr(p, "root_search", None))[0] == CORE
-               for p in players.values())
+    return not board_reason(board) and all(
+        choose(board, getattr(p, "evaluator", None), getattr(p, "root_search", None))[0] == CORE
+        for p in players.values())
 
 
 class _Group:
