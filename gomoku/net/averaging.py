@@ -11,10 +11,12 @@ statistics again on positions of the replay window, as stochastic weight averagi
 
 from __future__ import annotations
 
+import warnings
 from typing import Iterable
 
 import numpy as np
 from gomoku.net.backend import paddle
+from gomoku.net.training import BATCH_NORM_NOTE
 
 # The state-dict names batch norm keeps its running statistics under (Paddle's BatchNorm layers).
 BN_MEAN, BN_VARIANCE = "_mean", "_variance"
@@ -75,7 +77,10 @@ def recompute_batch_norm(net: paddle.nn.Layer, batches: Iterable[np.ndarray]) ->
     measured = 0
     try:
         net.train()
-        with paddle.no_grad():
+        with paddle.no_grad(), warnings.catch_warnings():
+            # train mode is what measures the inputs here; Paddle's note that it tracks the running
+            # statistics in train mode says nothing to a user (gomoku.net.training)
+            warnings.filterwarnings("ignore", BATCH_NORM_NOTE, UserWarning)
             for planes in batches:
                 net(paddle.to_tensor(np.asarray(planes, dtype=np.float32)))
                 measured += len(planes)
