@@ -13,10 +13,6 @@ ALLOWED = {("os", "_exit")}
 """the standard library's documented names that begin with an underscore"""
 
 THIRD_PARTY = {
-    # numba has no public way to ask whether a kernel's compiled code is cached, or where: the
-    # compile-once lock reads its cache object, and falls back to the files when that moves.
-    ("gomoku/search/core/cache.py", "descent.step._cache"),
-    ("gomoku/search/core/cache.py", "step._cache"),
     # Ray's public state API does not say why an actor has not started: its actor table does.
     ("gomoku/train/ray_actors.py", "handle._actor_id"),
     ("gomoku/train/ray_actors.py", "ray._private"),

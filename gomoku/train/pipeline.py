@@ -124,8 +124,10 @@ class TrainPipeline(Evaluations):
             log(f"the adaptive step starts at x{lr_multiplier:.3g} ({source}); the first update "
                 f"waits until the buffer holds {self.first_update_at} positions")
         # the boards an initial size-free model was trained on, still named in the files it becomes
-        self._earlier_sizes = self.spec.trained_sizes if init_model is not None else ()
-        self._start = start
+        self.earlier_sizes = self.spec.trained_sizes if init_model is not None else ()
+        """the boards the initial size-free model had trained on (its file names them too)"""
+        self.start_record = start
+        """how this process began the run (new, from a model, resumed with what changed): the start record"""
         self.config = config
         # the engine games the net is scored on after each iteration (gomoku.train.probe), if any
         self.probe = load_probe(config, self.spec) if config.probe_games else None
@@ -183,7 +185,7 @@ class TrainPipeline(Evaluations):
             changed[key] = [getattr(config, key), value]
             setattr(config, key, value)
         pipeline = cls(config, run_dir, log)
-        pipeline._start = {"how": "resume", "changed": changed}
+        pipeline.start_record = {"how": "resume", "changed": changed}
         pipeline.model.set_weights(state["weights"])
         pipeline.model.set_optimizer_state(state["optimizer"])
         pipeline.buffer.load_state(state["buffer"])
@@ -199,7 +201,7 @@ class TrainPipeline(Evaluations):
         pipeline.learner.load_state(state.get("learner"))  # None: the schedule starts afresh
         # 8 symmetries a position where a checkpoint predates the count
         pipeline.rows_made = state.get("rows_made", 8 * pipeline.positions)
-        pipeline._earlier_sizes = state.get("earlier_sizes", ())
+        pipeline.earlier_sizes = state.get("earlier_sizes", ())
         # Checkpoints from before the heuristic ladder lack its level.
         pipeline.heuristic_level = state.get("heuristic_level", config.heuristic_level_start)
         if changed.keys() & {"eval_opponent", "heuristic_level_start", "pure_playout_start", "engine_info"}:
@@ -227,7 +229,7 @@ class TrainPipeline(Evaluations):
             "heuristic_level": self.heuristic_level,
             "games": self.games, "positions": self.positions, "elapsed": self.elapsed, "cpu_elapsed": self.cpu_elapsed,
             "eval_board": self.eval_board,
-            "earlier_sizes": self._earlier_sizes,
+            "earlier_sizes": self.earlier_sizes,
             "streams": self.streams.state(),
             "learner": self.learner.state(),
             "rows_made": self.rows_made,
@@ -244,7 +246,7 @@ class TrainPipeline(Evaluations):
         """
         cfg = self.config
         lock = lock_run_dir(self.run_dir)
-        if self._start["how"] == "resume":  # a kill between the two writes left the model a step behind
+        if self.start_record["how"] == "resume":  # a kill between the two writes left the model a step behind
             self.learner.playing.save(os.path.join(self.run_dir, CURRENT_MODEL))
         end = cfg.game_batch_num if iterations is None else min(cfg.game_batch_num, self.iteration + iterations)
         # Ctrl-C and `kill` both stop cleanly, at the next safe point (see gomoku/interrupt.py),
@@ -268,9 +270,9 @@ class TrainPipeline(Evaluations):
                 if cfg.actors == "ray":
                     self.log(f"  {self.actors.slots} Ray actor(s) on the cluster")
                 self._append_metrics({"event": "start", "iteration": self.iteration, "games": self.games,
-                                      "time": utc_now(), **self._start})
+                                      "time": utc_now(), **self.start_record})
                 self.live = None  # made at the first iteration's end: a stop before it leaves no events file
-                self._live_from = self.iteration if self._start["how"] == "resume" else None
+                self._live_from = self.iteration if self.start_record["how"] == "resume" else None
                 stop = "failed"
                 while self.iteration < end:
                     interrupt.check()
@@ -424,7 +426,7 @@ class TrainPipeline(Evaluations):
         """A size-free model's spec names the boards it has trained on so far, the largest its default."""
         if not self.model.spec.size_free:
             return
-        played = self.config.model_spec(self.iteration, self._earlier_sizes)
+        played = self.config.model_spec(self.iteration, self.earlier_sizes)
         self.model.spec = self.spec = replace(self.model.spec, width=played.width, height=played.height,
                                               trained_sizes=played.trained_sizes)
         self.learner.playing.spec = self.spec

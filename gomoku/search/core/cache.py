@@ -19,7 +19,6 @@ import time
 from contextlib import contextmanager
 from typing import Iterator, Optional
 
-from gomoku.search.core import descent
 
 COMPILE_WAIT_S = 3600.0
 """The longest a process waits for another one that compiles the kernels before it compiles them
@@ -32,29 +31,21 @@ LOCK_NAME = "gomoku-core-compile.lock"
 
 
 def cache_dir() -> str:
-    """The folder where numba keeps the kernels' compiled code for this copy of the package."""
-    try:
-        path = descent.step._cache._cache_path  # numba's choice: beside the module, user-wide, or NUMBA_CACHE_DIR
-        if path:
-            return path
-    except Exception:  # numba missing, the JIT off, or numba's internals moved
-        pass
-    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "__pycache__")
+    """The folder where numba keeps the kernels' compiled code for this copy of the package:
+    ``NUMBA_CACHE_DIR`` where it is set, else the ``__pycache__`` beside the kernels' modules."""
+    return os.environ.get("NUMBA_CACHE_DIR") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "__pycache__")
 
 
 def cached() -> bool:
-    """Whether the kernels' compiled code is in numba's cache already and fresh (numba loads it, no
-    compile at the first call): the main kernel's index names this source and this CPU."""
-    try:
-        step = descent.step
-        index = step._cache._cache_file._load_index()  # {} when missing or stale (the source changed)
-        magic = step.targetctx.codegen().magic_tuple()
-        return any(key[1] == magic for key in index)
-    except Exception:  # numba's internals moved: look for the index file
-        here = os.path.dirname(os.path.abspath(__file__))
-        where = os.environ.get("NUMBA_CACHE_DIR")
-        folders = [os.path.join(here, "__pycache__")] + ([where] if where else [])
-        return any(glob.glob(os.path.join(folder, "**", "descent.step-*.nbi"), recursive=True) for folder in folders)
+    """Whether the kernels' compiled code is in numba's cache already and fresh, read from its
+    files: the main kernel's index, no older than the sources it was compiled from (numba compiles
+    again when a source changed)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    indexes = glob.glob(os.path.join(cache_dir(), "**", "descent.step-*.nbi"), recursive=True)
+    if not indexes:
+        return False
+    sources = glob.glob(os.path.join(here, "*.py"))
+    return max(map(os.path.getmtime, indexes)) >= max(map(os.path.getmtime, sources), default=0.0)
 
 
 def _open_lock():
