@@ -24,6 +24,19 @@ from gomoku.train.gate import play_gate
 from gomoku.train.tasks import PUBLISHED, tally_by_colour
 
 
+def score_progress(bar):
+    """A match's progress callback that shows its games and score on ``bar`` (None when the bar is
+    hidden: the actors then send nothing)."""
+    if bar.disable:
+        return None
+
+    def on_progress(progress):
+        bar.set_postfix_str(f"score {progress.points:g} of {progress.games}", refresh=False)
+        advance_to(bar, progress.games)
+
+    return on_progress
+
+
 class Evaluations:
     """The evaluation half of ``TrainPipeline`` (it reads the pipeline's config, actors, learner,
     random source and ladder state)."""
@@ -67,15 +80,11 @@ class Evaluations:
         self.actors.publish(self.learner.playing)
         with progress_bar(cfg.eval_games, f"evaluation against {opponent}",
                           stream=self.progress_stream) as bar:
-            def on_progress(progress):
-                bar.set_postfix_str(f"score {progress.points:g} of {progress.games}", refresh=False)
-                advance_to(bar, progress.games)
-
             search = SearchOptions(win_check=cfg.win_check, threats=cfg.threats)
             games, _ = self.actors.match(
                 PlayerSpec("az", PUBLISHED, playouts, search=search), opponent, geometry, openings, seed,
                 parallel=cfg.eval_games, c_puct=cfg.c_puct, device=self.model.device,
-                progress=on_progress if not bar.disable else None, precision=cfg.precision, rule=cfg.rule)
+                progress=score_progress(bar), precision=cfg.precision, rule=cfg.rule)
         as_black, as_white = tally_by_colour(games)
         total = as_black + as_white
         win_ratio = total.score
@@ -116,12 +125,8 @@ class Evaluations:
                     "first": True}
         self.actors.publish(self.learner.playing)
         with progress_bar(self.config.gate_games, "gate against the best model", stream=self.progress_stream) as bar:
-            def on_progress(progress):
-                bar.set_postfix_str(f"score {progress.points:g} of {progress.games}", refresh=False)
-                advance_to(bar, progress.games)
-
             gate = play_gate(self.actors, self.config, best, geometry, int(self.rng.integers(2**31)),
-                             self.model.device, on_progress if not bar.disable else None)
+                             self.model.device, score_progress(bar))
         if gate["passed"]:
             self.learner.playing.save(best)
         return gate
