@@ -34,7 +34,7 @@ on a fake clock; the wall-clock latencies of real games are the soak's figures, 
 # train.py's flags for a run of a few seconds on a 6x6 board, four in a row.
 TINY = ["--preset", "6x6x4", "--n-playout", "12", "--games-per-iter", "2", "--batch-size", "32",
         "--buffer-size", "2000", "--updates-per-iter", "1", "--epochs", "2", "--check-freq", "2",
-        "--eval-games", "2", "--pure-playout-start", "20", "--workers", "1", "--device", "cpu"]
+        "--eval-games", "2", "--gate-games", "2", "--pure-playout-start", "20", "--workers", "1", "--device", "cpu"]
 
 
 # ------------------------------------------------------------ evaluators that stand in for the net

@@ -13,7 +13,7 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TINY = ["--preset", "6x6x4", "--n-playout", "12", "--games-per-iter", "2", "--batch-size", "32",
         "--buffer-size", "2000", "--updates-per-iter", "1", "--epochs", "2", "--check-freq", "2",
-        "--eval-games", "2", "--pure-playout-start", "20", "--device", "cpu"]
+        "--eval-games", "2", "--gate-games", "2", "--pure-playout-start", "20", "--device", "cpu"]
 
 
 def _procs():

@@ -17,7 +17,7 @@ from gomoku.train.checkpoint import read_checkpoint
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TINY = ["--preset", "6x6x4", "--n-playout", "12", "--games-per-iter", "4", "--batch-size", "32",
         "--buffer-size", "2000", "--updates-per-iter", "1", "--epochs", "2", "--check-freq", "2",
-        "--eval-games", "2", "--pure-playout-start", "20", "--device", "cpu"]
+        "--eval-games", "2", "--gate-games", "2", "--pure-playout-start", "20", "--device", "cpu"]
 
 
 def test_ray_actors_without_ray_say_how_to_install_it(monkeypatch):
@@ -26,6 +26,7 @@ def test_ray_actors_without_ray_say_how_to_install_it(monkeypatch):
         make_actors(2, "cpu", backend="ray")
 
 
+@pytest.mark.timeout(600)  # two runs of train.py, each up to 240 s on a busy machine
 def test_train_py_on_a_local_ray_cluster_trains_stops_and_resumes(tmp_path):
     pytest.importorskip("ray")
     run = str(tmp_path / "run")

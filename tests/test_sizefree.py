@@ -198,7 +198,7 @@ def test_task_runner_keeps_a_self_play_stream_per_board():
 def tiny_multi_size(**overrides):
     base = dict(n_in_row=4, arch="sizefree", sizefree_blocks=1, sizefree_filters=8, sizes="6,7",
                 n_playout=6, games_per_iter=2, batch_size=16, buffer_size=3000, updates_per_iter=1, epochs=1,
-                check_freq=3, eval_games=2, pure_playout_start=10, workers=1, parallel_games=2, device="cpu")
+                check_freq=3, eval_games=2, gate_games=2, pure_playout_start=10, workers=1, parallel_games=2, device="cpu")
     base.update(overrides)
     return TrainConfig(**base)
 
