@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 
 from gomoku.train.config import TrainConfig
-from gomoku.train.actors import InlineActors, Pending
+from gomoku.actors.actors import InlineActors, Pending
 from gomoku.train.checkpoint import CheckpointError, read_checkpoint, write_checkpoint
 from gomoku.net.training import kl_divergence
 from gomoku.train.pipeline import TrainPipeline
 from gomoku.train.replay import ReplayBuffer
-from gomoku.train.stream_state import game_from_state
+from gomoku.actors.stream_state import game_from_state
 from tests.helpers import ROOT, TINY, tiny_config, train_in_process
 
 
@@ -376,7 +376,7 @@ def test_actors_that_cannot_start_release_the_run(tmp_path, monkeypatch):
 
 def test_workers_side_by_side_count_the_slowest_ones_seconds():
     from gomoku.search.lockstep import RunStats
-    from gomoku.train.tasks import merge_games
+    from gomoku.actors.tasks import merge_games
 
     games, stats = merge_games([(["a"], RunStats(games=1, moves=10, playouts=4000, seconds=10.0)),
                            (["b", "c"], RunStats(games=2, moves=20, playouts=6000, seconds=20.0))])
@@ -418,7 +418,7 @@ def test_a_stop_before_the_first_checkpoint_does_not_offer_a_resume(tmp_path):
 
 
 def test_evaluation_searches_with_eval_playouts_or_else_the_self_play_playouts(tmp_path):
-    from gomoku.train.tasks import MatchGame
+    from gomoku.actors.tasks import MatchGame
 
     for eval_playouts, expected in ((0, 12), (30, 30)):
         pipeline = TrainPipeline(tiny_config(eval_playouts=eval_playouts), str(tmp_path / str(expected)),
@@ -437,7 +437,7 @@ def test_evaluation_searches_with_eval_playouts_or_else_the_self_play_playouts(t
 
 def test_evaluation_from_paired_openings_and_a_resume_that_changes_them(tmp_path):
     from gomoku.game.openings import opening_area
-    from gomoku.train.tasks import MatchGame
+    from gomoku.actors.tasks import MatchGame
 
     run = str(tmp_path / "run")
     pipeline = TrainPipeline(tiny_config(eval_games=6, eval_opening_stones=2), run, log=lambda s: None)

@@ -13,7 +13,7 @@ import pytest
 
 from gomoku.search.recipe import SelfPlayRecipe
 from gomoku.train.config import TrainConfig
-from gomoku.train.tasks import SelfPlaySettings
+from gomoku.actors.tasks import SelfPlaySettings
 
 # Where each kind of player keeps each recipe setting.
 WHERE = {

@@ -9,9 +9,9 @@ import pytest
 from gomoku.search.core import core_enabled
 from gomoku.search.evaluator import NetEvaluator
 from gomoku.search.recipe import SelfPlayRecipe
-from gomoku.train.selfplay import SelfPlayStream
-from gomoku.train.stream_state import SavedStreams, pack_planes, unpack_planes
-from gomoku.train.tasks import SelfPlaySettings
+from gomoku.actors.selfplay import SelfPlayStream
+from gomoku.actors.stream_state import SavedStreams, pack_planes, unpack_planes
+from gomoku.actors.tasks import SelfPlaySettings
 from tests.helpers import FakeNet
 from tests.helpers import HashEvaluator
 

@@ -12,7 +12,7 @@ from gomoku.search.mcts import MCTS
 from gomoku.search.mcts_player import MCTSPlayer
 from gomoku.train.config import TrainConfig
 from gomoku.search.recipe import SelfPlayRecipe
-from gomoku.train.selfplay import game_seeds, play_game, training_arrays, self_play_games
+from gomoku.actors.selfplay import game_seeds, play_game, training_arrays, self_play_games
 from tests.helpers import HashEvaluator
 
 

@@ -15,7 +15,7 @@ from gomoku.game.openings import make_openings
 from gomoku.game.rules import rule_of
 from gomoku.search.lockstep import FinishedGame, Lockstep, RunStats, distinct_players, run_games
 from gomoku.search.recipe import SelfPlayRecipe
-from gomoku.train.stream_state import fill_slot, game_from_state, game_state, slot_state
+from gomoku.actors.stream_state import fill_slot, game_from_state, game_state, slot_state
 
 PLAY_AHEAD_CALLS = 4
 """A stream plays ahead of its caller by at most this many calls' games. A call waits for

@@ -50,11 +50,11 @@ import weakref
 from abc import ABC, abstractmethod
 from typing import Any, Callable, Optional, Sequence
 
+from gomoku.actors.runner import TaskRunner
+from gomoku.actors.tasks import (CallTask, MatchGame, MatchTask, Progress, SelfPlaySettings, SelfPlayTask,
+                                 merge_games, split, stream_seed)
 from gomoku.search.lockstep import RunStats
 from gomoku.search.players import PlayerSpec
-from gomoku.train.runner import TaskRunner
-from gomoku.train.tasks import (CallTask, MatchGame, MatchTask, Progress, SelfPlaySettings, SelfPlayTask, merge_games,
-                                split, stream_seed)
 
 
 class Pending:
