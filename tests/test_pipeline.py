@@ -157,6 +157,34 @@ def test_a_resume_goes_on_with_the_games_in_progress_at_the_stop(tmp_path, monke
     assert any("predates" in line for line in lines) and [g.index for g in seen[1]] == [0, 1]
 
 
+def test_one_game_at_a_time_in_process_plays_each_game_with_play_game_and_resumes(tmp_path, monkeypatch):
+    # The learner's setting (one worker, one game at a time): each self-play game is one call of
+    # play_game, whole, and the checkpoint holds no game in progress, only where the games go on.
+    import gomoku.train.pipeline as module
+    from gomoku.actors import selfplay
+
+    played, real_game = [], selfplay.play_game
+    monkeypatch.setattr(selfplay, "play_game", lambda player, board, index=0: played.append(index) or
+                        real_game(player, board, index))
+    seen, arrays = [], module.training_arrays
+    monkeypatch.setattr(module, "training_arrays", lambda games, mix: seen.append(games) or arrays(games, mix))
+    run = str(tmp_path / "run")
+    pipeline = TrainPipeline(tiny_config(check_freq=10, parallel_games=1), run, log=lambda s: None)
+    pipeline.run(iterations=1)
+    assert played == [0, 1] and [g.index for g in seen[0]] == [0, 1]
+    for game in seen[0]:  # whole games: every move of each a recorded position (no opening stones here)
+        assert game.winner != 0 or len(game.moves) == 36
+        assert len(game.to_move) == len(game.moves)
+    assert len(pipeline.buffer) == 8 * sum(len(g.moves) for g in seen[0])
+    (_, snapshots), = read_checkpoint(os.path.join(run, "checkpoint.pkl"))["streams"]["by_shape"].values()
+    assert [(s["next"], s["playing"], s["finished"]) for s in snapshots] == [(2, [], [])]
+
+    lines = []
+    TrainPipeline.resume(run, log=lines.append).run(iterations=1)
+    assert any("goes on with the 0 games in progress of 1 stream(s)" in line for line in lines)
+    assert played == [0, 1, 2, 3] and [g.index for g in seen[1]] == [2, 3]  # the stream's next games, not new ones
+
+
 def test_worker_processes_hand_back_their_games_in_progress_and_a_resume_with_fewer_says_so(tmp_path):
     run = str(tmp_path / "run")
     flags = [*TINY, "--workers", "2", "--parallel-games", "3", "--check-freq", "10"]
