@@ -6,8 +6,10 @@ The subpackages are layers; each imports only the layers below it:
 * ``net``: the Paddle policy-value network, its inference path, training step and model file;
 * ``search``: the MCTS tree with its evaluators (the net's, random rollouts), the players,
   and many games in lockstep;
-* ``train``: the training configuration, self-play, the actors that play games in worker
-  processes, and ``TrainPipeline``;
+* ``actors``: self-play and matches, played in the caller's process, in worker processes or on
+  Ray actors, and the tasks they play;
+* ``train``: the training configuration, the replay buffer, the learner, the evaluations and
+  ``TrainPipeline``;
 * ``play``: the ways to play: the window, the text mode, the Gomocup engine and the arena.
 
 ``interrupt`` (Ctrl-C at a safe point), ``util`` (atomic writes, flag parsers) and

@@ -13,7 +13,7 @@ otherwise land in Paddle's exit clean-up and print a traceback there.
 
 This module imports only the standard library at its top: a worker process of the trainer
 (the spawn start method) imports its parent's main module, the console script or ``train.py``
-that imports this one, before it can tie its life to the parent's (``train.worker_start``).
+that imports this one, before it can tie its life to the parent's (``actors.worker_start``).
 """
 
 from __future__ import annotations

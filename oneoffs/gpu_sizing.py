@@ -33,7 +33,7 @@ from gomoku.game.features import input_channels
 from gomoku.search.evaluator import NetEvaluator
 from gomoku.search.lockstep import RunStats
 from gomoku.search.recipe import SelfPlayRecipe
-from gomoku.train.selfplay import SelfPlayStream
+from gomoku.actors import SelfPlayStream
 
 NETS = {8: (4, 32), 15: (6, 48)}  # board -> (blocks, filters): the 8x8 default and the 15x15 model's net
 

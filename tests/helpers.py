@@ -93,7 +93,7 @@ def tiny_config(**overrides):
 def tiny_self_play():
     """Self-play settings for 6x6 games, four in a row, with 8 playouts a move."""
     from gomoku.search.recipe import SelfPlayRecipe
-    from gomoku.train.tasks import SelfPlaySettings
+    from gomoku.actors.tasks import SelfPlaySettings
 
     return SelfPlaySettings((6, 6, 4), 4, SelfPlayRecipe(n_playout=8))
 

@@ -10,11 +10,11 @@ import time
 import pytest
 
 from gomoku.search.players import PlayerSpec
-from gomoku.train.actors import InlineActors
-from gomoku.train.backends import WORKER_NICE, make_actors
-from gomoku.train.tasks import PUBLISHED, SelfPlaySettings, SelfPlayTask, WorkerError, split
-from gomoku.train.worker_loop import COLLECT, _serve
-from gomoku.train.workers import ProcessActors
+from gomoku.actors.actors import InlineActors
+from gomoku.actors.backends import WORKER_NICE, make_actors
+from gomoku.actors.tasks import PUBLISHED, SelfPlaySettings, SelfPlayTask, WorkerError, split
+from gomoku.actors.worker_loop import COLLECT, _serve
+from gomoku.actors.workers import ProcessActors
 from tests.helpers import blocked_signals, tiny_model, tiny_self_play
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -42,7 +42,7 @@ def test_split_spreads_evenly_and_drops_empty_shares():
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_close_lets_idle_workers_exit_by_themselves(monkeypatch):
-    from gomoku.train import workers
+    from gomoku.actors import workers
 
     # Each step of close waits 5 s; an idle worker leaving by itself shuts its interpreter down,
     # Paddle with it, which a busy machine can make longer than that: the test gives it a minute.
@@ -97,7 +97,7 @@ def test_starting_and_closing_at_random_moments_of_start_up_never_hangs_or_reach
 
 def test_a_worker_starts_with_the_stop_signals_blocked_until_its_handler_is_in_place():
     done = run_script("""
-        from gomoku.train import workers as a
+        from gomoku.actors import workers as a
 
         actors = a.ProcessActors(1, device="cpu")
         actors._workers[0].proc.terminate()  # at once: the worker has not even imported gomoku yet
@@ -345,8 +345,8 @@ def test_a_busy_worker_stopped_by_close_prints_no_paddle_report():
         from gomoku.net.policy_value import PolicyValueModel
         from gomoku.net.spec import NetSpec
         from gomoku.search.recipe import SelfPlayRecipe
-        from gomoku.train.tasks import SelfPlaySettings
-        from gomoku.train.workers import ProcessActors
+        from gomoku.actors.tasks import SelfPlaySettings
+        from gomoku.actors.workers import ProcessActors
 
         actors = ProcessActors(1, device="cpu")
         actors.publish(PolicyValueModel(NetSpec(6, 6, 4), device="cpu"))
@@ -364,7 +364,7 @@ def test_a_busy_worker_stopped_by_close_prints_no_paddle_report():
 
 def test_workers_left_open_are_stopped_at_exit():
     done = run_script("""
-        from gomoku.train.workers import ProcessActors
+        from gomoku.actors.workers import ProcessActors
 
         actors = ProcessActors(2, device="cpu")
         print(*actors.pids)
@@ -378,7 +378,7 @@ def test_workers_die_with_their_parent():
     parent = subprocess.Popen([sys.executable, "-c", textwrap.dedent("""
         if __name__ == "__main__":
             import time
-            from gomoku.train.workers import ProcessActors
+            from gomoku.actors.workers import ProcessActors
 
             actors = ProcessActors(2, device="cpu")
             print(*actors.pids, flush=True)

@@ -18,7 +18,7 @@ from gomoku.play.arena import report as arena_report, run as arena
 from gomoku.play.arena.run import run_arena
 from gomoku.play.arena.report import elo_difference, format_elo, wilson_interval
 from gomoku.play.arena.settings import ArenaSettings
-from gomoku.train.tasks import Tally
+from gomoku.actors.tasks import Tally
 from gomoku.game.openings import OpeningError, make_openings, opening_area
 from gomoku.game.board import Board
 from gomoku.game.gamefile import GameRecord

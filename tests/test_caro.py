@@ -233,7 +233,7 @@ def test_self_play_and_the_arena_play_caro_by_its_rule():
     from gomoku.play.arena.settings import ArenaSettings
     from gomoku.search.rollout import RolloutEvaluator
     from gomoku.search.recipe import SelfPlayRecipe
-    from gomoku.train.selfplay import SelfPlayStream
+    from gomoku.actors.selfplay import SelfPlayStream
 
     stream = SelfPlayStream(RolloutEvaluator(0), (7, 7, 4), 2, SelfPlayRecipe(n_playout=8), 1, rule=CARO)
     games, _ = stream.collect(2)

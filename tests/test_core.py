@@ -109,7 +109,7 @@ def test_what_the_core_does_not_play_stays_on_the_reference_trees():
 
 
 def test_dropping_the_trees_mid_game_leaves_legal_games():
-    from gomoku.train.selfplay import SelfPlayStream
+    from gomoku.actors.selfplay import SelfPlayStream
 
     evaluator = NetEvaluator(FakeNet(36), cache_size=0)
     stream = SelfPlayStream(evaluator, (6, 6, 4), 3, SelfPlayRecipe(n_playout=20, win_check=True), 1, compiled=True)

@@ -320,7 +320,7 @@ def test_an_exported_net_says_its_input_version(tmp_path):
     from gomoku.net.policy_value import PolicyValueModel
     from gomoku.net.spec import NetSpec
     from gomoku.search.evaluator import NetEvaluator
-    from gomoku.train.runner import load_evaluator
+    from gomoku.actors.runner import load_evaluator
 
     for inputs in (1, 2):
         model = PolicyValueModel(NetSpec(9, 9, 5, "sizefree", 1, 8, inputs=inputs), device="cpu")
@@ -341,7 +341,7 @@ def test_self_play_records_the_planes_of_its_net_and_the_buffer_keeps_them():
     from gomoku.net.spec import NetSpec
     from gomoku.search.evaluator import NetEvaluator
     from gomoku.train.replay import SizedReplayBuffer
-    from gomoku.train.selfplay import self_play_games, training_arrays
+    from gomoku.actors.selfplay import self_play_games, training_arrays
 
     model = PolicyValueModel(NetSpec(6, 6, 4, "sizefree", 1, 8, inputs=2), device="cpu")
     games, _ = self_play_games(NetEvaluator(model), (6, 6, 4), 2, 2, n_playout=8, c_puct=5.0, seed=0)

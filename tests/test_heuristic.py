@@ -356,7 +356,7 @@ def test_engine_plays_the_heuristic():
 
 # ------------------------------------------------------------------ training
 def test_training_evaluates_against_the_heuristic_ladder_and_resumes(tmp_path):
-    from gomoku.train.tasks import MatchGame
+    from gomoku.actors.tasks import MatchGame
     from gomoku.train.checkpoint import read_checkpoint, write_checkpoint
     from gomoku.train.pipeline import TrainPipeline
     from tests.helpers import tiny_config

@@ -1,5 +1,5 @@
 """The import graph of the package, read from the source: the layers import only downwards
-(game < net < search < train < play), the modules that serve them all (util, interrupt,
+(game < net < search < actors < train < play), the modules that serve them all (util, interrupt,
 progress) import none of them, and no modules import each other, at their tops or inside
 functions. Inside play/, the engine stands alone; the developer tools (devtools/) stay outside the package."""
 
@@ -7,7 +7,7 @@ import ast
 import os
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-LAYERS = ("game", "net", "search", "train", "play")
+LAYERS = ("game", "net", "search", "actors", "train", "play")
 BASE = ("gomoku", "gomoku.util", "gomoku.interrupt", "gomoku.progress")  # below every layer
 
 
@@ -131,3 +131,32 @@ def test_the_modules_under_the_layers_are_known():
     # util, interrupt and progress are the bottom: the upward test holds them to it.
     assert set(BASE) <= set(modules())
     assert all(layer(m) == -1 for m in BASE) and layer("gomoku.game.board") == 0
+
+
+def test_the_upper_layers_reach_the_actors_only_through_the_package_face():
+    # ``from gomoku.actors import NAME``, NAME one of the package's PUBLIC names; never one of its modules.
+    from gomoku.actors import PUBLIC
+
+    found = modules()
+    wrong = []
+    for module, path in found.items():
+        if module == "gomoku.actors" or module.startswith("gomoku.actors."):
+            continue
+        for name in imports(path, top_only=False):
+            inside = name.startswith("gomoku.actors.")
+            if inside and (name in found or name.removeprefix("gomoku.actors.") not in PUBLIC):
+                wrong.append(f"{module} imports {name}")
+    assert wrong == []
+
+
+def test_the_actors_face_names_what_its_modules_define_and_a_worker_start_imports_nothing_through_it():
+    import subprocess
+    import sys
+
+    import gomoku.actors as actors
+
+    assert all(getattr(actors, name) is not None for name in actors.PUBLIC)
+    code = ("import sys\nimport gomoku.actors.worker_start\n"
+            "print(sorted(m for m in sys.modules if m.startswith(('gomoku', 'numpy'))))\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert ast.literal_eval(done.stdout) == ["gomoku", "gomoku.actors", "gomoku.actors.worker_start", "gomoku.util"]

@@ -145,7 +145,7 @@ def test_the_schedule_cuts_the_step_when_neither_probe_nor_gate_improves():
 def test_a_run_gates_records_its_curve_and_resumes_an_old_checkpoint(tmp_path):
     from gomoku.train.checkpoint import read_checkpoint, write_checkpoint
     from gomoku.train.pipeline import TrainPipeline
-    from gomoku.train.tasks import MatchGame
+    from gomoku.actors.tasks import MatchGame
 
     run = str(tmp_path / "run")
     lines = []

@@ -79,7 +79,7 @@ def test_a_trainer_killed_while_its_workers_start_leaves_none_behind(tmp_path, d
 def test_a_worker_whose_parent_is_gone_leaves_at_once():
     # start_worker passed a pid that is not its parent's: it exits before importing anything.
     code = ("import os, sys\n"
-            "from gomoku.train.worker_start import start_worker\n"
+            "from gomoku.actors.worker_start import start_worker\n"
             "start_worker(os.getppid() + 1)\n"
             "print('still here')\n")
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)

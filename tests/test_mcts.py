@@ -9,7 +9,7 @@ from gomoku.search.mcts import MCTS, SearchStopped, search
 from gomoku.search.mcts_player import MCTSPlayer
 from gomoku.search.rollout import pure_mcts_player, random_rollout_values
 from gomoku.search.tree import TreeNode
-from gomoku.train.selfplay import game_seeds, self_play_games
+from gomoku.actors.selfplay import game_seeds, self_play_games
 from tests.boards import load_board
 from tests.helpers import HashEvaluator
 
@@ -241,7 +241,7 @@ def test_records_carry_outcomes_for_the_player_to_move():
 
 
 def test_self_play_stream_carries_games_over_and_returns_exact_counts():
-    from gomoku.train.selfplay import SelfPlayStream
+    from gomoku.actors.selfplay import SelfPlayStream
 
     stream = SelfPlayStream(HashEvaluator(), (6, 6, 4), 6, SelfPlayRecipe(n_playout=10), 0)
     first, stats = stream.collect(2)
@@ -259,7 +259,7 @@ def test_self_play_stream_hands_out_games_in_start_order_not_short_ones_first():
     # Six games start together; the first two to finish are the short ones. The stream must
     # give games 0 and 1 (as self_play_games plays them), or every start would bias the
     # buffer towards short, decisive games.
-    from gomoku.train.selfplay import SelfPlayStream
+    from gomoku.actors.selfplay import SelfPlayStream
 
     reference, _ = self_play_games(HashEvaluator(), (6, 6, 4), n_games=6, parallel=1, n_playout=10,
                                    c_puct=5.0, seed=3)
@@ -277,7 +277,7 @@ def test_a_game_far_longer_than_the_rest_is_passed_over_and_handed_out_when_it_e
     # two later games have finished, and the first call after it ends hands it out first.
     from types import SimpleNamespace
 
-    from gomoku.train.selfplay import SelfPlayStream
+    from gomoku.actors.selfplay import SelfPlayStream
 
     class ScriptedGames:  # finishes the games of each step as scripted; what plays is what has not
         def __init__(self, steps):
@@ -306,7 +306,7 @@ def test_a_game_far_longer_than_the_rest_is_passed_over_and_handed_out_when_it_e
 
 
 def test_self_play_stream_plays_ahead_a_few_calls_at_most_and_keeps_the_order():
-    from gomoku.train.selfplay import PLAY_AHEAD_CALLS, SelfPlayStream
+    from gomoku.actors.selfplay import PLAY_AHEAD_CALLS, SelfPlayStream
 
     ahead_games = 2 * PLAY_AHEAD_CALLS
     reference, _ = self_play_games(HashEvaluator(), (6, 6, 4), n_games=4 + ahead_games, parallel=1,
@@ -328,7 +328,7 @@ def test_self_play_stream_plays_ahead_a_few_calls_at_most_and_keeps_the_order():
 
 
 def test_what_a_stream_plays_between_calls_is_counted_by_the_next_call():
-    from gomoku.train.selfplay import SelfPlayStream
+    from gomoku.actors.selfplay import SelfPlayStream
 
     stream = SelfPlayStream(HashEvaluator(), (6, 6, 4), 6, SelfPlayRecipe(n_playout=10), 3)
     stream.collect(2)

@@ -183,7 +183,7 @@ def test_the_arena_plays_each_file_opening_with_colours_swapped(tmp_path):
 
 
 def test_self_play_starts_its_share_of_games_from_the_book():
-    from gomoku.train.selfplay import SelfPlayStream
+    from gomoku.actors.selfplay import SelfPlayStream
 
     book = [(14, 15), (20, 21, 8)]
     for share, expected in ((1.0, 8), (0.0, 0)):
@@ -209,7 +209,7 @@ def test_the_trainer_refuses_an_openings_file_for_none_of_its_boards(tmp_path):
 @pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_the_generator_keeps_the_same_openings_in_worker_processes():
-    # The workers are the trainer's actors (train/workers.py); the candidates are judged in seed order either way.
+    # The workers are the trainer's actors (actors/workers.py); the candidates are judged in seed order either way.
     here = balanced.generate(9, 9, 5, 2, stones=(3, 4), games=2, seed=1)
     assert balanced.generate(9, 9, 5, 2, stones=(3, 4), games=2, seed=1, workers=2) == here
     assert here[1]["kept"] == 2 and len(here[0]) == 2

@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 
 from gomoku.train.config import TrainConfig
-from gomoku.train.actors import InlineActors, Pending
+from gomoku.actors.actors import InlineActors, Pending
 from gomoku.train.checkpoint import CheckpointError, read_checkpoint, write_checkpoint
 from gomoku.net.training import kl_divergence
 from gomoku.train.pipeline import TrainPipeline
 from gomoku.train.replay import ReplayBuffer
-from gomoku.train.stream_state import game_from_state
+from gomoku.actors.stream_state import game_from_state
 from tests.helpers import ROOT, TINY, tiny_config, train_in_process
 
 
@@ -155,6 +155,34 @@ def test_a_resume_goes_on_with_the_games_in_progress_at_the_stop(tmp_path, monke
     lines.clear()
     TrainPipeline.resume(run, log=lines.append).run(iterations=1)
     assert any("predates" in line for line in lines) and [g.index for g in seen[1]] == [0, 1]
+
+
+def test_one_game_at_a_time_in_process_plays_each_game_with_play_game_and_resumes(tmp_path, monkeypatch):
+    # The learner's setting (one worker, one game at a time): each self-play game is one call of
+    # play_game, whole, and the checkpoint holds no game in progress, only where the games go on.
+    import gomoku.train.pipeline as module
+    from gomoku.actors import selfplay
+
+    played, real_game = [], selfplay.play_game
+    monkeypatch.setattr(selfplay, "play_game", lambda player, board, index=0: played.append(index) or
+                        real_game(player, board, index))
+    seen, arrays = [], module.training_arrays
+    monkeypatch.setattr(module, "training_arrays", lambda games, mix: seen.append(games) or arrays(games, mix))
+    run = str(tmp_path / "run")
+    pipeline = TrainPipeline(tiny_config(check_freq=10, parallel_games=1), run, log=lambda s: None)
+    pipeline.run(iterations=1)
+    assert played == [0, 1] and [g.index for g in seen[0]] == [0, 1]
+    for game in seen[0]:  # whole games: every move of each a recorded position (no opening stones here)
+        assert game.winner != 0 or len(game.moves) == 36
+        assert len(game.to_move) == len(game.moves)
+    assert len(pipeline.buffer) == 8 * sum(len(g.moves) for g in seen[0])
+    (_, snapshots), = read_checkpoint(os.path.join(run, "checkpoint.pkl"))["streams"]["by_shape"].values()
+    assert [(s["next"], s["playing"], s["finished"]) for s in snapshots] == [(2, [], [])]
+
+    lines = []
+    TrainPipeline.resume(run, log=lines.append).run(iterations=1)
+    assert any("goes on with the 0 games in progress of 1 stream(s)" in line for line in lines)
+    assert played == [0, 1, 2, 3] and [g.index for g in seen[1]] == [2, 3]  # the stream's next games, not new ones
 
 
 def test_worker_processes_hand_back_their_games_in_progress_and_a_resume_with_fewer_says_so(tmp_path):
@@ -376,7 +404,7 @@ def test_actors_that_cannot_start_release_the_run(tmp_path, monkeypatch):
 
 def test_workers_side_by_side_count_the_slowest_ones_seconds():
     from gomoku.search.lockstep import RunStats
-    from gomoku.train.tasks import merge_games
+    from gomoku.actors.tasks import merge_games
 
     games, stats = merge_games([(["a"], RunStats(games=1, moves=10, playouts=4000, seconds=10.0)),
                            (["b", "c"], RunStats(games=2, moves=20, playouts=6000, seconds=20.0))])
@@ -418,7 +446,7 @@ def test_a_stop_before_the_first_checkpoint_does_not_offer_a_resume(tmp_path):
 
 
 def test_evaluation_searches_with_eval_playouts_or_else_the_self_play_playouts(tmp_path):
-    from gomoku.train.tasks import MatchGame
+    from gomoku.actors.tasks import MatchGame
 
     for eval_playouts, expected in ((0, 12), (30, 30)):
         pipeline = TrainPipeline(tiny_config(eval_playouts=eval_playouts), str(tmp_path / str(expected)),
@@ -437,7 +465,7 @@ def test_evaluation_searches_with_eval_playouts_or_else_the_self_play_playouts(t
 
 def test_evaluation_from_paired_openings_and_a_resume_that_changes_them(tmp_path):
     from gomoku.game.openings import opening_area
-    from gomoku.train.tasks import MatchGame
+    from gomoku.actors.tasks import MatchGame
 
     run = str(tmp_path / "run")
     pipeline = TrainPipeline(tiny_config(eval_games=6, eval_opening_stones=2), run, log=lambda s: None)

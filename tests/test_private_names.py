@@ -14,8 +14,8 @@ ALLOWED = {("os", "_exit")}
 
 THIRD_PARTY = {
     # Ray's public state API does not say why an actor has not started: its actor table does.
-    ("gomoku/train/ray_actors.py", "handle._actor_id"),
-    ("gomoku/train/ray_actors.py", "ray._private"),
+    ("gomoku/actors/ray_actors.py", "handle._actor_id"),
+    ("gomoku/actors/ray_actors.py", "ray._private"),
 }
 """other libraries' internals that a module reads on purpose, each behind a fallback (the start of
 the expression: what follows it is the same library's)"""

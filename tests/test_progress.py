@@ -6,9 +6,9 @@ from gomoku.play.arena.run import run_arena
 from gomoku.play.arena.settings import ArenaSettings
 from gomoku.progress import advance_to, is_terminal, progress_bar, timed_phase
 from gomoku.search.players import PlayerSpec
-from gomoku.train.actors import InlineActors
-from gomoku.train.tasks import Progress
-from gomoku.train.workers import ProcessActors
+from gomoku.actors.actors import InlineActors
+from gomoku.actors.tasks import Progress
+from gomoku.actors.workers import ProcessActors
 from gomoku.train.pipeline import TrainPipeline
 from tests.helpers import tiny_config
 

@@ -11,7 +11,7 @@ import sys
 import numpy as np
 import pytest
 
-from gomoku.train.backends import make_actors
+from gomoku.actors.backends import make_actors
 from gomoku.train.checkpoint import read_checkpoint
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -52,7 +52,7 @@ def test_a_killed_ray_actor_loses_its_games_and_nothing_else(tmp_path):
     pytest.importorskip("ray")
     from gomoku.train.config import TrainConfig
     from gomoku.train.pipeline import TrainPipeline
-    from gomoku.train.ray_actors import RayActors
+    from gomoku.actors.ray_actors import RayActors
 
     config = TrainConfig(width=6, height=6, n_in_row=4, n_playout=12, games_per_iter=4, batch_size=32,
                          buffer_size=2000, updates_per_iter=1, epochs=1, check_freq=100, device="cpu")
@@ -91,7 +91,7 @@ def test_a_killed_ray_actor_loses_its_games_and_nothing_else(tmp_path):
 def _starting_pool(monkeypatch, status, started_after=None):
     """A RayActors whose one created actor Ray reports with ``status`` (its ``_start_status``),
     without Ray: its start joins after ``started_after`` polls (None: never)."""
-    from gomoku.train import ray_actors
+    from gomoku.actors import ray_actors
 
     for name, value in (("STATUS_S", 0.0), ("START_REPORT_S", 0.0), ("NO_CPU_TIMEOUT_S", 0.05),
                         ("START_TIMEOUT_S", 0.2)):
@@ -113,8 +113,8 @@ def _starting_pool(monkeypatch, status, started_after=None):
 
 
 def test_a_start_that_waits_for_a_free_cpu_says_so(monkeypatch):
-    from gomoku.train.ray_actors import StartStatus
-    from gomoku.train.tasks import WorkerError
+    from gomoku.actors.ray_actors import StartStatus
+    from gomoku.actors.tasks import WorkerError
 
     pool, _ = _starting_pool(monkeypatch, StartStatus({"PENDING_CREATION": 1}, waiting_for_cpu=1, cpus=2, free=0))
     with pytest.raises(WorkerError) as caught:
@@ -125,8 +125,8 @@ def test_a_start_that_waits_for_a_free_cpu_says_so(monkeypatch):
 
 
 def test_a_slow_start_is_waited_for_and_told_apart_from_a_missing_cpu(monkeypatch):
-    from gomoku.train.ray_actors import StartStatus
-    from gomoku.train.tasks import WorkerError
+    from gomoku.actors.ray_actors import StartStatus
+    from gomoku.actors.tasks import WorkerError
 
     # Ray holds a CPU for the actor (no demand left): it is starting, slowly; the wait goes on past
     # NO_CPU_TIMEOUT_S, says how it goes, and ends at START_TIMEOUT_S with what Ray said.

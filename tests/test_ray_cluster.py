@@ -17,7 +17,7 @@ from ray.cluster_utils import Cluster  # noqa: E402
 
 from gomoku.train.config import TrainConfig  # noqa: E402
 from gomoku.train.pipeline import TrainPipeline  # noqa: E402
-from gomoku.train.ray_actors import RayActors  # noqa: E402
+from gomoku.actors.ray_actors import RayActors  # noqa: E402
 
 PLACED_S = 90  # how long a node that joined may take to get an actor (Paddle's import, on a busy machine)
 # The cluster declares a node dead after three missed health checks a second apart, each given two

@@ -13,7 +13,7 @@ import pytest
 
 from gomoku.search.recipe import SelfPlayRecipe
 from gomoku.train.config import TrainConfig
-from gomoku.train.tasks import SelfPlaySettings
+from gomoku.actors.tasks import SelfPlaySettings
 
 # Where each kind of player keeps each recipe setting.
 WHERE = {
@@ -82,6 +82,8 @@ def test_the_config_takes_the_recipe_defaults_and_sorts_every_self_play_field():
         assert getattr(config, f.name) == f.default
     game_fields = {f.name for f in fields(SelfPlaySettings)} - {"board_shape", "parallel", "recipe", "opening_book"}
     assert game_fields <= {f.name for f in fields(TrainConfig)}
+    defaults = {f.name: f.default for f in fields(SelfPlaySettings) if f.name in ("opening_stones", "rule")}
+    assert defaults == {name: getattr(config, name) for name in defaults}  # the games' defaults are the config's
     settings = SelfPlaySettings.from_config(replace(config, opening_stones=3, rule="standard"), (8, 8, 5), 2)
     assert (settings.opening_stones, settings.rule) == (3, "standard")
     assert game_fields <= GAME_FIELDS

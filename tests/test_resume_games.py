@@ -9,9 +9,9 @@ import pytest
 from gomoku.search.core import core_enabled
 from gomoku.search.evaluator import NetEvaluator
 from gomoku.search.recipe import SelfPlayRecipe
-from gomoku.train.selfplay import SelfPlayStream
-from gomoku.train.stream_state import SavedStreams, pack_planes, unpack_planes
-from gomoku.train.tasks import SelfPlaySettings
+from gomoku.actors.selfplay import GameByGame, SelfPlayStream
+from gomoku.actors.stream_state import SavedStreams, pack_planes, unpack_planes
+from gomoku.actors.tasks import SelfPlaySettings
 from tests.helpers import FakeNet
 from tests.helpers import HashEvaluator
 
@@ -69,6 +69,30 @@ def test_a_restored_stream_with_fewer_games_in_lockstep_plays_the_same_games():
     assert len(narrow.lockstep.slots) == len(snapshot["playing"]) > 2  # the games in progress all go on ...
     _same_games(live.collect(8)[0], narrow.collect(8)[0])
     assert len(narrow.lockstep.slots) <= 2  # ... and new ones open only below the new parallel
+
+
+@pytest.mark.parametrize("recipe", list(RECIPES), ids=list(RECIPES))
+def test_one_game_at_a_time_goes_on_with_a_lockstep_streams_games_in_progress(recipe):
+    # A run resumed with one game at a time: the in-process actor restores a lockstep stream's
+    # snapshot into a GameByGame, which hands out the held games first and then new ones.
+    recipe = RECIPES[recipe]
+    live = _stream(HashEvaluator(), recipe, False)
+    live.collect(3)
+    steps = iter(range(25))
+    live.play_ahead(3, keep_playing=lambda: next(steps, None) is not None)
+    snapshot = pickle.loads(pickle.dumps(live.snapshot()))
+    held = sorted(g["index"] for g in snapshot["playing"] + snapshot["finished"])
+    assert snapshot["playing"] and held
+
+    by_game = GameByGame(HashEvaluator(), SelfPlaySettings((6, 6, 4), 1, recipe, opening_stones=2), seed=5)
+    by_game.restore(snapshot)
+    games = by_game.collect(len(held))[0] + by_game.collect(2)[0]
+    assert [g.index for g in games] == held + [snapshot["started"], snapshot["started"] + 1]
+    assert by_game.snapshot() == {"seed": 5, "next": snapshot["started"] + 2, "started": snapshot["started"] + 2,
+                                  "finished": [], "playing": []}
+    narrow = _stream(HashEvaluator(), recipe, False, parallel=1)  # the lockstep stream, restored alike
+    narrow.restore(snapshot)
+    _same_games(games, sorted(narrow.collect(len(games))[0], key=lambda g: g.index))
 
 
 def test_a_snapshot_is_a_copy_and_restores_only_into_a_new_stream_of_its_seed():

@@ -87,7 +87,7 @@ def test_arena_games_under_renju_and_standard_follow_the_rule():
 
 
 def test_self_play_under_renju_opens_with_black_and_plays_legal_moves():
-    from gomoku.train.selfplay import SelfPlayStream
+    from gomoku.actors.selfplay import SelfPlayStream
     from tests.helpers import HashEvaluator
 
     stream = SelfPlayStream(HashEvaluator(), (9, 9, 5), 4, SelfPlayRecipe(n_playout=8), 1,

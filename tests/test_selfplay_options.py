@@ -12,7 +12,8 @@ from gomoku.search.mcts import MCTS
 from gomoku.search.mcts_player import MCTSPlayer
 from gomoku.train.config import TrainConfig
 from gomoku.search.recipe import SelfPlayRecipe
-from gomoku.train.selfplay import game_seeds, play_game, training_arrays, self_play_games
+from gomoku.actors.selfplay import GameByGame, game_seeds, play_game, training_arrays, self_play_games
+from gomoku.actors.tasks import SelfPlaySettings
 from tests.helpers import HashEvaluator
 
 
@@ -91,6 +92,26 @@ def test_one_game_played_alone_is_the_lockstep_game_on_the_python_trees(root_sea
     assert game.moves == same.moves and game.winner == same.winner
     assert np.array_equal(game.pis, same.pis) and np.array_equal(game.planes, same.planes)
     assert np.array_equal(game.outcomes(), same.outcomes()) and np.array_equal(game.root_values, same.root_values)
+
+
+@pytest.mark.parametrize("root_search", ["puct", "gumbel"])
+def test_one_game_at_a_time_plays_the_lockstep_streams_games_on_the_python_trees(root_search):
+    # The in-process actor's stream at one game at a time: game i of the lockstep stream of the same
+    # settings and seed (its opening, its player's seed), across calls, in the order of the index.
+    settings = dict(n_playout=12, c_puct=5.0, root_search=root_search, gumbel_m=4, p_full=0.75, n_fast=4)
+    stream = GameByGame(HashEvaluator(), SelfPlaySettings((6, 6, 4), 1, SelfPlayRecipe(**settings),
+                                                          opening_stones=2), seed=9)
+    (first, second), stats = stream.collect(2)
+    (third,), _ = stream.collect(1)
+    reference, _ = self_play_games(HashEvaluator(), (6, 6, 4), n_games=3, parallel=1, seed=9, compiled=False,
+                                   opening_stones=2, **settings)
+    assert [g.index for g in (first, second, third)] == [0, 1, 2]
+    for game, same in zip((first, second, third), reference):
+        assert game.moves == same.moves and game.winner == same.winner and game.start_player == same.start_player
+        assert np.array_equal(game.pis, same.pis) and np.array_equal(game.planes, same.planes)
+        assert np.array_equal(game.to_move, same.to_move) and np.array_equal(game.root_values, same.root_values)
+    assert stats.games == 2 and 0 < stats.moves <= len(first.moves) + len(second.moves) and stats.playouts > 0
+    assert stream.snapshot() == {"seed": 9, "next": 3, "started": 3, "finished": [], "playing": []}
 
 
 # ------------------------------------------------------------ forced playouts and pruning

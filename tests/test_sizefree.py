@@ -18,8 +18,8 @@ from gomoku.play.arena.settings import ArenaError, ArenaSettings, resolve_geomet
 from gomoku.play.match import setup_match
 from gomoku.play.engine.brain import EngineOptions, PbrainEngine
 from gomoku.search.players import PlayerSpec
-from gomoku.train.actors import InlineActors
-from gomoku.train.tasks import SelfPlaySettings
+from gomoku.actors.actors import InlineActors
+from gomoku.actors.tasks import SelfPlaySettings
 from gomoku.train.checkpoint import read_checkpoint
 from gomoku.train.config import TrainConfig
 from gomoku.train.pipeline import TrainPipeline

@@ -17,7 +17,7 @@ import pytest
 
 from gomoku import tempdirs
 from gomoku.net.policy_value import INFER_PREFIX
-from gomoku.train.workers import EXPORT_PREFIX
+from gomoku.actors.workers import EXPORT_PREFIX
 from scripts.stop_check import ENGINE, ENGINE_INPUT, PLAY, PLAY_INPUT, infer_folders, stop_once, sweep_on_start
 
 

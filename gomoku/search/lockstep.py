@@ -7,7 +7,7 @@ go to it in one call, and each tree backs its result up. A finished game's slot
 takes the next game at once, so the batch stays full until the last games.
 
 The same runner plays self-play (one player object on both sides of a game,
-with noise and tree reuse, see ``train.selfplay``), evaluation matches and
+with noise and tree reuse, see ``actors.selfplay``), evaluation matches and
 arena games.
 """
 

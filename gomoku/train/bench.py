@@ -84,7 +84,7 @@ def _selfplay_worker(args, evaluator) -> dict:
     shape, parallel, n_playout, seconds, seed, recipe, compiled = args
     from gomoku.search.lockstep import RunStats
     from gomoku.search.recipe import SelfPlayRecipe
-    from gomoku.train.selfplay import SelfPlayStream
+    from gomoku.actors import SelfPlayStream
 
     evaluator.clear_cache()  # the trees measured before played the same games: no head start from their positions
     root_search, threats, opening_stones, moves_per_game, rule, p_full, n_fast, vct = recipe
@@ -189,7 +189,7 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
     warnings.filterwarnings("ignore")
     from gomoku.net.policy_value import PolicyValueModel
     from gomoku.net.spec import NetSpec
-    from gomoku.train.workers import ProcessActors
+    from gomoku.actors import ProcessActors
 
     workers = workers or usable_cpus()
     shape = (width, height, n_in_row)
@@ -231,7 +231,7 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
     for first, precision in zip([True] + [False] * len(precisions), precisions):
         name = "" if first else f"_{precision}"
         if actors == "ray":
-            from gomoku.train.ray_actors import RayActors
+            from gomoku.actors import RayActors
 
             pool = RayActors(workers, device=device, precision=precision)
         else:

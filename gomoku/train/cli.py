@@ -102,7 +102,7 @@ def main(argv=None) -> int:
 
     from gomoku import interrupt
     from gomoku.net.modelfile import ModelFileError
-    from gomoku.train.tasks import WorkerError
+    from gomoku.actors import WorkerError
     from gomoku.train.pipeline import TrainPipeline
 
     try:

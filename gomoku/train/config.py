@@ -167,7 +167,7 @@ class TrainConfig:
     stage_iters: int = 100
     """iterations on each size but the largest in a curriculum"""
     parallel_games: int = 0
-    """self-play games in lockstep per worker (the net's batch size); 0 picks 32 on a CPU, 512 on a GPU"""
+    """self-play games in lockstep per worker (the net's batch size); 0 picks 32 on a CPU, 512 on a GPU; 1 with one worker plays each game whole in the trainer's process, on the Python search trees (slow: the path to read)"""
     workers: int = 0
     """self-play processes; 0 uses the CPU cores there are (1 plays in the trainer's process); with --actors ray, Ray actors (0: one per CPU of the cluster)"""
     device: str = "auto"

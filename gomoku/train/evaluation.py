@@ -21,7 +21,7 @@ from gomoku.search.options import SearchOptions
 from gomoku.search.players import PlayerSpec, spec_text
 from gomoku.train.config import size_order
 from gomoku.train.gate import play_gate
-from gomoku.train.tasks import PUBLISHED, tally_by_colour
+from gomoku.actors import PUBLISHED, tally_by_colour
 
 
 def score_progress(bar):

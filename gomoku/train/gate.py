@@ -16,7 +16,7 @@ from gomoku.game.openings import book_for_board, openings_for_games, paired_open
 from gomoku.search.options import SearchOptions
 from gomoku.search.players import PlayerSpec
 from gomoku.train.config import TrainConfig
-from gomoku.train.tasks import PUBLISHED, tally_by_colour
+from gomoku.actors import PUBLISHED, tally_by_colour
 
 # Random central stones of a gate's openings where no balanced openings fit the board.
 GATE_OPENING_STONES = 2

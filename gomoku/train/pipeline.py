@@ -42,8 +42,8 @@ from gomoku.net.device import device_report, precision_report
 from gomoku.net.modelfile import CURRENT_MODEL, find_model
 from gomoku.net.policy_value import PolicyValueModel
 from gomoku.net.spec import NET_SETTINGS, NetSpec
-from gomoku.train.actors import Actors, InlineActors
-from gomoku.train.backends import WORKER_NICE, make_actors
+from gomoku.actors import (WORKER_NICE, Actors, InlineActors, SavedStreams, SelfPlaySettings, make_actors,
+                           training_arrays)
 from gomoku.train.checkpoint import (CHECKPOINT, discard_unstarted_run, lock_run_dir, read_checkpoint,
                                      write_checkpoint)
 from gomoku.train.config import TrainConfig
@@ -54,9 +54,6 @@ from gomoku.train.live import LiveView
 from gomoku.train.metrics import METRICS, append_metrics, evaluation_line, iteration_line, utc_now
 from gomoku.train.probe import load_probe
 from gomoku.train.replay import SizedReplayBuffer, replay_window
-from gomoku.train.selfplay import training_arrays
-from gomoku.train.stream_state import SavedStreams
-from gomoku.train.tasks import SelfPlaySettings
 from gomoku.train.warm_start import first_update_at, load_initial_model, record_of, starting_lr_multiplier
 from gomoku.util import cpu_seconds, usable_cpus
 

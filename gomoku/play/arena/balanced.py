@@ -159,8 +159,8 @@ def generate(width: int, height: int, n_in_row: int, count: int, stones: tuple[i
     tally = {"kept": 0, "forced win": 0, "lopsided": 0, "repeat": 0}
     jobs = ((i, seed, width, height, n_in_row, stones, games, low, rule) for i in range(10**9))
     actors = None
-    if workers > 1:  # worker processes start in one module, the actors' (train/workers.py)
-        from gomoku.train.workers import ProcessActors
+    if workers > 1:  # worker processes start in one module, the actors' (actors/workers.py)
+        from gomoku.actors import ProcessActors
 
         actors = ProcessActors(workers)
     try:

@@ -21,7 +21,7 @@ from gomoku.game.gamefile import COLOUR_NAMES, GameFileError, GameRecord, read_g
 from gomoku.game.rules import FREESTYLE
 from gomoku.play.arena.settings import ArenaError, ArenaSettings
 from gomoku.search.players import PlayerSpec, info_text, spec_text
-from gomoku.train.tasks import MatchGame, Tally, tally_by_colour
+from gomoku.actors import MatchGame, Tally, tally_by_colour
 from gomoku.util import atomic_write
 
 SUMMARY_FORMAT = "gomoku-zero-arena/1"

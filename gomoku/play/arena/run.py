@@ -33,7 +33,7 @@ with draws it is a little wider than it needs to be. The Elo difference is
 ``-400 * log10(1 / score - 1)``, and the interval's ends map the same way
 (infinite at a score of 0 or 1).
 
-Games are played by ``train.actors`` in ``workers`` processes; each plays a
+Games are played by the actors (``gomoku.actors``) in ``workers`` processes; each plays a
 contiguous share of the games in lockstep (``search.lockstep``), so the
 AlphaZero leaves of its games go to the net in one call, and the rollouts of
 all its pure MCTS players in one call too. Everything is seeded from ``seed``:
@@ -57,6 +57,7 @@ from typing import IO, Callable, Optional
 import numpy as np
 
 from gomoku import interrupt
+from gomoku.actors import MatchGame, make_actors
 from gomoku.game.board import Board
 from gomoku.game.gamefile import COLOUR_NAMES
 from gomoku.game.openings import OpeningError, load_openings, openings_for_games, paired_openings
@@ -69,8 +70,6 @@ from gomoku.progress import advance_to, progress_bar
 from gomoku.search.options import SearchOptions, add_search_flags
 from gomoku.search.player_kinds import player_forms
 from gomoku.search.players import check_player, spec_text
-from gomoku.train.backends import make_actors
-from gomoku.train.tasks import MatchGame
 from gomoku.util import board_size_arg, positive_int_arg, usable_cpus
 
 

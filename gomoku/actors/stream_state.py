@@ -68,6 +68,17 @@ def fill_slot(slot, state: dict) -> None:
     slot.root_values = list(state["root_values"])
 
 
+def with_recorded(game: FinishedGame, state: dict) -> FinishedGame:
+    """A game that went on from a game in progress (``slot_state``), with the positions recorded
+    before it first: the game as a lockstep slot filled by ``fill_slot`` would finish it."""
+    if state["pis"] is not None:
+        game.planes = np.concatenate([unpack_planes(state["planes"]), game.planes])
+        game.pis = np.concatenate([state["pis"], game.pis])
+    game.to_move = np.concatenate([np.asarray(state["to_move"], dtype=np.int8), game.to_move])
+    game.root_values = np.concatenate([np.asarray(state["root_values"], dtype=np.float32), game.root_values])
+    return game
+
+
 def _in_progress(snapshots: list) -> int:
     return sum(len(s["playing"]) for s in snapshots)
 

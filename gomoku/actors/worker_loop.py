@@ -15,8 +15,8 @@ import time
 import traceback
 from typing import Callable, Optional
 
-from gomoku.train.runner import TaskRunner, load_evaluator
-from gomoku.train.tasks import Progress
+from gomoku.actors.runner import TaskRunner, load_evaluator
+from gomoku.actors.tasks import Progress
 
 COLLECT = "collect"  # the caller's message to a worker: stop playing ahead, send the result
 PROGRESS = "progress"  # a worker's message while it plays: ("progress", Progress)

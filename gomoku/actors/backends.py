@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
-from gomoku.train.actors import Actors, InlineActors
-from gomoku.train.workers import ProcessActors
+from gomoku.actors.actors import Actors, InlineActors
+from gomoku.actors.workers import ProcessActors
 
 # The learner's updates and the workers' self-play run at the same time, and an iteration
 # ends when both are done. The learner is one thread and the longer half with more than a
@@ -38,7 +38,7 @@ def make_actors(n_workers: int, device: str = "cpu", nice: int = 0, backend: str
         RuntimeError: 'ray' without Ray installed.
     """
     if backend == "ray":
-        from gomoku.train.ray_actors import RayActors
+        from gomoku.actors.ray_actors import RayActors
 
         return RayActors(n_workers, device=device, nice=nice, address=address, log=log, precision=precision)
     if backend != "local":

@@ -13,9 +13,9 @@ from gomoku.game.board import Board
 from gomoku.search.lockstep import RunStats, run_games
 from gomoku.search.players import PlayerSpec, close_players, make_player
 from gomoku.search.rollout import RolloutEvaluator
-from gomoku.train.selfplay import SelfPlayStream
-from gomoku.train.tasks import (PUBLISHED, CallTask, MatchGame, MatchTask, Progress, SelfPlaySettings, SelfPlayTask,
-                                WorkerError, a_colour, game_seed)
+from gomoku.actors.selfplay import SelfPlayStream
+from gomoku.actors.tasks import (PUBLISHED, CallTask, MatchGame, MatchTask, Progress, SelfPlaySettings,
+                                 SelfPlayTask, WorkerError, a_colour, game_seed)
 
 
 def load_evaluator(model_dir: str, device: str, threads: int, precision: str = "fp32"):

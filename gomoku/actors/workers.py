@@ -30,10 +30,10 @@ import weakref
 from typing import Callable, Optional
 
 from gomoku import interrupt, tempdirs
-from gomoku.train.actors import Actors, Pending
-from gomoku.train.tasks import Progress, WorkerError
-from gomoku.train.worker_loop import COLLECT, PROGRESS, STARTUP_SIGNALS
-from gomoku.train.worker_start import start_worker
+from gomoku.actors.actors import Actors, Pending
+from gomoku.actors.tasks import Progress, WorkerError
+from gomoku.actors.worker_loop import COLLECT, PROGRESS, STARTUP_SIGNALS
+from gomoku.actors.worker_start import start_worker
 
 STOP_GRACE_S = 5.0  # how long close() waits at each step: asked, terminated, killed
 EXPORT_PREFIX = "gomoku-actors-"  # a process's actors' temporary folder (``tempdirs``)

@@ -10,8 +10,8 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import Optional
 
-from gomoku.train.runner import TaskRunner, load_evaluator
-from gomoku.train.worker_loop import prepare_actor_process
+from gomoku.actors.runner import TaskRunner, load_evaluator
+from gomoku.actors.worker_loop import prepare_actor_process
 from gomoku.util import usable_cpus
 
 INSTALL_HINT = "--actors ray needs Ray: pip install -r requirements-ray.txt"

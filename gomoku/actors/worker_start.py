@@ -26,6 +26,6 @@ def start_worker(parent_pid: int, *args) -> None:
     die_with_parent()
     if not parent_alive(parent_pid):
         os._exit(0)
-    from gomoku.train.worker_loop import worker_main  # the heavy imports, once tied to the parent
+    from gomoku.actors.worker_loop import worker_main  # the heavy imports, once tied to the parent
 
     worker_main(lambda: parent_alive(parent_pid), *args)

@@ -1,4 +1,12 @@
-"""Self-play for training: a stream of games that never drains, and their training arrays."""
+"""Self-play for training: one game (``play_game``), the streams of games an actor plays, and the
+games' training arrays.
+
+``play_game`` is the whole loop of one self-play game in one place: the player's search, each leaf
+to the net, the move, the recorded training positions. ``GameByGame`` plays an actor's games with
+it, one after another (the in-process actor, one game at a time). ``SelfPlayStream`` plays the
+same games many at a time in lockstep, one batched net call a step, on the compiled search core
+where it can, and never drains: the fast path of every other actor.
+"""
 
 from __future__ import annotations
 
@@ -9,13 +17,15 @@ from typing import Callable, Optional, Sequence
 
 import numpy as np
 
+from gomoku import interrupt
+from gomoku.actors.stream_state import fill_slot, game_from_state, game_state, slot_state, with_recorded
+from gomoku.actors.tasks import SelfPlaySettings
 from gomoku.game.board import Board
 from gomoku.game.features import input_channels, planes
 from gomoku.game.openings import make_openings
 from gomoku.game.rules import rule_of
 from gomoku.search.lockstep import FinishedGame, Lockstep, RunStats, distinct_players, run_games
 from gomoku.search.recipe import SelfPlayRecipe
-from gomoku.train.stream_state import fill_slot, game_from_state, game_state, slot_state
 
 PLAY_AHEAD_CALLS = 4
 """A stream plays ahead of its caller by at most this many calls' games. A call waits for
@@ -33,6 +43,142 @@ def game_seeds(seed: int, index: int) -> tuple[int, int]:
     """
     player, opening = np.random.SeedSequence([seed, index]).generate_state(2)
     return int(player), int(opening)
+
+
+def start_game(settings: SelfPlaySettings, seed: int, index: int, evaluator):
+    """Game ``index`` of a stream with ``seed``: its board, its opening placed, and its player
+    (one player on both sides), each drawn from the game's own seeds (``game_seeds``)."""
+    width, height, n_in_row = settings.board_shape
+    player_seed, opening_seed = game_seeds(seed, index)
+    player = settings.recipe.make_player(evaluator, player_seed)
+    # Under renju Black (player 1) always opens (the rule's first player); in the symmetric
+    # rules the games take turns at opening, so that each player label plays both colours.
+    board = Board(width, height, n_in_row, start_player=rule_of(settings.rule).first_player or 1 + index % 2,
+                  rule=settings.rule)
+    rng = np.random.default_rng(opening_seed)
+    if settings.opening_book and rng.random() < settings.openings_share:
+        opening = settings.opening_book[int(rng.integers(len(settings.opening_book)))]
+    elif settings.opening_stones:
+        stones = int(rng.integers(settings.opening_stones + 1))
+        opening = make_openings(1, width, height, n_in_row, stones, rng)[0]
+    else:
+        opening = ()
+    for move in opening:
+        board.do_move(move)
+    return board, player
+
+
+def game_in_progress(settings: SelfPlaySettings, evaluator, state: dict):
+    """A snapshot's game in progress (``stream_state.slot_state``): its board after its moves, and
+    its player with the random state it had then (its search tree starts afresh)."""
+    board = Board(*settings.board_shape, start_player=state["start_player"], rule=settings.rule)
+    for move in state["moves"]:
+        board.play(move)
+    player = settings.recipe.make_player(evaluator, 0)
+    player.rng.bit_generator.state = state["rng"]
+    return board, player
+
+
+def play_game(player, board: Board, index: int = 0) -> FinishedGame:
+    """One self-play game, the whole loop in one place: ``player`` plays both sides from ``board``.
+
+    Each move, the player's search asks for leaves (``next_leaf``) until it has decided; each
+    leaf goes to the player's evaluator (the net) alone, and its priors and value go back into
+    the tree (``receive``). Then the player chooses (``choose``: the move, and ``pi``, the
+    policy target), the position is recorded as a training target, and the move is played.
+    The finished game's ``outcomes()`` give each position's value target ``z``.
+
+    This is what ``Lockstep`` does for many games at once, one batched net call a step; on
+    the players' Python trees (``Lockstep(compiled=False)``) a game played here is move for
+    move the same game. ``board`` is played on (it may hold moves already: the game goes on from
+    there); the player is reset at the end.
+    """
+    version = getattr(player.evaluator, "input_version", 1)
+    recorded: list[tuple] = []  # (planes, pi, player to move, root value) of each training position
+    while not board.game_over:
+        interrupt.check()  # under interrupt.deferred(), Ctrl-C stops here, between moves
+        while (leaf := player.next_leaf(board)) is not None:
+            priors, values = player.evaluator.evaluate([board])
+            player.receive(leaf, board, priors[0], float(values[0]))
+        result = player.choose(board)
+        if result.recorded:
+            recorded.append((planes(board, version), result.pi.astype(np.float32), board.current_player,
+                             result.root_value))
+        board.play(result.move)
+        player.notify_move(result.move)
+    player.reset()
+    size, shape = board.width * board.height, (input_channels(version), board.height, board.width)
+    return FinishedGame(board.width, board.height, board.n_in_row, board.start_player, list(board.history),
+                        int(board.winner), {1: str(player), 2: str(player)}, index=index, rule=board.rule,
+                        planes=np.stack([r[0] for r in recorded]) if recorded else np.zeros((0, *shape), np.float32),
+                        pis=np.stack([r[1] for r in recorded]) if recorded else np.zeros((0, size), np.float32),
+                        to_move=np.asarray([r[2] for r in recorded], dtype=np.int8),
+                        root_values=np.asarray([r[3] for r in recorded], dtype=np.float32))
+
+
+class GameByGame:
+    """Self-play one whole game at a time, each played by ``play_game`` on the player's Python trees.
+
+    The in-process actor's stream when a run plays one game at a time (``parallel`` 1): game ``i``
+    is ``SelfPlayStream``'s game ``i`` of the same settings and seed (``start_game``), move for
+    move as ``Lockstep(compiled=False)`` plays it, and the games come out in the order of their
+    index. No game is in progress between calls: each call's games play with the evaluator of that
+    call, and the stream's ``snapshot`` is its seed and the index of its next game, in the format
+    of ``SelfPlayStream.snapshot``. A lockstep stream's snapshot (a run resumed with one game at a
+    time) may hold games in progress and finished games held back: ``restore`` keeps them, and
+    the next calls hand them out first, in the order of their index, each game in progress played
+    on from its moves, its recorded positions and its player's random state.
+    """
+
+    def __init__(self, evaluator, settings: SelfPlaySettings, seed: int):
+        self.evaluator = evaluator
+        self.settings = settings
+        self.seed = seed
+        self.started = 0  # the index of the next new game
+        self.finished: dict[int, dict] = {}  # a restored snapshot's finished games, by index (``game_state``)
+        self.playing: dict[int, dict] = {}  # and its games in progress (``slot_state``)
+
+    def collect(self, n_games: int, on_game: Optional[Callable[[int, RunStats], None]] = None):
+        """Plays the next ``n_games`` games; returns ``(games, stats)``. ``on_game(done, stats)`` is
+        called after each game."""
+        start = time.perf_counter()
+        games, stats = [], RunStats()
+        while len(games) < n_games:
+            held = min(self.finished.keys() | self.playing.keys(), default=None)
+            if held in self.finished:  # finished before the snapshot
+                games.append(game_from_state(self.finished.pop(held)))
+            else:
+                if held is None:  # a new game
+                    index, state = self.started, None
+                    board, player = start_game(self.settings, self.seed, index, self.evaluator)
+                    self.started += 1
+                else:  # in progress at the snapshot
+                    index, state = held, self.playing.pop(held)
+                    board, player = game_in_progress(self.settings, self.evaluator, state)
+                moves_before = len(board.history)
+                game = play_game(player, board, index)
+                stats.games += 1
+                stats.moves += len(game.moves) - moves_before
+                stats.playouts += player.playouts_run
+                games.append(game if state is None else with_recorded(game, state))
+            if on_game is not None:
+                on_game(len(games), stats)
+        stats.seconds = time.perf_counter() - start
+        return games, stats
+
+    def snapshot(self) -> dict:
+        """The stream in plain data, as ``SelfPlayStream.snapshot`` gives it; a copy."""
+        return {"seed": self.seed, "next": self.started, "started": self.started,
+                "finished": [dict(state) for _, state in sorted(self.finished.items())],
+                "playing": [dict(state) for _, state in sorted(self.playing.items())]}
+
+    def restore(self, state: dict) -> None:
+        """Puts back a snapshot (of a stream with this one's seed) into this new stream."""
+        if self.started or state["seed"] != self.seed:
+            raise ValueError("a snapshot is restored into a new stream of its own seed")
+        self.started = state["started"]
+        self.finished = {game["index"]: game for game in state["finished"]}
+        self.playing = {game["index"]: game for game in state["playing"]}
 
 
 class SelfPlayStream:
@@ -78,25 +224,11 @@ class SelfPlayStream:
         self.recipe = recipe
         self.parallel = parallel
         self.seed = seed
-        self._board = (*board_shape, rule)
-        width, height, n_in_row = board_shape
+        self._settings = SelfPlaySettings(tuple(board_shape), parallel, recipe, opening_stones, tuple(opening_book),
+                                          openings_share, rule)
 
         def new_game(i):
-            player_seed, opening_seed = game_seeds(seed, i)
-            player = recipe.make_player(self.evaluator, player_seed)
-            # Under renju Black (player 1) always opens (the rule's first player); in the symmetric
-            # rules the games take turns at opening, so that each player label plays both colours.
-            board = Board(width, height, n_in_row, start_player=rule_of(rule).first_player or 1 + i % 2, rule=rule)
-            rng = np.random.default_rng(opening_seed)
-            if opening_book and rng.random() < openings_share:
-                opening = opening_book[int(rng.integers(len(opening_book)))]
-            elif opening_stones:
-                stones = int(rng.integers(opening_stones + 1))
-                opening = make_openings(1, width, height, n_in_row, stones, rng)[0]
-            else:
-                opening = ()
-            for move in opening:
-                board.do_move(move)
+            board, player = start_game(self._settings, seed, i, self.evaluator)
             return board, {1: player, 2: player}
 
         self.lockstep = Lockstep(new_game, record=True, compiled=compiled)
@@ -131,15 +263,10 @@ class SelfPlayStream:
         """
         if self.lockstep.started or state["seed"] != self.seed:
             raise ValueError("a snapshot is restored into a new stream of its own seed")
-        width, height, n_in_row, rule = self._board
         self._next, self.lockstep.started = state["next"], state["started"]
         self._finished = {g.index: g for g in map(game_from_state, state["finished"])}
         for game in state["playing"]:
-            board = Board(width, height, n_in_row, start_player=game["start_player"], rule=rule)
-            for move in game["moves"]:
-                board.play(move)
-            player = self.recipe.make_player(self.evaluator, 0)
-            player.rng.bit_generator.state = game["rng"]
+            board, player = game_in_progress(self._settings, self.evaluator, game)
             fill_slot(self.lockstep.adopt(game["index"], board, {1: player, 2: player}), game)
 
     def collect(self, n_games: int, keep_playing: Optional[Callable[[], bool]] = None,
@@ -217,41 +344,6 @@ def self_play_games(evaluator, board_shape: Sequence[int], n_games: int, paralle
     stream = SelfPlayStream(evaluator, board_shape, parallel, recipe, seed,
                             **{k: v for k, v in settings.items() if k not in names})
     return run_games(n_games, stream.lockstep.new_game, parallel, record=True, compiled=compiled)
-
-
-def play_game(player, board: Board, index: int = 0) -> FinishedGame:
-    """One self-play game, the whole loop in one place: ``player`` plays both sides from ``board``.
-
-    Each move, the player's search asks for leaves (``next_leaf``) until it has decided; each
-    leaf goes to the player's evaluator (the net) alone, and its priors and value go back into
-    the tree (``receive``). Then the player chooses (``choose``: the move, and ``pi``, the
-    policy target), the position is recorded as a training target, and the move is played.
-    The finished game's ``outcomes()`` give each position's value target ``z``.
-
-    This is what ``Lockstep`` does for many games at once, one batched net call a step; on
-    the players' Python trees (``Lockstep(compiled=False)``) a game played here is move for
-    move the same game. ``board`` is played on; the player is reset at the end.
-    """
-    version = getattr(player.evaluator, "input_version", 1)
-    recorded: list[tuple] = []  # (planes, pi, player to move, root value) of each training position
-    while not board.game_over:
-        while (leaf := player.next_leaf(board)) is not None:
-            priors, values = player.evaluator.evaluate([board])
-            player.receive(leaf, board, priors[0], float(values[0]))
-        result = player.choose(board)
-        if result.recorded:
-            recorded.append((planes(board, version), result.pi.astype(np.float32), board.current_player,
-                             result.root_value))
-        board.play(result.move)
-        player.notify_move(result.move)
-    player.reset()
-    size, shape = board.width * board.height, (input_channels(version), board.height, board.width)
-    return FinishedGame(board.width, board.height, board.n_in_row, board.start_player, list(board.history),
-                        int(board.winner), {1: str(player), 2: str(player)}, index=index, rule=board.rule,
-                        planes=np.stack([r[0] for r in recorded]) if recorded else np.zeros((0, *shape), np.float32),
-                        pis=np.stack([r[1] for r in recorded]) if recorded else np.zeros((0, size), np.float32),
-                        to_move=np.asarray([r[2] for r in recorded], dtype=np.int8),
-                        root_values=np.asarray([r[3] for r in recorded], dtype=np.float32))
 
 
 def training_arrays(games: Sequence[FinishedGame], value_mix: float = 0.0):

@@ -21,7 +21,6 @@ from gomoku.game.openings import book_for_board
 from gomoku.search.lockstep import RunStats
 from gomoku.search.players import PlayerSpec
 from gomoku.search.recipe import SelfPlayRecipe
-from gomoku.train.config import TrainConfig
 
 PUBLISHED = "<published>"
 """The model path of a player spec that plays the weights of the last ``publish``."""
@@ -60,12 +59,12 @@ class SelfPlaySettings:
     parallel: int
     """games in lockstep per actor"""
     recipe: SelfPlayRecipe = SelfPlayRecipe()
-    opening_stones: int = TrainConfig.opening_stones
+    opening_stones: int = 0
     opening_book: tuple = ()
     """openings (move tuples) that a share of the games start from instead"""
     openings_share: float = 0.0
     """that share (0 here: without a book no game starts from one)"""
-    rule: str = TrainConfig.rule
+    rule: str = "freestyle"
 
     @classmethod
     def from_config(cls, config, board_shape: tuple, parallel: int) -> "SelfPlaySettings":

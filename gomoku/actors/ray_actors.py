@@ -53,9 +53,9 @@ from typing import Any, Callable, Optional
 
 from gomoku import interrupt
 from gomoku.search.lockstep import RunStats
-from gomoku.train.actors import Actors, Pending
-from gomoku.train.tasks import CallTask, MatchGame, MatchTask, Progress, SelfPlayTask, WorkerError
-from gomoku.train.ray_actor import GameActor, StartStatus, import_ray
+from gomoku.actors.actors import Actors, Pending
+from gomoku.actors.tasks import CallTask, MatchGame, MatchTask, Progress, SelfPlayTask, WorkerError
+from gomoku.actors.ray_actor import GameActor, StartStatus, import_ray
 from gomoku.util import usable_cpus
 
 WAIT_POLL_S = 1.0  # how often a wait for the actors wakes up to let Ctrl-C through

@@ -42,6 +42,11 @@ collects, and again after its reply, until the next task: the caller waits for
 the slowest actor. The trainer asks for each stream's snapshot with its games and
 keeps it in the checkpoint, so that a resumed run's actors go on with the games
 that were in progress (``stream_state``).
+
+The in-process actor playing one game at a time is the exception: it plays each
+game whole with ``selfplay.play_game`` (``selfplay.GameByGame``), the same games
+as its lockstep stream would play on the Python trees, and none is in progress
+between calls.
 """
 
 from __future__ import annotations
@@ -50,11 +55,12 @@ import weakref
 from abc import ABC, abstractmethod
 from typing import Any, Callable, Optional, Sequence
 
+from gomoku.actors.runner import TaskRunner
+from gomoku.actors.selfplay import GameByGame
+from gomoku.actors.tasks import (CallTask, MatchGame, MatchTask, Progress, SelfPlaySettings, SelfPlayTask,
+                                 merge_games, split, stream_seed)
 from gomoku.search.lockstep import RunStats
 from gomoku.search.players import PlayerSpec
-from gomoku.train.runner import TaskRunner
-from gomoku.train.tasks import (CallTask, MatchGame, MatchTask, Progress, SelfPlaySettings, SelfPlayTask, merge_games,
-                                split, stream_seed)
 
 
 class Pending:
@@ -190,11 +196,18 @@ class Actors(ABC):
 
 
 class InlineActors(Actors):
-    """One actor: the caller's own process, which plays each task as it is started."""
+    """One actor: the caller's own process, which plays each task as it is started.
+
+    Self-play one game at a time (``parallel`` 1, the learner's setting) plays each game whole
+    with ``selfplay.play_game`` on the players' Python trees (``GameByGame``, a stream per board
+    shape): the slow path, which a reader follows from the trainer to the net through few files.
+    More games at a time go to the runner's lockstep streams, and so do matches and calls.
+    """
 
     def __init__(self):
         self._evaluator = None
         self._runner = TaskRunner()
+        self._by_game: dict[tuple, GameByGame] = {}  # one game at a time: a stream per board shape
 
     @property
     def slots(self) -> int:
@@ -208,6 +221,24 @@ class InlineActors(Actors):
             self._evaluator = NetEvaluator(model)
 
     def _start(self, tasks: list, progress: Optional[Callable[[Progress], None]] = None) -> Pending:
-        results = [self._runner.run(task, self._evaluator, self._version, report=progress) for task in tasks]
+        results = []
+        for task in tasks:
+            if isinstance(task, SelfPlayTask) and task.settings.parallel == 1:
+                results.append(self._game_by_game(task, progress))
+            else:
+                results.append(self._runner.run(task, self._evaluator, self._version, report=progress))
         return Pending(lambda: results)
 
+    def _game_by_game(self, task: SelfPlayTask, progress: Optional[Callable[[Progress], None]]):
+        """A self-play task played one whole game at a time, by ``selfplay.play_game``."""
+        s, shape = task.settings, tuple(task.settings.board_shape)
+        stream = self._by_game.get(shape)
+        if stream is None or stream.settings != s:
+            stream = GameByGame(self._evaluator, s, task.seed if task.resume is None else task.resume["seed"])
+            if task.resume is not None:
+                stream.restore(task.resume)
+            self._by_game[shape] = stream
+        stream.evaluator = self._evaluator  # no game is in progress: the next one plays the published weights
+        on_game = None if progress is None else lambda done, stats: progress(Progress(done, stats.moves))
+        games, stats = stream.collect(task.n_games, on_game)
+        return (games, stats, stream.snapshot()) if task.snapshot else (games, stats)
