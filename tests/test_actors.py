@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from gomoku.search.players import PlayerSpec
+from gomoku.search.player_specs import PlayerSpec
 from gomoku.train.actors import InlineActors
 from gomoku.train.backends import WORKER_NICE, make_actors
 from gomoku.train.tasks import PUBLISHED, SelfPlaySettings, SelfPlayTask, WorkerError, split

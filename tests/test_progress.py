@@ -5,7 +5,7 @@ import io
 from gomoku.play.arena.run import run_arena
 from gomoku.play.arena.settings import ArenaSettings
 from gomoku.progress import advance_to, is_terminal, progress_bar, timed_phase
-from gomoku.search.players import PlayerSpec
+from gomoku.search.player_specs import PlayerSpec
 from gomoku.train.actors import InlineActors
 from gomoku.train.tasks import Progress
 from gomoku.train.workers import ProcessActors
