@@ -25,7 +25,7 @@ import sys
 from typing import Optional
 
 PLAYER_KIND_MODULES = ("gomoku.play.engine_player",)
-"""The modules of upper layers that register player kinds (``search.player_kinds``). Every command
+"""The modules of upper layers that register player kinds (``search.player_registry``). Every command
 imports them, so that a lower layer's flags and settings may name those kinds too (the trainer's
 ``--eval-opponent engine:COMMAND``) without importing upwards."""
 

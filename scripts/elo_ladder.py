@@ -46,7 +46,7 @@ PRIOR = 2.0  # virtual draws per pair that met, BayesElo's default
 def player_label(spec: str, engine_info: str = "") -> str:
     """A short name for a spec: model paths cut to the file name, an engine with its settings."""
     if spec.startswith("engine:"):
-        from gomoku.search.players import engine_program
+        from gomoku.search.player_specs import engine_program
 
         program = engine_program(spec[len("engine:"):])
         shown = [part.strip() for part in engine_info.split(";")

@@ -59,7 +59,7 @@ def load_model(path: str, probe: Probe):
 
 
 def table(names: list[str], scores: list[Scores], probe: Probe) -> str:
-    """The Markdown table of the scores, the first model the reference of the differences."""
+    """The Markdown table of the scores, the first model the baseline of the differences."""
     black = probe.black_to_move()
     rows = ["| model | agree | with Black to move | with White to move | top 3 | loss | value | agree - first |",
             "|---|---:|---:|---:|---:|---:|---:|---|"]
@@ -96,7 +96,7 @@ def shipped_or_path(games: str, first_model: str) -> str:
 def search_agreement(probe: Probe, path: str, playouts: int, sample: np.ndarray, models: dict) -> np.ndarray:
     """Whether the model's AlphaZero player (``az:PATH:PLAYOUTS``, the arena's search) plays the
     engine's move, at each position of ``sample``; a fresh player for each position."""
-    from gomoku.search.players import PlayerSpec, make_player
+    from gomoku.search.player_specs import PlayerSpec, make_player
 
     spec = PlayerSpec.parse(f"az:{path}:{playouts}")
     hits = []
@@ -108,7 +108,7 @@ def search_agreement(probe: Probe, path: str, playouts: int, sample: np.ndarray,
 
 
 def search_table(names: list[str], hits: list[np.ndarray], games: np.ndarray, playouts: int) -> str:
-    """The agreement of the models' searches on the sampled positions, the first the reference."""
+    """The agreement of the models' searches on the sampled positions, the first the baseline."""
     rows = [f"| model | agree with {playouts} playouts of search ({len(games)} positions) | agree - first |",
             "|---|---:|---|"]
     for name, h in zip(names, hits):
@@ -133,7 +133,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("games", help="an arena games file of engine-against-engine games, or 'rapfi': the probe "
                                       "that ships for the first model's board and rule")
-    parser.add_argument("models", nargs="+", help="model files, each PATH or NAME=PATH; the first is the reference")
+    parser.add_argument("models", nargs="+", help="model files, each PATH or NAME=PATH; the first is the baseline")
     parser.add_argument("--search-playouts", type=int, default=0, metavar="N",
                         help="also score each model's player, az:MODEL:N as the arena plays it, on a sample of "
                              "the positions (slower: N playouts a position)")

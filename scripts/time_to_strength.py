@@ -37,7 +37,7 @@ on the CPU-hours axis, without running them again.
 Example (two hours, 9x9, five in a row)::
 
     python scripts/time_to_strength.py --hours 2 --snapshots 6 \\
-        --recipe "reference=" --recipe "pcr=--p-full 0.25 --n-playout 600 --n-fast 100" \\
+        --recipe "default=" --recipe "pcr=--p-full 0.25 --n-playout 600 --n-fast 100" \\
         --opponent pure:1000 --games 40 --out runs/tts-9x9
 """
 
@@ -406,7 +406,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=DefaultsHelpFormatter)
     parser.add_argument("--recipe", type=parse_recipe, action="append",
                         help="NAME=FLAGS: a recipe as train.py flags (repeat it, two or more to compare; "
-                             "'reference=' is the defaults)")
+                             "'default=', with no flags, trains with the defaults)")
     parser.add_argument("--merge", nargs="+", metavar="JSON",
                         help="instead of racing: put earlier races' time_to_strength.json files (same board, "
                              "opponent, openings, games, playouts and seed) in one table and plot, for "

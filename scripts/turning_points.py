@@ -42,9 +42,9 @@ from gomoku.game.board import Board  # noqa: E402
 from gomoku.game.gamefile import GameFileError, GameRecord, load_game  # noqa: E402
 from gomoku.play.arena.report import read_games as read_arena_games  # noqa: E402
 from gomoku.play.arena.settings import ArenaError  # noqa: E402
-from gomoku.search.threat_board import ThreatBoard  # noqa: E402
-from gomoku.search.threat_searches import find_vcf, find_vct  # noqa: E402
-from gomoku.search.threats import DEFENCE_VCT_NODES, VctBudgets  # noqa: E402
+from gomoku.search.line_board import LineBoard  # noqa: E402
+from gomoku.search.tree_threats import DEFENCE_VCT_NODES, VctBudgets  # noqa: E402
+from gomoku.search.vcf_vct import find_vcf, find_vct  # noqa: E402
 from gomoku.util import positive_int_arg  # noqa: E402
 
 
@@ -67,9 +67,9 @@ class TurningPoint:
 def forced_win(board: Board, budget: int, depth: int) -> Optional[str]:
     """'VCF' or 'VCT' if the player to move has a forced win the searches find, else None
     (a win at once counts as a VCF: ``find_vcf`` returns it first)."""
-    if find_vcf(ThreatBoard(board), board.current_player, budget=budget):
+    if find_vcf(LineBoard(board), board.current_player, budget=budget):
         return "VCF"
-    if find_vct(ThreatBoard(board), board.current_player, budget=budget, depth=depth) is not None:
+    if find_vct(LineBoard(board), board.current_player, budget=budget, depth=depth) is not None:
         return "VCT"
     return None
 
@@ -150,7 +150,7 @@ class RootClock:
     def __enter__(self):
         import gomoku.search.core.games as games
         import gomoku.search.core.single as single
-        from gomoku.search.threats import ThreatSolver
+        from gomoku.search.tree_threats import ThreatSolver
 
         self.seconds = 0.0
         self._saved = [(single, "analyse_root"), (games, "analyse_root"), (ThreatSolver, "root")]

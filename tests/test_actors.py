@@ -9,12 +9,12 @@ import time
 
 import pytest
 
-from gomoku.search.players import PlayerSpec
 from gomoku.actors.actors import InlineActors
 from gomoku.actors.backends import WORKER_NICE, make_actors
 from gomoku.actors.tasks import PUBLISHED, SelfPlaySettings, SelfPlayTask, WorkerError, split
 from gomoku.actors.worker_loop import COLLECT, _serve
 from gomoku.actors.workers import ProcessActors
+from gomoku.search.player_specs import PlayerSpec
 from tests.helpers import blocked_signals, tiny_model, tiny_self_play
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

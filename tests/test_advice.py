@@ -17,7 +17,7 @@ from gomoku.game.board import Board  # noqa: E402
 from gomoku.play.analysis import Analysis, advisor, position_seed, search_with_analysis  # noqa: E402
 from gomoku.play.match import Match, setup_match  # noqa: E402
 from gomoku.play.textplay import play_text  # noqa: E402
-from gomoku.search.players import PlayerSpec  # noqa: E402
+from gomoku.search.player_specs import PlayerSpec  # noqa: E402
 from tests.helpers import press, window_opener  # noqa: E402
 
 OPENING = ["c3", "d4", "c4", "d3"]

@@ -18,7 +18,7 @@ from gomoku.play.analysis import (Analysis, analysis_text, hint_text, search_wit
 from gomoku.play.match import Match  # noqa: E402
 from gomoku.play.ui import SearchTask  # noqa: E402
 from gomoku.search.heuristic import HeuristicPlayer  # noqa: E402
-from gomoku.search.players import PlayerSpec  # noqa: E402
+from gomoku.search.player_specs import PlayerSpec  # noqa: E402
 from gomoku.search.rollout import pure_mcts_player  # noqa: E402
 from tests.helpers import click_move, press, settle, window_opener  # noqa: E402
 

@@ -28,7 +28,7 @@ def test_the_benchmark_measures_each_precision_side_by_side(tmp_path):
                             sizefree_sizes=(7,), model_path=str(path))
     for key in ("nn_positions_per_s", "nn_positions_per_s_bf16", "selfplay_playouts_per_s_bf16",
                 "selfplay_games_per_hour_bf16", "nn_positions_per_s_sizefree_7x7_bf16",
-                "nn_positions_per_s_reference_7x7"):
+                "nn_positions_per_s_conv3_7x7"):
         assert results[key] > 0, key
     assert results["precision"] == "fp32" and results["net"] == str(path)
     table = format_table(results)

@@ -11,8 +11,8 @@ from gomoku.game.board import Board
 from gomoku.game.features import FIRST_THREAT_PLANE, has_vcf, planes
 from gomoku.game.rules import (CARO, CONTINUOUS_BIT, FREESTYLE, RENJU, RULES, STANDARD, Rule, check_rule,
                                rule_from_protocol, rule_of)
+from gomoku.search.line_board import LineBoard
 from gomoku.search.rollout import random_rollout_values
-from gomoku.search.threat_board import ThreatBoard
 
 
 def drawn(text: str, rule: str = CARO, n_in_row: int = 5, to_move: int = 1) -> Board:
@@ -155,15 +155,15 @@ def test_white_is_judged_alike_and_four_in_a_row_games_follow_the_same_rule():
 
 
 # ------------------------------------------------------------------ the threat code
-def test_the_threat_board_and_the_planes_drop_a_five_that_would_be_blocked():
+def test_the_line_board_and_the_planes_drop_a_five_that_would_be_blocked():
     board = drawn(BLOCKED)
-    tb = ThreatBoard(board)
+    tb = LineBoard(board)
     assert tb.five_cells(1) == []
     x = planes(board, version=2)
     assert not x[FIRST_THREAT_PLANE].any()  # no five cell for the player to move
     assert not has_vcf(board.stones(), 1, 9, 9, 5, rule=CARO)
     free = drawn(BLOCKED, FREESTYLE)
-    assert ThreatBoard(free).five_cells(1) == [cell(free, "f5")]
+    assert LineBoard(free).five_cells(1) == [cell(free, "f5")]
     assert planes(free, version=2)[FIRST_THREAT_PLANE].reshape(-1)[cell(free, "f5")] == 1.0
 
 
@@ -171,14 +171,14 @@ def test_a_four_that_can_only_become_a_blocked_five_is_no_threat():
     # O X X X . . O: the only five of these stones (b..f) lies between two O: no four move.
     text = BLOCKED.replace("OXXXX.O..", "OXXX..O..")
     board, free = drawn(text), drawn(text, FREESTYLE)
-    assert ThreatBoard(board).four_moves(1) == {}
-    assert set(ThreatBoard(free).four_moves(1)) == {cell(free, "e5"), cell(free, "f5")}
+    assert LineBoard(board).four_moves(1) == {}
+    assert set(LineBoard(free).four_moves(1)) == {cell(free, "e5"), cell(free, "f5")}
     x, y = planes(board, version=2), planes(free, version=2)
     four = FIRST_THREAT_PLANE + 1
     assert not x[four].any() and y[four].reshape(-1)[cell(free, "e5")] == 1.0
     # With the far O gone the four lives: e5 and f5 both make a five open at the right.
     opened = drawn(text.replace("OXXX..O..", "OXXX....."))
-    assert set(ThreatBoard(opened).four_moves(1)) == {cell(opened, "e5"), cell(opened, "f5")}
+    assert set(LineBoard(opened).four_moves(1)) == {cell(opened, "e5"), cell(opened, "f5")}
 
 
 def _random_caro_boards(count: int, seed: int, size: int = 7, n: int = 4):
@@ -195,10 +195,10 @@ def _random_caro_boards(count: int, seed: int, size: int = 7, n: int = 4):
             yield board
 
 
-def test_the_threat_board_the_planes_and_the_board_agree_on_five_cells():
+def test_the_line_board_the_planes_and_the_board_agree_on_five_cells():
     for board in _random_caro_boards(60, seed=1):
         wins = board.winning_moves()
-        assert ThreatBoard(board).five_cells(board.current_player) == wins
+        assert LineBoard(board).five_cells(board.current_player) == wins
         mine, theirs = board.completing_cells()
         assert mine.tolist() == wins
         assert np.flatnonzero(planes(board, version=2)[FIRST_THREAT_PLANE]).tolist() == wins
@@ -231,9 +231,9 @@ def test_the_compiled_core_leaves_caro_to_the_python_trees():
 def test_self_play_and_the_arena_play_caro_by_its_rule():
     from gomoku.play.arena.run import run_arena
     from gomoku.play.arena.settings import ArenaSettings
-    from gomoku.search.rollout import RolloutEvaluator
-    from gomoku.search.recipe import SelfPlayRecipe
     from gomoku.actors.selfplay import SelfPlayStream
+    from gomoku.search.recipe import SelfPlayRecipe
+    from gomoku.search.rollout import RolloutEvaluator
 
     stream = SelfPlayStream(RolloutEvaluator(0), (7, 7, 4), 2, SelfPlayRecipe(n_playout=8), 1, rule=CARO)
     games, _ = stream.collect(2)

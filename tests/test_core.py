@@ -56,7 +56,7 @@ def _games(compiled, width, n_in_row, playouts, n_games, parallel, kind="puct", 
     {"fpu": 0.25, "solve": True},
     {"win_check": True, "forced_k": 2.0, "p_full": 0.25, "n_fast": 12},
     {"reuse_tree": False, "fpu": 0.0},
-], ids=["reference", "sharp", "cap-forced", "no-reuse"])
+], ids=["plain", "sharp", "cap-forced", "no-reuse"])
 def test_puct_games_are_the_same_to_the_bit_on_8x8(options):
     args = (8, 5, 48, 6, 3)
     assert_same_games(_games(False, *args, **options), _games(True, *args, **options))

@@ -1,7 +1,7 @@
 """The core's compiled threat code against the reference Python functions, on many random positions.
 
-The VCF search (``core.vcf``) must find the same line as ``threat_searches.find_vcf`` and answer
-as ``features.has_vcf``; the leaf's VCF with its cache (``core.threats.leaf_vcf``) the same as
+The VCF search (``core.vcf``) must find the same line as ``vcf_vct.find_vcf`` and answer
+as ``features.has_vcf``; the leaf's VCF with its cache (``core.cached_vcf.leaf_vcf``) the same as
 ``ThreatSolver.vcf``; the threat planes (``core.planes``) must be ``features.fill_threat_part``'s.
 """
 
@@ -48,8 +48,8 @@ def _setup(board):
 @pytest.mark.parametrize("rule", RULES)
 def test_the_compiled_vcf_finds_the_reference_line(rule):
     from gomoku.search.core import vcf
-    from gomoku.search.threat_board import ThreatBoard
-    from gomoku.search.threat_searches import find_vcf
+    from gomoku.search.line_board import LineBoard
+    from gomoku.search.vcf_vct import find_vcf
 
     rng = np.random.default_rng(RULES.index(rule))
     found = 0
@@ -59,7 +59,7 @@ def test_the_compiled_vcf_finds_the_reference_line(rule):
         windows, ends, through, beyond, zobrist = geo
         for attacker in (1, 2):
             for budget, depth in ((60, 12), (20, 4)):
-                want = find_vcf(ThreatBoard(board), attacker, budget, depth)
+                want = find_vcf(LineBoard(board), attacker, budget, depth)
                 length, _ = vcf.search(cells, 0, attacker, depth, 0, budget, 5, exact, rule == "renju", 11, 11,
                                        windows, ends, through, beyond, zobrist, ws)
                 got = [int(m) for m in ws[-1][:length]] if length else None
@@ -72,8 +72,8 @@ def test_the_compiled_vcf_finds_the_reference_line(rule):
 @pytest.mark.parametrize("rule", RULES)
 def test_the_compiled_vct_finds_the_reference_move_in_as_many_nodes(rule):
     from gomoku.search.core import vct
-    from gomoku.search.threat_board import ThreatBoard, line_weights
-    from gomoku.search.threat_searches import find_vct
+    from gomoku.search.line_board import LineBoard, line_weights
+    from gomoku.search.vcf_vct import find_vct
 
     rng = np.random.default_rng(30 + RULES.index(rule))
     found = 0
@@ -83,7 +83,7 @@ def test_the_compiled_vct_finds_the_reference_move_in_as_many_nodes(rule):
         vs = vct.vct_workspace(board.size)
         for attacker in (1, 2):
             for budget, depth in ((1000, 3), (100, 2)):
-                tb = ThreatBoard(board)
+                tb = LineBoard(board)
                 want = find_vct(tb, attacker, budget, depth)
                 got, nodes = vct.find_vct(cells, 0, attacker, budget, depth, 5, exact, rule == "renju", 11, 11, *geo,
                                           line_weights(5), ws, vs)
@@ -95,15 +95,15 @@ def test_the_compiled_vct_finds_the_reference_move_in_as_many_nodes(rule):
 
 @pytest.mark.parametrize("rule", RULES)
 def test_the_compiled_root_searches_are_the_threat_solvers(rule):
-    from gomoku.search.core import roots, threats, vct
-    from gomoku.search.threat_board import line_weights
-    from gomoku.search.threats import ThreatSolver
+    from gomoku.search.core import cached_vcf, root_threats, vct
+    from gomoku.search.line_board import line_weights
+    from gomoku.search.tree_threats import ThreatSolver
 
     rng = np.random.default_rng(40 + RULES.index(rule))
     reference, solver = ThreatSolver(), ThreatSolver()
     board = _position(rng, 11, rule)
     geo, _, exact, ws = _setup(board)
-    cache = threats.install_cache(solver, board, geo[4])
+    cache = cached_vcf.install_cache(solver, board, geo[4])
     vs, keep, line = vct.vct_workspace(board.size), np.zeros(board.size, np.bool_), np.zeros(64, np.int64)
     kinds = set()
     for _ in range(30):
@@ -112,21 +112,21 @@ def test_the_compiled_root_searches_are_the_threat_solvers(rule):
             continue  # the in-tree solver answers these before the threat searches are asked
         cells = np.array([board.cells], np.int8)
         want = reference.root(board)
-        kind, move, plies = roots.root(cells, 0, board.current_player, reference.vct_nodes,
-                                       reference.defence_vct_nodes, reference.vct_depth, cache.table, 5, exact,
-                                       rule == "renju", 11, 11, *geo, line_weights(5), ws, vs, keep, line)
+        kind, move, plies = root_threats.root(cells, 0, board.current_player, reference.vct_nodes,
+                                              reference.defence_vct_nodes, reference.vct_depth, cache.table, 5, exact,
+                                              rule == "renju", 11, 11, *geo, line_weights(5), ws, vs, keep, line)
         kinds.add(kind)
         if want.win is not None:
-            assert (kind, move, plies) == (roots.WIN, want.win[0], want.plies)
+            assert (kind, move, plies) == (root_threats.WIN, want.win[0], want.plies)
         elif want.keep is not None:
-            assert kind == roots.KEEP and np.array_equal(keep, want.keep)
+            assert kind == root_threats.KEEP and np.array_equal(keep, want.keep)
         elif want.hint is not None:
-            assert (kind, move) == (roots.HINT, want.hint)
+            assert (kind, move) == (root_threats.HINT, want.hint)
         else:
-            assert kind == roots.NONE
+            assert kind == root_threats.NONE
         assert list(cells[0]) == list(board.cells)
         assert len(cache) == len(reference.cache)
-    assert {roots.WIN, roots.KEEP} <= kinds
+    assert {root_threats.WIN, root_threats.KEEP} <= kinds
 
 
 @pytest.mark.parametrize("rule", RULES)
@@ -149,14 +149,14 @@ def test_the_compiled_threat_planes_are_the_reference_planes(rule):
 
 @pytest.mark.parametrize("rule", RULES)
 def test_the_leaf_vcf_and_its_cache_answer_as_the_threat_solver(rule):
-    from gomoku.search.core import threats
-    from gomoku.search.threats import ThreatSolver
+    from gomoku.search.core import cached_vcf
+    from gomoku.search.tree_threats import ThreatSolver
 
     rng = np.random.default_rng(20 + RULES.index(rule))
     solver = ThreatSolver()
     board = _position(rng, 11, rule)
     geo, _, exact, ws = _setup(board)
-    cache = threats.install_cache(solver, board, geo[4])
+    cache = cached_vcf.install_cache(solver, board, geo[4])
     reference = ThreatSolver()
     proven = 0
     for _ in range(150):
@@ -164,7 +164,7 @@ def test_the_leaf_vcf_and_its_cache_answer_as_the_threat_solver(rule):
         cells = np.array([board.cells], np.int8)
         for attacker in (1, 2):
             want = reference.vcf(board, attacker)
-            got = threats.leaf_vcf(cells, 0, attacker, cache.table, 5, exact, rule == "renju", 11, 11, *geo, ws)
+            got = cached_vcf.leaf_vcf(cells, 0, attacker, cache.table, 5, exact, rule == "renju", 11, 11, *geo, ws)
             assert got == (want[1] if want else 0)
             proven += got > 0
             if want and len(want[0]) >= 3 and board.current_player == attacker:
@@ -174,8 +174,8 @@ def test_the_leaf_vcf_and_its_cache_answer_as_the_threat_solver(rule):
                 cells = np.array([board.cells], np.int8)
                 again = reference.vcf(board, attacker)
                 assert again[1] == want[1] - 2
-                assert threats.leaf_vcf(cells, 0, attacker, cache.table, 5, exact, rule == "renju", 11, 11, *geo,
-                                        ws) == again[1]
+                assert cached_vcf.leaf_vcf(cells, 0, attacker, cache.table, 5, exact, rule == "renju", 11, 11, *geo,
+                                           ws) == again[1]
                 break
         assert len(cache) == len(reference.cache)
     assert proven > 20

@@ -14,7 +14,7 @@ from gomoku.play.arena.run import main as arena_main, run_arena
 from gomoku.play.arena.settings import ArenaSettings
 from gomoku.play.engine_player import (EngineConnection, EngineError, EnginePlayer, engine_argv, info_text,
                                        parse_engine_info)
-from gomoku.search.players import PlayerSpec, close_players, make_player, spec_text
+from gomoku.search.player_specs import PlayerSpec, close_players, make_player, spec_text
 
 pytestmark = pytest.mark.timeout(120)
 

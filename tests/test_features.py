@@ -11,8 +11,8 @@ from gomoku.game.features import (INPUT_CHANNELS, OPPONENT_VCF, OWN_VCF, PLANE_N
                                   has_vcf, input_channels, planes)
 from gomoku.game.symmetry import augment, symmetries
 from gomoku.search.heuristic import choose_move
-from gomoku.search.threat_board import ThreatBoard
-from gomoku.search.threat_searches import find_vcf
+from gomoku.search.line_board import LineBoard
+from gomoku.search.vcf_vct import find_vcf
 
 from tests.boards import load_board
 from tests.helpers import trained
@@ -132,7 +132,7 @@ def test_vcf_agrees_with_the_heuristic_search_on_played_positions():
         board = Board(11, 11, 5)
         while not board.game_over:
             p = planes(board, 2)
-            tb = ThreatBoard(board)
+            tb = LineBoard(board)
             for plane, player in ((OWN_VCF, board.current_player), (OPPONENT_VCF, board.opponent)):
                 expected = find_vcf(tb, player, budget=20000) is not None
                 assert constant(p[plane]) == expected, (board.history, plane)
@@ -281,7 +281,7 @@ def _boards(rng, count=12, width=9, height=9):
     return [random_board(width, height, 5, int(rng.integers(0, 40)), rng) for _ in range(count)]
 
 
-@pytest.mark.parametrize("arch", ["sizefree", "reference"])
+@pytest.mark.parametrize("arch", ["sizefree", "conv3"])
 def test_a_carried_over_net_plays_exactly_as_before(arch):
     from gomoku.net.grow import carry_inputs
     from gomoku.net.policy_value import PolicyValueModel

@@ -11,7 +11,7 @@ from gomoku.net.shipped import shipped_model_for
 from gomoku.play.match import Match, MissingModelError, setup_match
 from gomoku.game.gamefile import GameRecord, save_game
 from gomoku.search.options import SearchOptions
-from gomoku.search.players import PlayerSpec
+from gomoku.search.player_specs import PlayerSpec
 from tests.boards import BLACK_WINS, board_after
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -12,9 +12,9 @@ from gomoku.game.board import Board
 from gomoku.play.arena.run import run_arena
 from gomoku.play.arena.settings import ArenaSettings, parse_player
 from gomoku.search.heuristic import LEVELS, HeuristicPlayer, choose_move
-from gomoku.search.players import PlayerSpec, make_player, spec_text
-from gomoku.search.threat_board import ThreatBoard
-from gomoku.search.threat_searches import find_vcf
+from gomoku.search.line_board import LineBoard
+from gomoku.search.player_specs import PlayerSpec, make_player, spec_text
+from gomoku.search.vcf_vct import find_vcf
 from tests.boards import load_board
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -111,7 +111,7 @@ def test_makes_an_open_four_from_an_open_three(level):
     """, to_move=1)
     move = choose_move(board, level)
     assert labels(board, [move]) in (["c5"], ["g5"])
-    tb = ThreatBoard(board)
+    tb = LineBoard(board)
     tb.play(move, 1)
     assert len(tb.five_cells(1)) == 2
 
@@ -130,7 +130,7 @@ def test_stops_an_open_three(level):
         .........
     """, to_move=2)
     move = choose_move(board, level)
-    tb = ThreatBoard(board)
+    tb = LineBoard(board)
     tb.play(move, 2)
     assert find_vcf(tb, 1) is None
 
@@ -151,7 +151,7 @@ def test_level_0_plays_one_of_the_best_scored_moves_at_random():
         O...O..O.
         .........
     """, to_move=1)
-    scores = ThreatBoard(board).scores(1)
+    scores = LineBoard(board).scores(1)
     cutoff = np.sort(scores[np.isfinite(scores)])[::-1][LEVEL0_CHOICES - 1]
     moves = {choose_move(board, 0, np.random.default_rng(seed)) for seed in range(40)}
     assert all(scores[m] >= cutoff for m in moves) and len(moves) > 1
@@ -184,7 +184,7 @@ def test_finds_a_vcf_checked_by_hand():
     e5, f5, e2.
     """
     board = load_board(VCF_BOARD, to_move=1)
-    tb = ThreatBoard(board)
+    tb = LineBoard(board)
     line = find_vcf(tb, 1)
     assert labels(board, line) == ["e5", "f5", "e2"]
     for level in (2, 3, 4):
@@ -196,7 +196,7 @@ def test_finds_a_vcf_checked_by_hand():
             assert len(tb.five_cells(1)) == (2 if i == len(line) - 1 else 1)
             if i < len(line) - 1:
                 assert tb.five_cells(1) == [line[i + 1]]
-    assert find_vcf(ThreatBoard(board), 2) is None  # O has nothing
+    assert find_vcf(LineBoard(board), 2) is None  # O has nothing
 
 
 VCT_BOARD = """
@@ -217,10 +217,10 @@ def test_finds_a_vct_checked_by_hand():
     free, and b5 and h5 beyond) and f3-f5 (f2 and f6 free, and f1 and f7): O can stop
     one, X makes an open four with the other. Levels 3 and 4 play it."""
     board = load_board(VCT_BOARD, to_move=1)
-    from gomoku.search.threat_searches import find_vct
+    from gomoku.search.vcf_vct import find_vct
 
-    assert find_vcf(ThreatBoard(board), 1) is None
-    assert labels(board, [find_vct(ThreatBoard(board), 1)]) == ["f5"]
+    assert find_vcf(LineBoard(board), 1) is None
+    assert labels(board, [find_vct(LineBoard(board), 1)]) == ["f5"]
     for level in (3, 4):
         assert labels(board, [choose_move(board, level)]) == ["f5"]
 
@@ -237,7 +237,7 @@ def test_takes_the_point_of_the_opponents_double_three(level):
 def test_defends_against_the_opponents_vcf(level):
     board = load_board(VCF_BOARD, to_move=2)
     move = choose_move(board, level)
-    tb = ThreatBoard(board)
+    tb = LineBoard(board)
     tb.play(move, 2)
     assert find_vcf(tb, 1) is None
 
@@ -254,7 +254,7 @@ def test_vcf_with_four_in_a_row_on_a_small_board():
         ...X..
         O....O
     """, n_in_row=4, to_move=1)
-    tb = ThreatBoard(board)
+    tb = LineBoard(board)
     assert labels(board, find_vcf(tb, 1)) == ["d4"]
     for level in LEVELS[1:]:
         assert labels(board, [choose_move(board, level)]) == ["d4"]
@@ -387,7 +387,7 @@ def test_training_evaluates_against_the_heuristic_ladder_and_resumes(tmp_path):
     pipeline.save_checkpoint()
     assert TrainPipeline.resume(run, log=lambda s: None).heuristic_level == 4
 
-    # A checkpoint from before the heuristic ladder resumes with pure MCTS and the default level.
+    # A checkpoint without the heuristic ladder's level resumes with pure MCTS and the default level.
     path = os.path.join(run, "checkpoint.pkl")
     state = read_checkpoint(path)
     del state["heuristic_level"]

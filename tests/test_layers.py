@@ -114,7 +114,7 @@ def test_the_layering_test_sees_an_upward_import(tmp_path):
     source.write_text("def f():\n    from gomoku.play.match import Match\n")
     assert "gomoku.play.match" in imports(str(source), top_only=False)
     assert "gomoku.play.match" not in imports(str(source), top_only=True)
-    assert layer("gomoku.play.match") > layer("gomoku.search.players")
+    assert layer("gomoku.play.match") > layer("gomoku.search.player_specs")
 
 
 def test_the_cycle_test_sees_a_cycle_closed_inside_a_function(tmp_path):

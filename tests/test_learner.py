@@ -178,7 +178,7 @@ def test_a_run_gates_records_its_curve_and_resumes_an_old_checkpoint(tmp_path):
     pipeline.actors.match = scored(True)
     assert pipeline.gate((6, 6, 4))["passed"]
 
-    # A checkpoint from before the learner: the reference updates, no average, no gate, no schedule.
+    # A checkpoint without the learner's state: one batch an update, no average, no gate, no schedule.
     path = os.path.join(run, "checkpoint.pkl")
     state = read_checkpoint(path)
     for key in ("learner", "rows_made"):

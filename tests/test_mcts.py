@@ -261,15 +261,15 @@ def test_self_play_stream_hands_out_games_in_start_order_not_short_ones_first():
     # buffer towards short, decisive games.
     from gomoku.actors.selfplay import SelfPlayStream
 
-    reference, _ = self_play_games(HashEvaluator(), (6, 6, 4), n_games=6, parallel=1, n_playout=10,
-                                   c_puct=5.0, seed=3)
-    lengths = [len(g.moves) for g in reference]
+    baseline, _ = self_play_games(HashEvaluator(), (6, 6, 4), n_games=6, parallel=1, n_playout=10,
+                                  c_puct=5.0, seed=3)
+    lengths = [len(g.moves) for g in baseline]
     assert sorted(lengths)[:2] != lengths[:2]  # the case where finish order differs from start order
     stream = SelfPlayStream(HashEvaluator(), (6, 6, 4), 6, SelfPlayRecipe(n_playout=10), 3)
     first, _ = stream.collect(2)
-    assert [g.moves for g in first] == [g.moves for g in reference[:2]]
+    assert [g.moves for g in first] == [g.moves for g in baseline[:2]]
     rest, _ = stream.collect(4)
-    assert [g.moves for g in rest] == [g.moves for g in reference[2:]]
+    assert [g.moves for g in rest] == [g.moves for g in baseline[2:]]
 
 
 def test_a_game_far_longer_than_the_rest_is_passed_over_and_handed_out_when_it_ends():
@@ -309,8 +309,8 @@ def test_self_play_stream_plays_ahead_a_few_calls_at_most_and_keeps_the_order():
     from gomoku.actors.selfplay import PLAY_AHEAD_CALLS, SelfPlayStream
 
     ahead_games = 2 * PLAY_AHEAD_CALLS
-    reference, _ = self_play_games(HashEvaluator(), (6, 6, 4), n_games=4 + ahead_games, parallel=1,
-                                   n_playout=10, c_puct=5.0, seed=3)
+    baseline, _ = self_play_games(HashEvaluator(), (6, 6, 4), n_games=4 + ahead_games, parallel=1,
+                                  n_playout=10, c_puct=5.0, seed=3)
     stream = SelfPlayStream(HashEvaluator(), (6, 6, 4), 6, SelfPlayRecipe(n_playout=10), 3)
     first, stats = stream.collect(2, keep_playing=lambda: True)  # a learner that is never done
     assert set(range(2, 2 + ahead_games)) <= set(stream._finished)  # the next calls' games are ready ...
@@ -324,7 +324,7 @@ def test_self_play_stream_plays_ahead_a_few_calls_at_most_and_keeps_the_order():
     asked = []
     last, stats = stream.collect(2, keep_playing=lambda: asked.append(1) is not None)  # done at once
     assert len(asked) <= 1  # asked once at most, and told to stop: no playing ahead
-    assert [g.moves for g in first + played_ahead + last] == [g.moves for g in reference]
+    assert [g.moves for g in first + played_ahead + last] == [g.moves for g in baseline]
 
 
 def test_what_a_stream_plays_between_calls_is_counted_by_the_next_call():

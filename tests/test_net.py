@@ -1,8 +1,11 @@
+import json
+import os
+
 import numpy as np
 import pytest
 
 from gomoku.game.board import Board
-from gomoku.net.modelfile import ModelFileError, read_model_file
+from gomoku.net.modelfile import ModelFileError, read_model_file, read_model_spec
 from gomoku.net.policy_value import PolicyValueModel
 from gomoku.net.spec import NetSpec
 from gomoku.search.evaluator import NetEvaluator
@@ -94,11 +97,27 @@ def test_model_file_round_trip_carries_metadata(tmp_path, model):
     path = tmp_path / "m.npz"
     model.save(str(path))
     spec, weights = read_model_file(str(path))
-    assert (spec.width, spec.height, spec.n_in_row, spec.arch) == (6, 6, 4, "reference")
+    assert (spec.width, spec.height, spec.n_in_row, spec.arch) == (6, 6, 4, "conv3")
     loaded = PolicyValueModel.load(str(path), device="cpu")
     planes = random_planes(3, np.random.default_rng(4))
     assert np.allclose(loaded.predict(planes)[0], model.predict(planes)[0], atol=1e-5)
     assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_a_model_file_that_names_the_conv3_net_reference_loads_as_conv3(tmp_path, model):
+    # The shipped 6x6 and 8x8 models name it so, as may any model file a run wrote with that name.
+    path = str(tmp_path / "old.npz")
+    model.save(path)
+    with np.load(path) as data:
+        arrays = {name: data[name] for name in data.files}
+    meta = {**json.loads(str(arrays["__meta__"])), "arch": "reference"}
+    np.savez(path, **{**arrays, "__meta__": np.array(json.dumps(meta))})
+    assert read_model_spec(path).arch == "conv3"
+    planes = random_planes(3, np.random.default_rng(5))
+    assert np.allclose(PolicyValueModel.load(path, device="cpu").predict(planes)[0], model.predict(planes)[0],
+                       atol=1e-5)
+    shipped = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "models", "gomoku_6x6_4.npz")
+    assert PolicyValueModel.load(shipped, device="cpu").spec.arch == "conv3"
 
 
 def test_model_for_another_board_is_refused_with_both_sizes(tmp_path, model):

@@ -2,13 +2,13 @@
 
 import io
 
-from gomoku.play.arena.run import run_arena
-from gomoku.play.arena.settings import ArenaSettings
-from gomoku.progress import advance_to, is_terminal, progress_bar, timed_phase
-from gomoku.search.players import PlayerSpec
 from gomoku.actors.actors import InlineActors
 from gomoku.actors.tasks import Progress
 from gomoku.actors.workers import ProcessActors
+from gomoku.play.arena.run import run_arena
+from gomoku.play.arena.settings import ArenaSettings
+from gomoku.progress import advance_to, is_terminal, progress_bar, timed_phase
+from gomoku.search.player_specs import PlayerSpec
 from gomoku.train.pipeline import TrainPipeline
 from tests.helpers import tiny_config
 

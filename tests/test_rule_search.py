@@ -14,13 +14,13 @@ from gomoku.game.gamefile import GameFileError, GameRecord
 from gomoku.game.rules import BLACK, FREESTYLE, RENJU, STANDARD, WHITE
 from gomoku.search.gumbel import GumbelPlayer
 from gomoku.search.heuristic import LEVELS, choose_move
+from gomoku.search.line_board import LineBoard
 from gomoku.search.lockstep import run_games
 from gomoku.search.mcts import MCTS
 from gomoku.search.mcts_player import MCTSPlayer
 from gomoku.search.rollout import RolloutEvaluator, pure_mcts_player, random_rollout_values
-from gomoku.search.threat_board import ThreatBoard
-from gomoku.search.threat_searches import find_vcf, find_vct
-from gomoku.search.threats import ThreatSolver, replays
+from gomoku.search.tree_threats import ThreatSolver, replays
+from gomoku.search.vcf_vct import find_vcf, find_vct
 from tests.helpers import HashEvaluator, drawn
 
 OWN_FIVE, OWN_FOUR, OWN_OPEN_FOUR, OWN_OPEN_THREE = range(FIRST_THREAT_PLANE, FIRST_THREAT_PLANE + 4)
@@ -78,7 +78,7 @@ def test_the_heuristic_never_plays_a_forbidden_point_for_black():
             move = choose_move(board, level, np.random.default_rng(seed))
             assert move != marks["?"]
             board.check_move(move)  # legal under renju
-    tb = ThreatBoard(board)
+    tb = LineBoard(board)
     assert np.isneginf(tb.scores(BLACK)[marks["?"]])
     assert marks["?"] not in tb.ranked(BLACK)
     assert np.isfinite(tb.scores(WHITE)[marks["?"]])  # White may play there
@@ -87,21 +87,21 @@ def test_the_heuristic_never_plays_a_forbidden_point_for_black():
 @pytest.mark.timeout(20)
 def test_a_white_four_black_can_only_block_on_a_forbidden_point_wins():
     board, marks = drawn(WHITE_AIMS_AT_FORBIDDEN, RENJU, to_move=WHITE)
-    line = find_vcf(ThreatBoard(board), WHITE)
+    line = find_vcf(LineBoard(board), WHITE)
     assert line == [marks["a"]]
     after = board.copy()
     after.do_move(marks["a"])
     assert after.forbidden_reason(marks["?"]) == "double three"
     for level in (2, 3, 4):
         assert choose_move(board, level, np.random.default_rng(0)) == marks["a"]
-    assert find_vct(ThreatBoard(board), WHITE) == marks["a"]
+    assert find_vct(LineBoard(board), WHITE) == marks["a"]
     # The threat solver proves it, and the proof replays.
     found = ThreatSolver().root(board)
     assert found.win == [marks["a"]] and found.plies == 3
-    assert replays(ThreatBoard(board), WHITE, found.win)
+    assert replays(LineBoard(board), WHITE, found.win)
 
     free, _ = drawn(WHITE_AIMS_AT_FORBIDDEN, FREESTYLE, to_move=WHITE)
-    assert find_vcf(ThreatBoard(free), WHITE) is None
+    assert find_vcf(LineBoard(free), WHITE) is None
     assert ThreatSolver().root(free).win is None
 
 
@@ -145,7 +145,7 @@ def test_standard_a_cell_that_makes_six_is_no_five():
         ...O..O....
         ...........""", STANDARD)
     assert board.winning_moves() == []
-    tb = ThreatBoard(board)
+    tb = LineBoard(board)
     assert tb.five_cells(BLACK) == []
     assert marks["?"] not in tb.four_moves(BLACK)
     for level in LEVELS[1:]:
@@ -160,7 +160,7 @@ def test_standard_a_cell_that_makes_six_is_no_five():
         ...O..O....
         ...O..O....
         ...........""", FREESTYLE)
-    assert ThreatBoard(free).five_cells(BLACK) == [marks["?"]]
+    assert LineBoard(free).five_cells(BLACK) == [marks["?"]]
     assert choose_move(free, 1) == marks["?"]
     # White to move need not block it under standard: no five cell of Black to answer.
     white, _ = drawn("""
@@ -172,7 +172,7 @@ def test_standard_a_cell_that_makes_six_is_no_five():
         ...O..O....
         ...O..O....
         ...........""", STANDARD, to_move=WHITE)
-    assert ThreatBoard(white).five_cells(BLACK) == []
+    assert LineBoard(white).five_cells(BLACK) == []
 
 
 @pytest.mark.timeout(20)
@@ -187,13 +187,13 @@ def test_standard_and_renju_fives_are_exact_and_renju_white_overlines_win():
         ...........
         ..........."""
     standard, marks = drawn(text, STANDARD)
-    assert ThreatBoard(standard).five_cells(BLACK) == [marks["?"] - 5]  # b8 makes exactly five
+    assert LineBoard(standard).five_cells(BLACK) == [marks["?"] - 5]  # b8 makes exactly five
     renju, _ = drawn(text, RENJU)
-    tb = ThreatBoard(renju)
+    tb = LineBoard(renju)
     assert tb.five_cells(BLACK) == [marks["?"] - 5]
     white_six = marks["?"] - 2 * renju.width
     assert white_six in tb.five_cells(WHITE)  # White wins with six under renju
-    assert white_six not in ThreatBoard(standard).five_cells(WHITE)
+    assert white_six not in LineBoard(standard).five_cells(WHITE)
 
 
 # ------------------------------------------------------------------ tree search
@@ -358,7 +358,7 @@ def test_heuristic_games_follow_the_rule(rule):
 
 @pytest.mark.timeout(20)
 @pytest.mark.parametrize("rule", [STANDARD, RENJU])
-def test_threat_boards_kept_in_step_match_fresh_ones(rule):
+def test_line_boards_kept_in_step_match_fresh_ones(rule):
     rng = np.random.default_rng(3)
     solver = ThreatSolver()
     for _ in range(6):
@@ -368,7 +368,7 @@ def test_threat_boards_kept_in_step_match_fresh_ones(rule):
             if board.game_over:
                 break
         tb = solver.sync(board)
-        fresh = ThreatBoard(board)
+        fresh = LineBoard(board)
         np.testing.assert_array_equal(tb.counts, fresh.counts)
         for player in (1, 2):
             np.testing.assert_array_equal(tb.against[player], fresh.against[player])

@@ -14,7 +14,7 @@ from gomoku.net.modelfile import ModelFileError, read_model_file, save_model_fil
 from gomoku.net.spec import NetSpec
 from gomoku.play.arena.run import run_arena
 from gomoku.play.arena.settings import ArenaError, ArenaSettings, resolve_rule
-from gomoku.search.players import PlayerSpec
+from gomoku.search.player_specs import PlayerSpec
 from gomoku.train.config import TrainConfig
 
 pytestmark = pytest.mark.timeout(240)
@@ -45,7 +45,7 @@ def test_model_files_record_the_rule_and_old_files_read_as_freestyle(tmp_path):
 
 def test_a_model_file_with_an_unknown_rule_is_refused(tmp_path):
     path = str(tmp_path / "x.npz")
-    meta = {"format": "gomoku-zero-model/1", "width": 8, "height": 8, "n_in_row": 5, "arch": "reference",
+    meta = {"format": "gomoku-zero-model/1", "width": 8, "height": 8, "n_in_row": 5, "arch": "conv3",
             "res_blocks": 0, "res_filters": 64, "rule": "connect6"}
     np.savez(path, __meta__=np.array(json.dumps(meta)))
     with pytest.raises(ModelFileError, match="unknown rule 'connect6'"):

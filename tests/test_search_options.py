@@ -1,4 +1,4 @@
-"""Search options beyond the reference PUCT search: first-play urgency and the win check."""
+"""Search options beyond the plain PUCT search: first-play urgency and the win check."""
 
 import numpy as np
 import pytest
@@ -80,7 +80,7 @@ def four_to_block():
 def test_win_check_values_a_won_position_without_the_net_and_finds_the_block():
     board = four_to_block()
     decoy = board.parse_move(DECOY)
-    # The reference search asks the net about the decoy's reply position, where Black has five.
+    # The plain search asks the net about the decoy's reply position, where Black has five.
     evaluator = DecoyEvaluator(decoy)
     MCTSPlayer(evaluator, n_playout=200, seed=0).get_action(board.copy())
     assert evaluator.asked_about_wins > 0
@@ -126,7 +126,7 @@ def test_fpu_keeps_a_side_that_is_behind_on_the_moves_its_prior_likes():
             tree.playout(board, FavouriteTwo(favourites))
         root = tree.root
         visited[fpu] = set(int(m) for m in root.moves[root.child_N > 0])
-    # Every child of the root is worth -0.5 to its mover: with 0 for the unvisited, the reference
+    # Every child of the root is worth -0.5 to its mover: with 0 for the unvisited, the plain
     # search tries move after move the prior rules out; with the reduction only the two it likes.
     assert len(visited[None]) > 10
     assert visited[0.25] == set(favourites)
@@ -186,18 +186,21 @@ def test_play_and_the_engine_search_sharp_unless_told_and_the_arena_as_the_spec(
     assert SearchOptions.from_args(pbrain.build_parser().parse_args([])) == sharp
     assert SearchOptions.from_args(arena.parse_args(["--a", "pure:1", "--b", "pure:1"])) == SearchOptions()
     # Each flag changes one option of the preset; turning the win check off takes the solver with it.
-    for argv, options in ((["--search", "reference"], SearchOptions()),
+    for argv, options in ((["--search", "plain"], SearchOptions()),
                           (["--fpu", "off"], SearchOptions(None, True, True)),
                           (["--fpu", "0.5"], SearchOptions(0.5, True, True)),
                           (["--solve", "off"], SearchOptions(0.25, True, False)),
                           (["--win-check", "off"], SearchOptions(0.25, False, False)),
-                          (["--search", "reference", "--solve"], SearchOptions(None, True, True)),
-                          (["--search", "reference", "--fpu", "0.25", "--win-check", "on"], SearchOptions(0.25, True))):
+                          (["--search", "plain", "--solve"], SearchOptions(None, True, True)),
+                          (["--search", "plain", "--fpu", "0.25", "--win-check", "on"], SearchOptions(0.25, True))):
         assert SearchOptions.from_args(play.parse_args(argv)) == options, argv
     for argv in (["--solve", "maybe"], ["--search", "fast"], ["--fpu", "-1"]):
         with pytest.raises(SystemExit):
             play.parse_args(argv)
     assert "is not on or off" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        play.parse_args(["--search", "reference"])
+    assert "'plain'" in capsys.readouterr().err  # the error names the presets
 
 
 def test_every_command_offers_the_same_device_and_precision_flags(capsys):

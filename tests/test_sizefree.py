@@ -9,17 +9,17 @@ import numpy as np
 from gomoku.search.recipe import SelfPlayRecipe
 import pytest
 
+from gomoku.actors.actors import InlineActors
+from gomoku.actors.tasks import SelfPlaySettings
 from gomoku.net.inference import InferencePredictor
 from gomoku.net.modelfile import ModelFileError, read_model_file
 from gomoku.net.policy_value import PolicyValueModel
 from gomoku.net.spec import NetSpec
 from gomoku.play.arena.run import run_arena
 from gomoku.play.arena.settings import ArenaError, ArenaSettings, resolve_geometry
-from gomoku.play.match import setup_match
 from gomoku.play.engine.brain import EngineOptions, PbrainEngine
-from gomoku.search.players import PlayerSpec
-from gomoku.actors.actors import InlineActors
-from gomoku.actors.tasks import SelfPlaySettings
+from gomoku.play.match import setup_match
+from gomoku.search.player_specs import PlayerSpec
 from gomoku.train.checkpoint import read_checkpoint
 from gomoku.train.config import TrainConfig
 from gomoku.train.pipeline import TrainPipeline
@@ -205,7 +205,7 @@ def tiny_multi_size(**overrides):
 
 def test_only_a_size_free_net_trains_on_several_sizes():
     with pytest.raises(ValueError, match="only a size-free net"):
-        tiny_multi_size(arch="reference").validate()
+        tiny_multi_size(arch="conv3").validate()
     with pytest.raises(ValueError, match="cannot read"):
         tiny_multi_size(sizes="6,seven").validate()
 
@@ -259,13 +259,15 @@ def test_the_spec_after_an_iteration_names_the_sizes_played_so_far():
     # a run started from a model trained on 9x9 keeps naming 9x9, and 9x9 is its largest board
     resumed = config.model_spec(1, earlier_sizes=((9, 9),))
     assert resumed.trained_sizes == ((6, 6), (9, 9)) and (resumed.width, resumed.height) == (9, 9)
-    fixed = TrainConfig(width=6, height=6, n_in_row=4, arch="reference").model_spec(5)
+    fixed = TrainConfig(width=6, height=6, n_in_row=4, arch="conv3").model_spec(5)
     assert not fixed.size_free and (fixed.width, fixed.height) == (6, 6)
 
 
-def test_the_default_recipe_trains_a_size_free_net_and_old_configs_stay_reference():
+def test_the_default_recipe_trains_a_size_free_net_and_configs_without_an_arch_train_conv3():
     assert TrainConfig().arch == "sizefree" and NetSpec.for_config(TrainConfig()).size_free
     old = TrainConfig().to_dict()
-    del old["arch"]  # a checkpoint written before the field existed
-    assert TrainConfig.from_dict(old).arch == "reference"
+    del old["arch"]  # a checkpoint's config without the field
+    assert TrainConfig.from_dict(old).arch == "conv3"
+    old["arch"] = "reference"  # the conv3 net's other name, in checkpoints and on the command line
+    assert TrainConfig.from_dict(old).arch == "conv3" and TrainConfig(arch="reference").validate().arch == "conv3"
     assert TrainConfig.from_dict(TrainConfig(arch="sizefree").to_dict()).arch == "sizefree"

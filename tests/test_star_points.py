@@ -11,7 +11,7 @@ from gomoku.game.board import Board  # noqa: E402
 from gomoku.play.match import Match  # noqa: E402
 from gomoku.play.ui import open_window  # noqa: E402
 from gomoku.play.ui_draw import GRID  # noqa: E402
-from gomoku.search.players import PlayerSpec  # noqa: E402
+from gomoku.search.player_specs import PlayerSpec  # noqa: E402
 
 
 def test_the_15x15_board_marks_its_centre_and_its_four_star_points():

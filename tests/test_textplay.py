@@ -8,7 +8,7 @@ import sys
 from gomoku.game.board import Board
 from gomoku.play.match import Match
 from gomoku.game.gamefile import load_game
-from gomoku.search.players import PlayerSpec
+from gomoku.search.player_specs import PlayerSpec
 from gomoku.play.textplay import play_text
 from tests.boards import BLACK_WINS
 

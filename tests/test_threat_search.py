@@ -7,13 +7,13 @@ import pytest
 
 from gomoku.game.board import Board
 from gomoku.search.gumbel import GumbelPlayer
+from gomoku.search.line_board import LineBoard
 from gomoku.search.lockstep import run_games
 from gomoku.search.mcts import MCTS
 from gomoku.search.mcts_player import MCTSPlayer
 from gomoku.search.options import SearchOptions, add_search_flags
-from gomoku.search.threat_board import ThreatBoard
-from gomoku.search.threat_searches import find_vcf
-from gomoku.search.threats import ThreatSolver, replays, vcf_plies
+from gomoku.search.tree_threats import ThreatSolver, replays, vcf_plies
+from gomoku.search.vcf_vct import find_vcf
 from tests.boards import OPEN_THREE, load_board
 from tests.helpers import FlatEvaluator, HashEvaluator
 
@@ -79,7 +79,7 @@ def test_the_flat_prior_search_plays_the_vcf_only_with_the_option():
 
 def test_vcf_lines_are_proofs_with_their_lengths():
     board = load_board(VCF)
-    tb = ThreatBoard(board)
+    tb = LineBoard(board)
     line = find_vcf(tb, 1)
     assert [board.move_to_label(m) for m in line] == ["f4", "g5", "h7", "g7", "h5"]
     assert vcf_plies(tb, 1, line) == 7 and replays(tb, 1, line)
@@ -122,7 +122,7 @@ def test_only_the_defences_against_a_vcf_are_searched_and_one_is_played():
     assert board.move_to_label(move) in ("f5", "h5")
     # checked with the heuristic's full VCF budget: every other move leaves Black a VCF, these do not
     for cell in board.legal_moves():
-        tb = ThreatBoard(board)
+        tb = LineBoard(board)
         tb.play(cell, 2)
         assert (find_vcf(tb, 1) is None) == (board.move_to_label(cell) in ("f5", "h5"))
 
@@ -198,7 +198,7 @@ def test_a_lost_root_is_proved_with_one_net_call_and_a_playout_per_move():
 
 
 # --------------------------------------------------------------- consistency
-def test_the_threat_board_follows_the_search_board_through_plays_and_undos():
+def test_the_line_board_follows_the_search_board_through_plays_and_undos():
     rng = np.random.default_rng(0)
     board = Board(9, 9, 5)
     solver = ThreatSolver()
@@ -208,7 +208,7 @@ def test_the_threat_board_follows_the_search_board_through_plays_and_undos():
         else:
             board.play(int(rng.choice(board.legal_moves())))
         tb = solver.sync(board)
-        fresh = ThreatBoard(board)
+        fresh = LineBoard(board)
         np.testing.assert_array_equal(tb.stones, fresh.stones)
         np.testing.assert_array_equal(tb.counts, fresh.counts)
 
@@ -242,7 +242,7 @@ def test_threat_searches_restore_the_board_and_stay_consistent_in_random_games(w
                 copy.play(move)
                 assert copy.winner == board.current_player or root.children[root.win].proven == -1
                 if copy.winner is None:  # and the opponent is then lost to a VCF or a line it cannot stop
-                    tb = ThreatBoard(copy)
+                    tb = LineBoard(copy)
                     assert find_vcf(tb, board.current_player, 5000) is not None or len(tb.five_cells(
                         board.current_player)) > 1 or tb.five_cells(board.current_player)
             if rng.random() < 0.3:

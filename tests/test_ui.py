@@ -13,7 +13,7 @@ import pytest  # noqa: E402
 from gomoku.game.board import Board  # noqa: E402
 from gomoku.play.match import Match, setup_match  # noqa: E402
 from gomoku.game.gamefile import load_game  # noqa: E402
-from gomoku.search.players import PlayerSpec  # noqa: E402
+from gomoku.search.player_specs import PlayerSpec  # noqa: E402
 from gomoku.play.ui import GameWindow  # noqa: E402
 from tests.helpers import click, click_move, press, settle, window_opener  # noqa: E402
 

@@ -11,7 +11,7 @@ import pytest
 
 from gomoku.game.board import Board
 from gomoku.search.core import core_enabled
-from gomoku.search.threats import ThreatSolver, VctBudgets
+from gomoku.search.tree_threats import ThreatSolver, VctBudgets
 from gomoku.train.config import TrainConfig, preset
 
 # Game 1 of docs/ladder/freestyle/az800_r5k.jsonl, to White's losing h8: Black, to move, has a
@@ -31,19 +31,20 @@ def _board(labels=LOST):
 
 
 def _core_root(board, budgets):
-    """``roots.root`` on ``board`` with ``budgets``: ``(kind, move)``."""
+    """``root_threats.root`` on ``board`` with ``budgets``: ``(kind, move)``."""
     from gomoku.game import rules
-    from gomoku.search.core import roots, threats, vcf, vct
-    from gomoku.search.threat_board import line_weights
+    from gomoku.search.core import cached_vcf, root_threats, vcf, vct
+    from gomoku.search.line_board import line_weights
 
     geo = vcf.geometry(board.width, board.height, board.n_in_row)
     cells = np.array([board.cells], np.int8)
     exact = np.array(rules.exact_players(board.rule), np.bool_)
     ws = vcf.workspace(board.size, len(geo[0]))
-    cache = threats.install_cache(ThreatSolver(), board, geo[4])
+    cache = cached_vcf.install_cache(ThreatSolver(), board, geo[4])
     vs, keep, line = vct.vct_workspace(board.size), np.zeros(board.size, np.bool_), np.zeros(64, np.int64)
-    kind, move, _ = roots.root(cells, 0, board.current_player, budgets.nodes, budgets.defence_nodes, budgets.depth,
-                               cache.table, 5, exact, False, 15, 15, *geo, line_weights(5), ws, vs, keep, line)
+    kind, move, _ = root_threats.root(cells, 0, board.current_player, budgets.nodes, budgets.defence_nodes,
+                                      budgets.depth, cache.table, 5, exact, False, 15, 15, *geo, line_weights(5), ws,
+                                      vs, keep, line)
     return kind, move
 
 
@@ -56,10 +57,10 @@ def test_a_deeper_root_vct_finds_what_the_default_misses_on_both_backends():
     hint = deep.root(board).hint
     assert board.move_to_label(hint) == "g8"
     if core_enabled():
-        from gomoku.search.core import roots
+        from gomoku.search.core import root_threats
 
-        assert _core_root(board, VctBudgets())[0] != roots.HINT
-        assert _core_root(board, DEEP) == (roots.HINT, hint)
+        assert _core_root(board, VctBudgets())[0] != root_threats.HINT
+        assert _core_root(board, DEEP) == (root_threats.HINT, hint)
 
 
 @pytest.mark.parametrize("kind", ["puct", "gumbel"])

@@ -13,7 +13,7 @@ What callers use (the ``Actors`` interface):
   weights; returns a ``Pending`` whose ``result()`` waits for ``(games, stats)``.
   The caller works meanwhile (the learner's updates). ``self_play`` waits at once.
 * ``match(a, b, geometry, openings, seed, ...)``: games between two player specs
-  (``search.players.PlayerSpec``), from given openings, A as Black in even games.
+  (``search.player_specs.PlayerSpec``), from given openings, A as Black in even games.
   A spec whose model is ``PUBLISHED`` plays the published weights. This is the
   trainer's evaluation (net against pure MCTS) and the arena's pairings.
 * ``map(fn, args)``: calls a module-level function once per actor with the
@@ -60,7 +60,7 @@ from gomoku.actors.selfplay import GameByGame
 from gomoku.actors.tasks import (CallTask, MatchGame, MatchTask, Progress, SelfPlaySettings, SelfPlayTask,
                                  merge_games, split, stream_seed)
 from gomoku.search.lockstep import RunStats
-from gomoku.search.players import PlayerSpec
+from gomoku.search.player_specs import PlayerSpec
 
 
 class Pending:

@@ -11,7 +11,7 @@ from typing import Callable, Optional
 
 from gomoku.game.board import Board
 from gomoku.search.lockstep import RunStats, run_games
-from gomoku.search.players import PlayerSpec, close_players, make_player
+from gomoku.search.player_specs import PlayerSpec, close_players, make_player
 from gomoku.search.rollout import RolloutEvaluator
 from gomoku.actors.selfplay import SelfPlayStream
 from gomoku.actors.tasks import (PUBLISHED, CallTask, MatchGame, MatchTask, Progress, SelfPlaySettings,

@@ -19,7 +19,7 @@ import numpy as np
 
 from gomoku.game.openings import book_for_board
 from gomoku.search.lockstep import RunStats
-from gomoku.search.players import PlayerSpec
+from gomoku.search.player_specs import PlayerSpec
 from gomoku.search.recipe import SelfPlayRecipe
 
 PUBLISHED = "<published>"

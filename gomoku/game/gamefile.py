@@ -12,7 +12,7 @@ first unless ``start_player`` says otherwise. A game record is a JSON file::
 a record without it (written before rules existed) is freestyle.
 
 ``moves`` are labels as ``Board.move_to_label`` writes them (flat indices are
-read too); ``players`` are player specs as ``search.players.PlayerSpec.parse`` reads them
+read too); ``players`` are player specs as ``search.player_specs.PlayerSpec.parse`` reads them
 (``spec_text`` writes them); ``result`` follows ``Board.winner``: the winning
 player, ``0`` for a draw, ``null`` for an unfinished game. Loading replays every
 move through the rules, so a record that cannot have happened is refused with a

@@ -2,7 +2,7 @@
 
 A *line* here is a straight segment of ``n_in_row`` cells (horizontal, vertical or
 diagonal). The tables are cached per geometry and read-only; the win check, the
-rule's exact-length tests, the random rollouts, the threat board and the input
+rule's exact-length tests, the random rollouts, the line board and the input
 planes all read them. This module uses NumPy only.
 """
 
@@ -56,7 +56,7 @@ def _segments(width: int, height: int, n_in_row: int):
 def line_cells(width: int, height: int, n_in_row: int) -> np.ndarray:
     """Every straight segment of ``n_in_row`` cells: ``(n_lines, n_in_row)`` move indices.
 
-    Shared by the win check, the random rollouts, the threat board and the input planes.
+    Shared by the win check, the random rollouts, the line board and the input planes.
     Cached per geometry; callers must not write to it.
     """
     lines = [[(row + k * d_row) * width + col + k * d_col for k in range(n_in_row)]

@@ -14,11 +14,11 @@ from gomoku.net.backend import paddle
 import paddle.nn as nn
 import paddle.nn.functional as F
 
-from gomoku.net.spec import NetSpec, pool_channels, pooling_blocks
+from gomoku.net.spec import ARCHS, NetSpec, pool_channels, pooling_blocks
 
 
 class PolicyValueNet(nn.Layer):
-    """The reference net: a 3-layer conv trunk, a policy head and a value head."""
+    """The ``conv3`` net: a trunk of three 3x3 convolutions, a policy head and a value head."""
 
     def __init__(self, width: int, height: int, channels: int = 4):
         super().__init__()
@@ -158,12 +158,12 @@ def build_net(spec: NetSpec) -> nn.Layer:
     Raises:
         ValueError: an unknown architecture.
     """
-    if spec.arch == "reference":
+    if spec.arch == "conv3":
         return PolicyValueNet(spec.width, spec.height, spec.channels)
     if spec.arch == "resnet":
         return ResidualPolicyValueNet(spec.width, spec.height, spec.res_blocks, spec.res_filters, spec.channels)
     if spec.arch == "sizefree":
         return SizeFreeNet(spec.res_blocks, spec.res_filters, spec.channels, spec.global_pool)
-    raise ValueError(f"unknown architecture {spec.arch!r}: use 'reference', 'resnet' or 'sizefree'")
+    raise ValueError(f"unknown architecture {spec.arch!r}: use one of {', '.join(ARCHS)}")
 
 

@@ -8,6 +8,15 @@ from typing import Optional
 from gomoku.game.features import check_input_version, input_channels
 from gomoku.game.rules import FREESTYLE, check_rule
 
+ARCHS = ("conv3", "resnet", "sizefree")
+"""the net architectures: 'conv3' three 3x3 convolutions and dense heads sized to one board
+(docs/algorithm.md, section 3), 'resnet' residual blocks, 'sizefree' residual blocks and no layer
+sized to the board (docs/algorithm.md, section 7)"""
+
+ARCH_ALIASES = {"reference": "conv3"}
+"""other names of an architecture that model files, checkpoints and configs may hold, and the
+architecture each one reads as"""
+
 SIZE_FREE_ARCHS = ("sizefree",)
 """architectures with no layer sized to the board: one weight file plays any board size"""
 
@@ -17,7 +26,7 @@ TRUNK_SETTINGS = {
                  "global_pool": "global_pool"},
 }
 """for each architecture with a residual trunk: the ``TrainConfig`` fields that size it, and the
-``NetSpec`` field each one fills (the 'reference' net has no trunk to size)"""
+``NetSpec`` field each one fills (the 'conv3' net has no trunk to size)"""
 
 NET_SETTINGS = ("arch", *(name for names in TRUNK_SETTINGS.values() for name in names))
 """the ``TrainConfig`` fields that choose and size a net's layers (its board and input version aside)"""
@@ -31,8 +40,13 @@ def spec_field(setting: str) -> str:
     return setting
 
 
+def arch_name(arch: str) -> str:
+    """The architecture ``arch`` names: itself, or the one an alias in ``ARCH_ALIASES`` stands for."""
+    return ARCH_ALIASES.get(arch, arch)
+
+
 def trunk_of(config, arch: str) -> dict:
-    """The ``NetSpec`` trunk fields the settings of ``config`` give a net of ``arch`` (none for 'reference')."""
+    """The ``NetSpec`` trunk fields the settings of ``config`` give a net of ``arch`` (none for 'conv3')."""
     return {field: getattr(config, name) for name, field in TRUNK_SETTINGS.get(arch, {}).items()}
 
 
@@ -65,8 +79,8 @@ class NetSpec:
     width: int = 8
     height: int = 8
     n_in_row: int = 5
-    arch: str = "reference"
-    """'reference' (docs/algorithm.md, section 3), 'resnet' (residual blocks) or 'sizefree' (docs/algorithm.md, section 7)"""
+    arch: str = "conv3"
+    """one of ``ARCHS``; an alias of ``ARCH_ALIASES`` reads as its architecture"""
     res_blocks: int = 0
     """residual blocks, for arch='resnet' and 'sizefree'"""
     res_filters: int = 64
@@ -85,6 +99,7 @@ class NetSpec:
     def __post_init__(self):
         # JSON gives lists back: keep the spec hashable and comparable.
         object.__setattr__(self, "trained_sizes", tuple(tuple(int(v) for v in s) for s in self.trained_sizes))
+        object.__setattr__(self, "arch", arch_name(self.arch))
         check_input_version(self.inputs)
         if not 0 <= self.global_pool <= max(self.res_blocks, 0):
             raise ValueError(f"global_pool must lie between 0 and the {self.res_blocks} residual blocks, "

@@ -37,8 +37,8 @@ from gomoku.net.flags import add_device_flags
 from gomoku.net.shipped import DEFAULT_MODEL
 from gomoku.play.match import MissingModelError, setup_match
 from gomoku.search.options import SearchOptions, add_search_flags
-from gomoku.search.player_kinds import player_forms
-from gomoku.search.players import EngineError
+from gomoku.search.player_registry import player_forms
+from gomoku.search.player_specs import EngineError
 from gomoku.search.recipe import ROOT_SEARCHES
 from gomoku.util import board_size_arg, positive_int_arg
 

@@ -1,6 +1,6 @@
 """Any Gomocup engine as a player: ``engine:COMMAND``, driven through the protocol.
 
-This module registers the player kind ``engine`` (``ENGINE``, see ``search.player_kinds``):
+This module registers the player kind ``engine`` (``ENGINE``, see ``search.player_registry``):
 ``PlayerSpec.parse("engine:pbrain-rapfi")`` describes an engine by its command line;
 ``make_player`` builds an ``EnginePlayer`` for one game, and the games of one match
 share one ``EngineConnection`` (one engine process) per command line, board and rule.
@@ -56,10 +56,10 @@ from gomoku.game.board import Board, IllegalMoveError
 from gomoku.game.rules import rule_of
 from gomoku.play.engine.protocol import ProtocolError, UNLIMITED_MS, parse_pair
 from gomoku.play.engine_process import HANG_GRACE_S, EngineProcess, board_block
-from gomoku.search.player import SearchResult
-from gomoku.search.player_kinds import Build, PlayerKind, register
-from gomoku.search.players import (EngineError, PlayerSpec, engine_argv, engine_name, info_text,  # noqa: F401
-                                   parse_engine_info)
+from gomoku.search.player_protocol import SearchResult
+from gomoku.search.player_registry import Build, PlayerKind, register
+from gomoku.search.player_specs import (EngineError, PlayerSpec, engine_argv, engine_name, info_text,  # noqa: F401
+                                        parse_engine_info)
 
 DEFAULT_TURN_MS = 5000  # timeout_turn when --engine-info names none
 START_TIMEOUT_S = 120.0  # an engine may load a model or a network at START

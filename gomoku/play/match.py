@@ -2,7 +2,7 @@
 
 A ``Match`` is a board and two seats. Player ``1`` is Black (``X`` in text) and
 player ``2`` is White (``O``); Black moves first unless a loaded record says
-otherwise. A seat holds a ``players.PlayerSpec`` and the player built from it
+otherwise. A seat holds a ``player_specs.PlayerSpec`` and the player built from it
 (``None`` for a human), so the window and the text mode drive the same object
 and differ only in how they ask a human for a move and how they wait for an AI.
 
@@ -27,9 +27,9 @@ from gomoku.net import shipped
 from gomoku.net.modelfile import ModelFileError, find_model, read_model_spec
 from gomoku.play import engine_player  # noqa: F401  (registers the engine:COMMAND players)
 from gomoku.search.options import SearchOptions
-from gomoku.search.player_kinds import player_kinds
-from gomoku.search.players import (PlayerSpec, close_players, make_player, model_player_kind, offered_players,
-                                   parse_engine_info, spec_text)
+from gomoku.search.player_registry import player_kinds
+from gomoku.search.player_specs import (PlayerSpec, close_players, make_player, model_player_kind, offered_players,
+                                        parse_engine_info, spec_text)
 
 STONE_MARKS = {1: "X", 2: "O"}
 
@@ -46,7 +46,7 @@ class Match:
         specs: the player spec for each side, ``{1: ..., 2: ...}``.
         choices: the specs a seat may cycle through, one per kind (see ``cycle_seat``);
             by default the seats' own specs plus what each kind offers without a model
-            (``players.offered_players``).
+            (``player_specs.offered_players``).
         seed: seeds the AI players (each side gets its own stream).
         device: where models run ('cpu', 'gpu' or 'auto').
         c_puct: exploration constant of the searches.

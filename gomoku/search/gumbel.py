@@ -45,10 +45,10 @@ from gomoku import interrupt
 from gomoku.game.board import Board
 from gomoku.search.backend import open_search
 from gomoku.search.mcts import MCTS, Evaluator, SearchStopped
-from gomoku.search.player import SearchResult
+from gomoku.search.player_protocol import SearchResult
 from gomoku.search.playout_cap import N_FAST, check_playout_cap
-from gomoku.search.threats import VctBudgets, set_root_vct
 from gomoku.search.tree import GumbelNode, Leaf, TreeNode
+from gomoku.search.tree_threats import VctBudgets, set_root_vct
 
 GUMBEL_M = 16
 """at most this many root moves are sampled (paper: 16)"""

@@ -1,7 +1,7 @@
 """A threat-aware heuristic player: window scoring plus the threat searches (VCF, VCT).
 
-Moves are scored on a ``threat_board.ThreatBoard`` (the notation, and the
-scores, are that module's); the forced wins are ``threat_searches``'s.
+Moves are scored on a ``line_board.LineBoard`` (the notation, and the
+scores, are that module's); the forced wins are ``vcf_vct``'s.
 
 Strength levels, each adding to the one below:
 
@@ -16,7 +16,7 @@ Strength levels, each adding to the one below:
 4. otherwise, instead of the best score, the move that a shallow alpha-beta
    search (negamax over the best-scored ``SEARCH_WIDTH`` moves, ``SEARCH_DEPTH``
    plies, forced blocks followed at no cost in width) rates best; its leaves are
-   valued by ``ThreatBoard.evaluate``.
+   valued by ``LineBoard.evaluate``.
 
 Searches stop at a node budget, never a clock, so a seeded player repeats
 itself exactly; ties between equal scores are broken by the seeded generator.
@@ -30,9 +30,9 @@ from typing import Callable, Optional
 import numpy as np
 
 from gomoku.game.board import Board
-from gomoku.search.player import SearchResult
-from gomoku.search.threat_board import ThreatBoard
-from gomoku.search.threat_searches import find_vcf, find_vct
+from gomoku.search.line_board import LineBoard
+from gomoku.search.player_protocol import SearchResult
+from gomoku.search.vcf_vct import find_vcf, find_vct
 
 LEVELS = (0, 1, 2, 3, 4)
 DEFAULT_LEVEL = 4
@@ -76,7 +76,7 @@ def choose_move(board: Board, level: int = DEFAULT_LEVEL,
     check_level(level)
     if board.game_over:
         raise ValueError("the game is over: there is no move to choose")
-    tb = ThreatBoard(board)
+    tb = LineBoard(board)
     me = board.current_player
     them = 3 - me
     mine = tb.five_cells(me)
@@ -120,7 +120,7 @@ def choose_move(board: Board, level: int = DEFAULT_LEVEL,
     return ranked[0]
 
 
-def _alpha_beta_root(tb: ThreatBoard, me: int, ranked: list[int]) -> int:
+def _alpha_beta_root(tb: LineBoard, me: int, ranked: list[int]) -> int:
     """The best of the best-scored moves by negamax; the better-ranked move wins a tie."""
     best, best_value = ranked[0], -np.inf
     alpha = -np.inf
@@ -134,7 +134,7 @@ def _alpha_beta_root(tb: ThreatBoard, me: int, ranked: list[int]) -> int:
     return best
 
 
-def _negamax(tb: ThreatBoard, player: int, depth: int, alpha: float, beta: float) -> float:
+def _negamax(tb: LineBoard, player: int, depth: int, alpha: float, beta: float) -> float:
     """The value for ``player`` to move, searched ``depth`` plies over the best-scored moves."""
     if tb.five_cells(player):
         return WIN
@@ -162,7 +162,7 @@ def _negamax(tb: ThreatBoard, player: int, depth: int, alpha: float, beta: float
     return best
 
 
-def _defend(tb: ThreatBoard, me: int, ranked: list[int], threat: list[int],
+def _defend(tb: LineBoard, me: int, ranked: list[int], threat: list[int],
             checks: list[Callable[[], bool]]) -> int:
     """The best-ranked move after which no check says the opponent still wins.
 

@@ -44,8 +44,8 @@ import numpy as np
 from gomoku import interrupt
 from gomoku.game.board import Board
 from gomoku.search.options import check_search_options
-from gomoku.search.threats import ThreatSolver
 from gomoku.search.tree import Leaf, TreeNode, favour, legal_moves
+from gomoku.search.tree_threats import ThreatSolver
 
 
 class Evaluator(Protocol):
@@ -64,7 +64,7 @@ class MCTS:
     policy target. ``forced_k = 0`` is the plain AlphaZero search.
 
     Two options sharpen the search where the prior is wrong; both off is the
-    reference search (docs/algorithm.md, section 4):
+    plain PUCT search (docs/algorithm.md, section 4):
 
     * ``fpu`` (first-play urgency, as in Leela Zero and KataGo): an unvisited
       child counts with its node's mean value (its own evaluation and its
@@ -89,7 +89,7 @@ class MCTS:
       child; a node whose children are all won for their movers is lost. A
       forcing line of fours is then followed one reply deep at each step and
       proved in a few playouts.
-    * ``threats`` (the in-tree solver and the threat searches, ``threats.ThreatSolver``):
+    * ``threats`` (the in-tree solver and the threat searches, ``tree_threats.ThreatSolver``):
       before the net is asked at a new node, a VCF (victory by continuous
       fours) of the player to move is looked for within a small node budget;
       one found makes the node a proven win, ``plies`` moves from the end,

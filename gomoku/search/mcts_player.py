@@ -17,10 +17,10 @@ import numpy as np
 from gomoku.game.board import Board
 from gomoku.search.backend import CORE, open_search
 from gomoku.search.mcts import MCTS, Evaluator, SearchStopped
-from gomoku.search.player import SearchResult
+from gomoku.search.player_protocol import SearchResult
 from gomoku.search.playout_cap import N_FAST, check_playout_cap
-from gomoku.search.threats import VctBudgets, set_root_vct
 from gomoku.search.tree import Leaf
+from gomoku.search.tree_threats import VctBudgets, set_root_vct
 
 
 class MCTSPlayer:
@@ -60,7 +60,7 @@ class MCTSPlayer:
         forced_k: forced playouts and pruning of the policy target in full searches (0: off).
         full_vct: with ``threats``, the root VCT searches' depth and budgets in full searches (fast
             searches keep the defaults); None or the defaults: ``VctBudgets()`` in every search.
-        fpu, win_check, solve, threats: see ``MCTS`` (None and False: the reference search).
+        fpu, win_check, solve, threats: see ``MCTS`` (None and False: the plain search).
         seed: seeds the player's own random generator.
         name: shown in UIs and logs.
     """

@@ -1,4 +1,4 @@
-"""Options of the play search beyond the reference PUCT search (docs/algorithm.md, section 4), and their command-line flags.
+"""Options of the play search beyond the plain PUCT search (docs/algorithm.md, section 4), and their command-line flags.
 
 The arena, ``play.py``, the engine and the strength table take the same four
 options (see ``mcts.MCTS`` for what each does); they travel together as one
@@ -19,7 +19,7 @@ def check_search_options(fpu: Optional[float], win_check: bool, solve: bool = Fa
     """Raises ValueError unless ``fpu`` is None or a finite number >= 0 and the switches are bools."""
     if fpu is not None and (isinstance(fpu, bool) or not isinstance(fpu, (int, float))
                             or not math.isfinite(fpu) or fpu < 0):
-        raise ValueError(f"fpu must be a number of at least 0 (or None for the reference 0 value), got {fpu!r}")
+        raise ValueError(f"fpu must be a number of at least 0 (or None for the plain search's 0), got {fpu!r}")
     if not isinstance(win_check, bool):
         raise ValueError(f"win_check must be True or False, got {win_check!r}")
     if not isinstance(solve, bool):
@@ -30,7 +30,7 @@ def check_search_options(fpu: Optional[float], win_check: bool, solve: bool = Fa
 
 @dataclass(frozen=True)
 class SearchOptions:
-    """How an AlphaZero player searches, beyond c_puct and its playouts; the defaults are the reference search.
+    """How an AlphaZero player searches, beyond c_puct and its playouts; the defaults are the plain PUCT search.
 
     Raises:
         ValueError: on construction, for values ``check_search_options`` refuses.
@@ -59,13 +59,13 @@ class SearchOptions:
                     **({"threats": True} if self.threats else {}))
 
     def words(self) -> list[str]:
-        """For names and reports, e.g. ``['fpu 0.25', 'solver']``; empty for the reference search."""
+        """For names and reports, e.g. ``['fpu 0.25', 'solver']``; empty for the plain search."""
         return (([] if self.fpu is None else [f"fpu {self.fpu:g}"])
                 + (["threat solver"] if self.threats else ["solver"] if self.solve
                    else ["win check"] if self.win_check else []))
 
     def flags(self) -> str:
-        """The flags that give these options where the reference search is the default (the arena, the
+        """The flags that give these options where the plain search is the default (the arena, the
         strength table), e.g. ``' --fpu 0.25 --solve'``."""
         return ((f" --fpu {self.fpu:g}" if self.fpu is not None else "")
                 + (" --threats" if self.threats else " --solve" if self.solve
@@ -77,8 +77,8 @@ class SearchOptions:
 
         ``--win-check off`` without ``--solve`` turns the in-tree solver off too; ``--solve on`` includes the win check;
         ``--threats on`` includes the in-tree solver, and ``--solve off`` or ``--win-check off`` without ``--threats``
-        turns the threat searches off too. A namespace without ``threats`` (a parser made before the flag
-        existed) reads as the preset's.
+        turns the threat searches off too. A namespace without ``threats`` (a parser without that flag)
+        reads as the preset's.
         """
         base = SEARCH_PRESETS[args.search]
         fpu = base.fpu if args.fpu is None else None if args.fpu == FPU_OFF else args.fpu
@@ -89,11 +89,11 @@ class SearchOptions:
         return cls(fpu, win_check, solve, threats)
 
 
-SEARCH_PRESETS = {"reference": SearchOptions(), "sharp": SearchOptions(fpu=0.25, solve=True)}
-"""``--search``: the reference PUCT search, and the strongest options measured (docs/search.md)."""
+SEARCH_PRESETS = {"plain": SearchOptions(), "sharp": SearchOptions(fpu=0.25, solve=True)}
+"""``--search``: the plain PUCT search (none of the options), and the strongest options measured (docs/search.md)."""
 
 FPU_OFF = "off"
-"""``--fpu off``: an unvisited move counts as 0, as in the reference search."""
+"""``--fpu off``: an unvisited move counts as 0, as in the plain search."""
 
 
 def fpu_arg(text: str):
@@ -110,7 +110,7 @@ def fpu_arg(text: str):
 
 
 def add_search_flags(parser: argparse.ArgumentParser, whose: str = "the AlphaZero players' searches",
-                     default: str = "reference") -> None:
+                     default: str = "plain") -> None:
     """Adds ``--search``, ``--fpu``, ``--win-check``, ``--solve`` and ``--threats``; ``SearchOptions.from_args``
     reads them.
 
@@ -118,12 +118,12 @@ def add_search_flags(parser: argparse.ArgumentParser, whose: str = "the AlphaZer
     """
     shown = SEARCH_PRESETS[default]
     parser.add_argument("--search", choices=tuple(SEARCH_PRESETS), default=default,
-                        help=f"options of {whose}: reference is the reference PUCT search, sharp adds --fpu 0.25 "
+                        help=f"options of {whose}: plain is the plain PUCT search, sharp adds --fpu 0.25 "
                              f"--solve; the flags below change one option of it (default: {default})")
     parser.add_argument("--fpu", type=fpu_arg, metavar="R|off",
                         help=f"first-play urgency: an unvisited move counts as its position's mean value less "
                              f"R * sqrt(prior of the visited moves) (Leela Zero, KataGo; 0.25 is usual); off: "
-                             f"as 0, the reference (default: {'off' if shown.fpu is None else f'{shown.fpu:g}'})")
+                             f"as 0, as the plain search does (default: {'off' if shown.fpu is None else f'{shown.fpu:g}'})")
     parser.add_argument("--win-check", type=switch_arg, nargs="?", const=True, metavar="on|off",
                         help=f"treat a position whose player to move can complete a line as won, without "
                              f"asking the net; alone: on (default: {'on' if shown.win_check else 'off'})")

@@ -27,7 +27,7 @@ players' searches at once and asks each player, by these public names only:
   options; ``evaluator``; ``keeps_tree``: whether the tree is kept after a move;
 * ``budget()``: the move's playouts (drawing full or fast on its first call), ``forced_k`` of the move;
 * ``prepare_root()``: called before the root's threat searches, which may take their budgets from
-  the move's full or fast search (``threats.set_root_vct``);
+  the move's full or fast search (``tree_threats.set_root_vct``);
 * ``take_root(root, done)``: the search is done, ``root`` is a copy of its root and ``done`` the
   playouts run; ``choose`` follows;
 * ``next_phase_on(root, done)``: Gumbel only: the root children of sequential halving's next phase

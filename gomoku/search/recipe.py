@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from gomoku.search.gumbel import GUMBEL_C_SCALE, GUMBEL_C_VISIT, GUMBEL_M, GumbelPlayer
 from gomoku.search.mcts_player import MCTSPlayer
 from gomoku.search.playout_cap import N_FAST
-from gomoku.search.threats import DEFENCE_VCT_NODES, ROOT_VCT_NODES, VCT_DEPTH, VctBudgets
+from gomoku.search.tree_threats import DEFENCE_VCT_NODES, ROOT_VCT_NODES, VCT_DEPTH, VctBudgets
 
 ROOT_SEARCHES = ("puct", "gumbel")
 """self-play's root searches: AlphaZero's PUCT (``MCTSPlayer``) and Gumbel (``GumbelPlayer``)"""

@@ -16,7 +16,7 @@ predictor thread each):
   a batch of 512, each followed by the forward pass that measures its KL;
 * ``nn_positions_per_s_<net>_<W>x<H>``: the predictor alone, as for
   ``nn_positions_per_s``, for the size-free net (one predictor exported once with
-  the board size left open) and for the reference net made for that board, on
+  the board size left open) and for the conv3 net made for that board, on
   each of ``--sizefree-sizes`` (9x9 and 15x15 by default);
 * peak memory (resident set) of the benchmark process and of its largest worker;
 * what playing in actors costs (``--actors local`` or ``ray``): ``publish_s``, new
@@ -57,7 +57,7 @@ from gomoku.net.flags import add_device_flags
 from gomoku.progress import timed_phase
 from gomoku.search.playout_cap import N_FAST, check_playout_cap
 from gomoku.search.recipe import ROOT_SEARCHES
-from gomoku.search.threats import DEFENCE_VCT_NODES, ROOT_VCT_NODES, VCT_DEPTH, VctBudgets
+from gomoku.search.tree_threats import DEFENCE_VCT_NODES, ROOT_VCT_NODES, VCT_DEPTH, VctBudgets
 from gomoku.util import DefaultsHelpFormatter, switch_arg, usable_cpus
 
 
@@ -165,7 +165,7 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
     """Measures everything; returns the figures as a dict (see the module docstring).
 
     ``sizefree_sizes``: the square boards on which the size-free net
-    (``sizefree_blocks`` x ``sizefree_filters``) and the reference net are compared.
+    (``sizefree_blocks`` x ``sizefree_filters``) and the conv3 net are compared.
     ``precisions``: the inference precisions to measure the net and self-play in, side
     by side; the first one's figures have plain names, the others' end in ``_<precision>``.
     ``model_path``: a model file whose net the net-alone and self-play figures use
@@ -203,7 +203,7 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
     results = {
         "board": f"{width}x{height}, {n_in_row} in a row", "n_playout": n_playout,
         "workers": workers, "parallel_games_per_worker": parallel, "device": device, "actors": actors,
-        "precision": precisions[0], "net": model_path or f"a fresh reference net, input version {inputs}",
+        "precision": precisions[0], "net": model_path or f"a fresh conv3 net, input version {inputs}",
         "selfplay_recipe": f"{root_search}, threats {'on' if threats else 'off'}, opening stones {opening_stones}, "
                            f"{rule}" + (f", playout cap {p_full:g} of moves full, the rest {n_fast}" if p_full < 1 else "")
                            + (f", root VCT {vct.depth} threes, {vct.nodes}/{vct.defence_nodes} nodes"
@@ -306,7 +306,7 @@ def run_benchmark(width: int = 8, height: int = 8, n_in_row: int = 5, n_playout:
             for n in sizefree_sizes:
                 board = (n, n, n_in_row)
                 for net_name, net in (("sizefree", sizefree),
-                                      ("reference", PolicyValueModel(NetSpec(*board), device=device))):
+                                      ("conv3", PolicyValueModel(NetSpec(*board), device=device))):
                     log(f"net alone ({precision}): {net_name} net on {n}x{n}, batch {parallel}, "
                         f"{workers} process(es), {seconds:.0f} s ...")
                     actors_.publish(net)
@@ -375,7 +375,7 @@ def main(argv=None) -> int:
     parser.add_argument("--actors", choices=["local", "ray"], default="local",
                         help="worker processes on this machine, or Ray actors on a local Ray cluster")
     parser.add_argument("--sizefree-sizes", default="9,15",
-                        help="square boards to compare the size-free net and the reference net on "
+                        help="square boards to compare the size-free net and the conv3 net on "
                              "(empty: skip)")
     parser.add_argument("--sizefree-blocks", type=int, default=4, help="the size-free net's residual blocks")
     parser.add_argument("--sizefree-filters", type=int, default=32, help="the size-free net's channels")

@@ -149,7 +149,7 @@ def refuse_a_busy_run(run_dir, resume: bool = False) -> None:
 def check_eval_opponent(config) -> None:
     """Tries the evaluation opponent once where its kind can (an ``engine:COMMAND`` starts), so
     that a bad one fails now, not at the first evaluation."""
-    from gomoku.search.players import check_player
+    from gomoku.search.player_specs import check_player
 
     spec = config.eval_player()
     for width, height in config.board_sizes():

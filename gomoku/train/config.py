@@ -19,9 +19,9 @@ from gomoku.search.gumbel import check_gumbel
 from gomoku.search.heuristic import check_level
 from gomoku.search.playout_cap import check_playout_cap
 from gomoku.net.flags import DEVICES, PRECISIONS
-from gomoku.net.spec import NetSpec, trunk_settings
+from gomoku.net.spec import ARCHS, NetSpec, arch_name, trunk_settings
 from gomoku.search.recipe import SelfPlayRecipe, check_root_search
-from gomoku.search.threats import VctBudgets, check_vct_budgets
+from gomoku.search.tree_threats import VctBudgets, check_vct_budgets
 from gomoku.util import board_size_arg, usable_cpus
 
 
@@ -52,7 +52,7 @@ class TrainConfig:
     kl_targ: float = 0.02
     """KL target between the policy before and after an update"""
     fresh_batches: bool = True
-    """each Adam step of an update draws its own mini-batch from the window (off: every step repeats the update's one batch, the reference recipe)"""
+    """each Adam step of an update draws its own mini-batch from the window (off: every step repeats the update's one batch, as AlphaZero-Gomoku's recipe does)"""
     window_floor: int = 0
     """updates draw from the newest positions only: all of them up to this many, then a window that grows with the positions made (KataGo's rule, gomoku/train/replay.py), at most buffer_size; 0: the whole buffer"""
     average_decay: float = 0.95
@@ -135,7 +135,7 @@ class TrainConfig:
     opening_stones: int = 0
     """self-play games start from 0 to this many random stones near the centre (each count as often; drawn like the arena's openings; placed, not searched, so no training position comes from them): the opening variety the arena and people play; 0: every game from the empty board"""
     win_check: bool = SelfPlayRecipe.win_check
-    """on: the self-play and evaluation searches treat a new node whose player to move can complete a line as won, without asking the net, so a move that leaves the opponent a winning line is valued -1 on its first visit (off: the reference search, which learns that from the net)"""
+    """on: the self-play and evaluation searches treat a new node whose player to move can complete a line as won, without asking the net, so a move that leaves the opponent a winning line is valued -1 on its first visit (off: the plain search, which learns that from the net)"""
     threats: bool = SelfPlayRecipe.threats
     """on: the self-play and evaluation searches look for a VCF (continuous fours) at each new node before asking the net, counting one found as a proven win, and at the root play their own forced win or keep only the moves that stop the opponent's (includes the in-tree solver and the win check)"""
     vct_depth: int = SelfPlayRecipe.vct_depth
@@ -147,7 +147,7 @@ class TrainConfig:
     value_mix: float = 0.0
     """value target mixing: z' = (1 - value_mix) z + value_mix Q_root for recorded positions (0: z)"""
     arch: str = "sizefree"
-    """network: 'sizefree' (fully convolutional: one net for every board size; the default because it won the time-to-strength race, see docs/training.md), 'reference' (docs/algorithm.md, section 3, the reference recipe) or 'resnet'"""
+    """network: 'sizefree' (fully convolutional: one net for every board size; the default because it won the time-to-strength race, see docs/training.md), 'conv3' (three convolutions and dense heads sized to one board, docs/algorithm.md, section 3) or 'resnet'"""
     res_blocks: int = 4
     """residual blocks when arch is 'resnet'"""
     res_filters: int = 64
@@ -181,6 +181,9 @@ class TrainConfig:
     seed: int = 0
     """seed for self-play, sampling and the net's initial weights"""
 
+    def __post_init__(self):
+        self.arch = arch_name(self.arch)  # a checkpoint's or a flag's alias reads as its architecture
+
     def eval_player(self):
         """``eval_opponent`` read as a player spec, with ``engine_info``; on a ladder ('pure',
         'heuristic') the pipeline sets its playouts or level.
@@ -189,7 +192,7 @@ class TrainConfig:
             ValueError: a spec the player registry cannot read, a human, or a model player without
                 a model file (the message says which).
         """
-        from gomoku.search.players import PlayerSpec, parse_engine_info
+        from gomoku.search.player_specs import PlayerSpec, parse_engine_info
 
         try:
             spec = PlayerSpec.parse(self.eval_opponent)
@@ -264,8 +267,8 @@ class TrainConfig:
             raise ValueError(f"sizefree_filters must be at least 1, got {self.sizefree_filters}")
         if self.global_pool > self.sizefree_blocks:
             raise ValueError(f"global_pool {self.global_pool} is more than the {self.sizefree_blocks} sizefree_blocks")
-        if self.arch not in ("reference", "resnet", "sizefree"):
-            raise ValueError(f"arch must be 'reference', 'resnet' or 'sizefree', got {self.arch!r}")
+        if self.arch not in ARCHS:
+            raise ValueError(f"arch must be one of {', '.join(ARCHS)}, got {self.arch!r}")
         sizes = self.board_sizes()
         for width, height in sizes:
             if width < self.n_in_row or height < self.n_in_row:
@@ -361,11 +364,11 @@ class TrainConfig:
     @classmethod
     def from_dict(cls, data: dict) -> "TrainConfig":
         known = {f.name for f in fields(cls)}
-        # Configs written before a field existed keep the behaviour they were written with: reference
-        # nets, and the learner without fresh batches, window, average, schedule or gate.
-        data = {"arch": "reference", "fresh_batches": False, "average_decay": 0.0, "gate_games": 0, **data}
+        # A config without a field keeps the behaviour it was written with: a conv3 net, and the
+        # learner without fresh batches, window, average, schedule or gate.
+        data = {"arch": "conv3", "fresh_batches": False, "average_decay": 0.0, "gate_games": 0, **data}
         switches = {f.name for f in fields(cls) if f.type in (bool, "bool")}
-        # Checkpoints of runs started before switches were bools hold them as 0 and 1.
+        # A checkpoint's config may hold a switch as 0 or 1.
         data = {k: (bool(v) if k in switches and v in (0, 1) else v) for k, v in data.items()}
         return cls(**{k: v for k, v in data.items() if k in known})
 

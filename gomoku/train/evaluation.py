@@ -18,7 +18,7 @@ from gomoku.net.modelfile import BEST_MODEL
 from gomoku.progress import advance_to, progress_bar
 from gomoku.search.heuristic import LEVELS
 from gomoku.search.options import SearchOptions
-from gomoku.search.players import PlayerSpec, spec_text
+from gomoku.search.player_specs import PlayerSpec, spec_text
 from gomoku.train.config import size_order
 from gomoku.train.gate import play_gate
 from gomoku.actors import PUBLISHED, tally_by_colour

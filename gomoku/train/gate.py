@@ -14,7 +14,7 @@ import numpy as np
 
 from gomoku.game.openings import book_for_board, openings_for_games, paired_openings
 from gomoku.search.options import SearchOptions
-from gomoku.search.players import PlayerSpec
+from gomoku.search.player_specs import PlayerSpec
 from gomoku.train.config import TrainConfig
 from gomoku.actors import PUBLISHED, tally_by_colour
 

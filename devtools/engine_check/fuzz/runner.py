@@ -88,7 +88,7 @@ class FuzzConfig:
                "model": ["--model", str(self.model)]}[self.engine]
         return [sys.executable, "-m", "gomoku.play.engine", *who, "--n-in-row", str(self.n_in_row),
                 "--device", self.device, "--max-playouts", str(self.max_playouts), "--seed", str(seed),
-                "--search", "reference", *self.search.flags().split()]
+                "--search", "plain", *self.search.flags().split()]
 
     @property
     def lifetime(self) -> int:

@@ -40,8 +40,8 @@ from gomoku.game.openings import format_openings
 from gomoku.game.rules import FREESTYLE, RULES, check_rule, rules_help
 from gomoku.game.symmetry import symmetries
 from gomoku.search.heuristic import choose_move
-from gomoku.search.threat_board import ThreatBoard
-from gomoku.search.threat_searches import find_vcf, find_vct
+from gomoku.search.line_board import LineBoard
+from gomoku.search.vcf_vct import find_vcf, find_vct
 from gomoku.util import DefaultsHelpFormatter, atomic_write, board_size_arg, positive_int_arg
 
 SPREAD = 2  # each stone lies within this many king steps of an earlier one
@@ -85,7 +85,7 @@ def draw_opening(width: int, height: int, stones: int, rng: np.random.Generator)
 def has_forced_win(board: Board) -> bool:
     """Whether the threat searches find a VCF or VCT on ``board`` for either side (for the
     side not to move, as if it were to move), within the heuristic's node budgets."""
-    tb = ThreatBoard(board)
+    tb = LineBoard(board)
     return any(find_vcf(tb, side) is not None or find_vct(tb, side) is not None
                for side in (board.current_player, board.opponent))
 

@@ -16,12 +16,12 @@ from typing import IO, Optional, Sequence
 
 import numpy as np
 
+from gomoku.actors import MatchGame, Tally, tally_by_colour
 from gomoku.game.board import Board
 from gomoku.game.gamefile import COLOUR_NAMES, GameFileError, GameRecord, read_game_lines
 from gomoku.game.rules import FREESTYLE
 from gomoku.play.arena.settings import ArenaError, ArenaSettings
-from gomoku.search.players import PlayerSpec, info_text, spec_text
-from gomoku.actors import MatchGame, Tally, tally_by_colour
+from gomoku.search.player_specs import PlayerSpec, info_text, spec_text
 from gomoku.util import atomic_write
 
 SUMMARY_FORMAT = "gomoku-zero-arena/1"

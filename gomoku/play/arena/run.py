@@ -6,7 +6,7 @@
 
 ``gomoku-arena`` is the installed command; ``python -m gomoku.play.arena`` runs the same.
 
-Players are specs as ``players.PlayerSpec`` reads them (``az:PATH[:PLAYOUTS]``,
+Players are specs as ``player_specs.PlayerSpec`` reads them (``az:PATH[:PLAYOUTS]``,
 ``pure[:PLAYOUTS]``, ``policy:PATH``, ``heuristic[:LEVEL]``). The board is the one the models were
 made for; a size-free model (``arch='sizefree'``) plays the board ``--size``
 chooses (by default the largest it was trained on); with no model on either
@@ -68,8 +68,8 @@ from gomoku.play.arena.settings import ArenaError, ArenaSettings, parse_player, 
 from gomoku.play.engine_player import EngineError, parse_engine_info
 from gomoku.progress import advance_to, progress_bar
 from gomoku.search.options import SearchOptions, add_search_flags
-from gomoku.search.player_kinds import player_forms
-from gomoku.search.players import check_player, spec_text
+from gomoku.search.player_registry import player_forms
+from gomoku.search.player_specs import check_player, spec_text
 from gomoku.util import board_size_arg, positive_int_arg, usable_cpus
 
 

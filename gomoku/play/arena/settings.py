@@ -11,8 +11,8 @@ from typing import Optional, Sequence
 from gomoku.game.board import Board
 from gomoku.game.rules import FREESTYLE, RULES
 from gomoku.search.options import SearchOptions
-from gomoku.search.player_kinds import player_forms
-from gomoku.search.players import PlayerSpec
+from gomoku.search.player_registry import player_forms
+from gomoku.search.player_specs import PlayerSpec
 
 
 class ArenaError(ValueError):
@@ -133,7 +133,7 @@ class ArenaSettings:
     device: str = "auto"
     """where models run: cpu, gpu or auto"""
     search: SearchOptions = SearchOptions()
-    """how the az players search (default: the reference search)"""
+    """how the az players search (default: the plain PUCT search)"""
     precision: str = "auto"
     """the models' inference arithmetic: auto, fp32 or bf16"""
     precision_b: Optional[str] = None

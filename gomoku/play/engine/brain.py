@@ -66,7 +66,7 @@ class EngineOptions:
     messages: bool = True
     """send a MESSAGE line with the search's statistics before every move"""
     search: SearchOptions = SearchOptions()
-    """how the search goes beyond the reference PUCT search (here the reference itself; the
+    """how the search goes beyond the plain PUCT search (here the plain search itself; the
     command line's default is the sharp preset, see ``build_parser``)"""
     root_search: str = "puct"
     """with a model: "puct" searches ``mcts.MCTS``'s tree; "gumbel" plans Gumbel's sequential halving

@@ -113,7 +113,7 @@ from gomoku.play.engine.brain import EngineOptions, PbrainEngine
 from gomoku.play.engine.move_search import stamped_lines
 from gomoku.search.heuristic import DEFAULT_LEVEL, LEVELS
 from gomoku.search.options import SearchOptions, add_search_flags
-from gomoku.search.players import PlayerSpec, model_player_kind
+from gomoku.search.player_specs import PlayerSpec, model_player_kind
 from gomoku.search.recipe import ROOT_SEARCHES
 from gomoku.util import DefaultsHelpFormatter
 
@@ -195,7 +195,7 @@ ENGINE_PLAYERS = {
     "pure": lambda spec: {},
     "heuristic": lambda spec: {"heuristic": spec.level},
 }
-"""The player kinds (``search.player_kinds``) the engine plays, and the engine options of each one's spec."""
+"""The player kinds (``search.player_registry``) the engine plays, and the engine options of each one's spec."""
 
 
 def player_spec(args: argparse.Namespace) -> Optional[PlayerSpec]:

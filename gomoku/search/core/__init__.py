@@ -5,10 +5,11 @@
 engine's timed search, ``MCTSPlayer.get_action``) one playout at a time; ``trees.CoreTrees``
 holds the arrays (their columns: ``layout``);
 ``descent`` is the compiled step (descents, leaves, backups), ``kernels`` the tree functions,
-``boards`` the rules, ``vcf`` the VCF search, ``threats`` the leaf's VCF and its cache,
-``roots`` the root's threat searches (compiled, driven once a move from Python), ``planes`` input version 2's
-threat planes, ``sums`` NumPy's summation order, and ``cache`` numba's cache of the kernels and the
-lock that lets one process of the machine compile them. The Python search (``mcts``, ``gumbel``)
+``boards`` the rules, ``vcf`` the VCF search, ``cached_vcf`` that search behind the quick test
+and the player's cache of results (at new leaves, and for the root), ``root_threats`` the root's
+threat searches (compiled, driven once a move from Python), ``planes`` input version 2's threat
+planes, ``sums`` NumPy's summation order, and ``cache`` numba's cache of the kernels and the lock
+that lets one process of the machine compile them. The Python search (``mcts``, ``gumbel``)
 stays the reference: a seeded game is the same move for move on both (tests/test_core.py,
 tests/test_core_threats.py).
 

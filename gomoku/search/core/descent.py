@@ -3,7 +3,7 @@
 ``step`` backs up each search's pending leaf with the net's output, then runs its playouts
 until a leaf needs the net, its planes written into the net's input: ``select_leaf`` follows
 ``MCTS.select_leaf`` (the win check, the in-tree solver, and with the threat searches on the
-VCF at new leaves and the root's moves and hint that ``roots.analyse_root`` left), the tree
+VCF at new leaves and the root's moves and hint that ``root_threats.analyse_root`` left), the tree
 kernels (``kernels``) do the rest. Input version 2's threat planes come from ``planes``.
 """
 
@@ -13,6 +13,7 @@ import numpy as np
 
 from gomoku.search.core.boards import (can_win_now, completing_cells, drop_forbidden, is_forbidden, play,
                                        write_planes)
+from gomoku.search.core.cached_vcf import leaf_vcf
 from gomoku.search.core.jit import njit
 from gomoku.search.core.kernels import backup, child_node, expand, favour, gumbel_index, puct_index
 from gomoku.search.core.layout import (ALL_LEGAL, E_MOVE, GUMBEL, NEXT_NODE, NO_WINNER, N_FIRST, N_PLIES, N_PROVEN,
@@ -21,7 +22,6 @@ from gomoku.search.core.layout import (ALL_LEGAL, E_MOVE, GUMBEL, NEXT_NODE, NO_
                                        S_HINT, S_INPUTS, S_KIND, S_LEAF, S_LEAF_NMOVES, S_PLAYOUTS, S_PLEN, S_QLEN,
                                        S_QPOS, S_ROOT, S_ROOT_NMOVES, S_ROW, S_STATE, S_WINNER)
 from gomoku.search.core.planes import write_threat_planes
-from gomoku.search.core.threats import leaf_vcf
 from gomoku.search.core.vcf import workspace
 
 

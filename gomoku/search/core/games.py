@@ -6,7 +6,7 @@ input version 1 or 2, with or without the threat searches, under any rule but ca
 players are driven through the search protocol's player hooks only (``protocol``). They keep
 what happens once a move in Python: their random draws (playout cap, Gumbel, noise,
 move sampling), the move choice and the training target, read from a copy of the root
-(``CoreTrees.root_view``), and the root's threat searches (``roots.analyse_root``, the
+(``CoreTrees.root_view``), and the root's threat searches (``root_threats.analyse_root``, the
 reference's Python, which shares the VCF cache of the player's tree with the kernels).
 Everything between two moves runs in the kernels.
 
@@ -23,9 +23,9 @@ import numpy as np
 from gomoku.game.features import input_channels
 from gomoku.search.backend import CORE, board_reason, choose
 from gomoku.search.core import layout as k
-from gomoku.search.core.roots import analyse_root
+from gomoku.search.core.cached_vcf import install_cache
+from gomoku.search.core.root_threats import analyse_root
 from gomoku.search.core.single import core_ready
-from gomoku.search.core.threats import install_cache
 from gomoku.search.core.trees import UNLIMITED, CoreTrees
 
 

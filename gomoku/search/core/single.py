@@ -6,7 +6,7 @@ keeps the contract of ``mcts.search`` (``stop(playouts_done)`` is asked before e
 and the board is left as it was), so a clock, a playout budget or a cancel flag ends it
 between playouts. Each leaf goes to the player's ``NetEvaluator`` alone (batch 1, through
 its cache of positions, as ``games.CoreGames`` does); the root's threat searches run before
-the move's first playout (``roots.analyse_root``, as ``CoreGames`` does). The tree is
+the move's first playout (``root_threats.analyse_root``, as ``CoreGames`` does). The tree is
 kept between moves: ``advance(move)`` keeps the subtree under a move (tree reuse), ``reset``
 drops it, and a search asked about a position its tree does not stand on starts afresh.
 
@@ -40,8 +40,8 @@ from gomoku.game.features import input_channels
 from gomoku.search.core import core_enabled, supports_board, supports_evaluator
 from gomoku.search.core import layout as k
 from gomoku.search.core.cache import cached, compile_lock
-from gomoku.search.core.roots import analyse_root
-from gomoku.search.core.threats import install_cache
+from gomoku.search.core.cached_vcf import install_cache
+from gomoku.search.core.root_threats import analyse_root
 from gomoku.search.core.trees import CoreTrees
 from gomoku.search.mcts import MCTS
 from gomoku.search.tree import TreeNode

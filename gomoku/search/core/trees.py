@@ -24,11 +24,11 @@ from gomoku.game.board import Board
 from gomoku.game.features import MAX_THREAT_N
 from gomoku.search.core import boards, descent, kernels
 from gomoku.search.core import layout as k
+from gomoku.search.core.cached_vcf import cache_list, cache_list_extend, cache_list_set, new_cache
 from gomoku.search.core.planes import plane_tables
-from gomoku.search.core.threats import cache_list, cache_list_extend, cache_list_set, new_cache
 from gomoku.search.core.vcf import geometry, workspace
 from gomoku.search.core.vct import vct_workspace
-from gomoku.search.threat_board import line_weights
+from gomoku.search.line_board import line_weights
 from gomoku.search.tree import GumbelNode, TreeNode
 
 UNLIMITED = 1 << 40
@@ -64,13 +64,13 @@ class CoreTrees:
         self.leafmoves = np.zeros((0, size), np.int64)
         self.queue = np.zeros((0, 1), np.int64)
         self.rootmoves = np.zeros((0, size), np.int64)  # a new root's moves from the threat searches
-        # the root's threat searches' scratch (``roots.analyse_root``)
+        # the root's threat searches' scratch (``root_threats.analyse_root``)
         self.weights = line_weights(n_in_row)
         self.ws, self.vs = workspace(size, len(self.vcf_args[0])), vct_workspace(size)
         self.keep, self.line = np.zeros(size, np.bool_), np.zeros(2 * size + 2, np.int64)
         self.mark, self.mine, self.theirs = np.zeros(size, np.int64), np.zeros(size, np.int64), np.zeros(size, np.int64)
         self._no_cache = new_cache()
-        self.caches = cache_list(self._no_cache, 0)  # each search's VCF cache (its player's, ``threats.VcfCache``)
+        self.caches = cache_list(self._no_cache, 0)  # each search's VCF cache (its player's, ``cached_vcf.VcfCache``)
         self._free: list[int] = []
         self._grow_searches(searches)
 
@@ -153,7 +153,7 @@ class CoreTrees:
             win_check: bool = False, solve: bool = False, c_visit: float = 0.0, c_scale: float = 0.0,
             threats: bool = False, inputs: int = 1, cache=None) -> int:
         """A new search on ``board`` (copied); returns its id. With ``threats``, ``cache`` is the
-        player's VCF cache (``threats.VcfCache``); ``inputs`` is the net's input version."""
+        player's VCF cache (``cached_vcf.VcfCache``); ``inputs`` is the net's input version."""
         if not self._free:
             self._grow_searches(max(16, self.sint.shape[0]))
         s = self._free.pop()

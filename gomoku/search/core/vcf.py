@@ -2,11 +2,11 @@
 
 One search serves both callers that ask for a VCF at new positions:
 
-* the threat searches at a new leaf (``threats.ThreatSolver.vcf``, ``threat_searches.find_vcf``):
+* the threat searches at a new leaf (``tree_threats.ThreatSolver.vcf``, ``vcf_vct.find_vcf``):
   the line found, its length to the end of the game, and the per-tree cache of results;
 * the VCF planes of input version 2 (``features.has_vcf``): whether there is one.
 
-Both searches visit the same positions in the same order (notation: ``threat_board``): at a
+Both searches visit the same positions in the same order (notation: ``line_board``): at a
 node the attacker wins with a five cell; two five cells of the defender, no depth left or the
 node budget spent end the line; a position already failed with as much depth left fails
 again; the attacker's four moves (under renju never Black's forbidden points; against one
@@ -20,7 +20,7 @@ themselves.
 The search plays its moves on the search's own cells and takes them back; per window it
 keeps the stones of each player and what closes the window for each (the opponent's stones,
 and where a player needs exactly ``n_in_row`` its own stones just beyond the ends), as
-``ThreatBoard`` does.
+``LineBoard`` does.
 """
 
 from __future__ import annotations
@@ -31,10 +31,10 @@ from gomoku.game.lines import line_cells, line_ends
 from gomoku.search.core.boards import is_forbidden
 from gomoku.search.core.jit import njit
 
-LEAF_VCF_NODES = 60  # threats.LEAF_VCF_NODES
-LEAF_VCF_DEPTH = 12  # threat_searches.VCF_DEPTH
-CACHE_SIZE = 5_000  # threats.CACHE_SIZE
-MOST_NODES = 2000  # the largest budget of a compiled VCF (threats.ROOT_VCF_NODES)
+LEAF_VCF_NODES = 60  # tree_threats.LEAF_VCF_NODES
+LEAF_VCF_DEPTH = 12  # vcf_vct.VCF_DEPTH
+CACHE_SIZE = 5_000  # tree_threats.CACHE_SIZE
+MOST_NODES = 2000  # the largest budget of a compiled VCF (tree_threats.ROOT_VCF_NODES)
 MOST_DEPTH = 12
 TABLE = 4096  # entries of the failed positions' hash table: twice the largest budget at least
 
@@ -191,7 +191,7 @@ def empty_cell(cells, s, windows, w, n, skip):
 
 @njit
 def is_five_cell(cells, s, p, cell, windows, n, through, cnt, against):
-    """Whether ``cell`` is one of player ``p``'s five cells (``ThreatBoard.five_cells``)."""
+    """Whether ``cell`` is one of player ``p``'s five cells (``LineBoard.five_cells``)."""
     for k in range(through.shape[1]):
         w = through[cell, k]
         if w < 0:
@@ -237,7 +237,7 @@ def _fives(cells, s, a, n, size, windows, cnt, against, fd):
 
 @njit
 def four_list(cells, s, a, n, width, height, renju, windows, cnt, against, pairs, moves, fives, counts):
-    """``ThreatBoard.four_moves(a)``: each four move of ``a`` (increasing; under renju never one
+    """``LineBoard.four_moves(a)``: each four move of ``a`` (increasing; under renju never one
     forbidden to Black) into ``moves``, with its lowest five cell in ``fives`` and its number of
     five cells in ``counts``; returns how many."""
     size = width * height

@@ -1,6 +1,6 @@
-"""The core's VCT search (victory by continuous threats), compiled: ``threat_searches.find_vct``.
+"""The core's VCT search (victory by continuous threats), compiled: ``vcf_vct.find_vct``.
 
-The same search as the reference, node for node (notation: ``threat_board``): an attacker's
+The same search as the reference, node for node (notation: ``line_board``): an attacker's
 node wins with a five cell, fails against a five cell of the defender or past the budget,
 reads its result from the memo of positions (by stones, attacker and threes left), tries a VCF
 (at most 200 nodes more), then its three moves, best-scored first (at most ``VCT_THREES``,
@@ -21,7 +21,7 @@ from gomoku.search.core.jit import njit
 from gomoku.search.core.vcf import (MOST_DEPTH, empty_cell, sort_unique, four_list, position_hash, put, search,
                                     table_entries, table_reset, table_slot, window_counts)
 
-VCT_THREES = 8  # threat_searches.VCT_THREES
+VCT_THREES = 8  # vcf_vct.VCT_THREES
 VCT_VCF_NODES = 200  # the VCF tried at each attacker's node, at most
 FRAMES = 128
 MEMO = 4096
@@ -37,7 +37,7 @@ def vct_workspace(size: int) -> tuple:
 
 @njit
 def five_list(cells, s, p, n, windows, cnt, against, out):
-    """``ThreatBoard.five_cells(p)`` into ``out`` (increasing); returns how many."""
+    """``LineBoard.five_cells(p)`` into ``out`` (increasing); returns how many."""
     count = 0
     for w in range(windows.shape[0]):
         if against[p, w] == 0 and cnt[p, w] == n - 1:
@@ -48,7 +48,7 @@ def five_list(cells, s, p, n, windows, cnt, against, out):
 
 @njit
 def _near(cells, s, cell, width, height):
-    """Whether ``cell`` lies within two king steps of a stone (``ThreatBoard.near_mask``)."""
+    """Whether ``cell`` lies within two king steps of a stone (``LineBoard.near_mask``)."""
     row, col = cell // width, cell % width
     for r in range(max(0, row - 2), min(height, row + 3)):
         for c in range(max(0, col - 2), min(width, col + 3)):
@@ -60,7 +60,7 @@ def _near(cells, s, cell, width, height):
 @njit
 def _three_moves(cells, s, a, n, width, height, renju, exact, windows, through, beyond, cnt, against, weights, out,
                  score, pairs, moves, fives, counts, nodes):
-    """``threat_searches._three_moves``: into ``out``; returns ``(count, nodes)``."""
+    """``vcf_vct._three_moves``: into ``out``; returns ``(count, nodes)``."""
     if n < 3:
         return 0, nodes
     d = 3 - a
@@ -124,7 +124,7 @@ def _three_moves(cells, s, a, n, width, height, renju, exact, windows, through, 
 @njit
 def find_vct(cells, s, a, budget, depth, n, exact, renju, width, height, windows, ends, through, beyond, zobrist,
              weights, ws, vs):
-    """``threat_searches.find_vct``: the first move of a VCT for ``a`` to move, or -1; and the
+    """``vcf_vct.find_vct``: the first move of a VCT for ``a`` to move, or -1; and the
     nodes it counted. The board is left as it was."""
     cnt, against, pairs, line = ws[0], ws[1], ws[4], ws[12]
     frame, lists, mkeys, mvals, buf, score, moves, fives, counts = vs

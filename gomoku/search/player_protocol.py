@@ -6,7 +6,7 @@ evaluated (None once it has decided), ``receive`` takes the evaluation, ``choose
 the decision as a ``SearchResult``, and ``notify_move`` tells it the move played (its own or
 the opponent's). ``get_action`` is the same search driven alone, for one game. The tree
 players (``mcts_player.MCTSPlayer``, ``gumbel.GumbelPlayer``), the policy net's player and
-the heuristic (``players``, ``heuristic``) and an external engine all follow it.
+the heuristic (``policy_player``, ``heuristic``) and an external engine all follow it.
 """
 
 from __future__ import annotations

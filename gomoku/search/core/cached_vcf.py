@@ -1,6 +1,6 @@
-"""The threat searches of the core's trees: the VCF at new leaves with its cache, and the root's.
+"""The core's VCF behind the quick test and the player's cache of results, at new leaves and for the root.
 
-At a new leaf (``leaf_vcf``, compiled) the core asks what ``threats.ThreatSolver.vcf`` answers
+At a new leaf (``leaf_vcf``, compiled) the core asks what ``tree_threats.ThreatSolver.vcf`` answers
 there: the player to move's VCF within ``LEAF_VCF_NODES`` nodes, and the moves to the end of
 the game along it, through the same quick test and the same per-tree cache of results. The
 cache is the player's, shared with the root's searches (once a move): ``VcfCache`` stands in
@@ -9,7 +9,7 @@ trees keeps one table, filled in the same order and cleared at the same size. It
 position by a 64-bit Zobrist hash of its stones and the attacker, and keeps a line's first
 move and length (what the searches read back), not the whole line.
 
-The root's searches (``roots``) build on these and read the same cache.
+The root's searches (``root_threats``) build on these and read the same cache.
 """
 
 from __future__ import annotations
@@ -91,7 +91,7 @@ def cached_vcf(cells, s, a, budget, cache, n, exact, renju, width, height, windo
 
 @njit
 def line_plies(cells, s, a, line, length, n, exact, windows, through, beyond, cnt, against):
-    """``threats.vcf_plies``: the moves to the end along a VCF line of ``a``: its length, plus a
+    """``tree_threats.vcf_plies``: the moves to the end along a VCF line of ``a``: its length, plus a
     block and the five when its last move makes two five cells."""
     for i in range(length - 1):
         put(cells, s, line[i], a if i % 2 == 0 else 3 - a, 1, exact, through, beyond, cnt, against)
@@ -190,7 +190,7 @@ class VcfCache:
 
 def install_cache(solver, board, zobrist: np.ndarray) -> VcfCache:
     """Gives the player's ``ThreatSolver`` a ``VcfCache`` (once; the entries it holds move over, in order)."""
-    solver.sync(board)  # the threat board of this geometry first: a new one clears the cache
+    solver.sync(board)  # the line board of this geometry first: a new one clears the cache
     cache = solver.cache
     if isinstance(cache, VcfCache) and cache.size == board.size:
         return cache

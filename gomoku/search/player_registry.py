@@ -6,10 +6,10 @@ is written back (``text``), how it is described to a person (``describe``), how 
 a board (``build``), and what it needs (a model file, a search, a check before the games). The
 code that uses players asks the entry, never the kind's name.
 
-``players`` registers the kinds of this layer. A higher layer registers its own kinds the same way
+``player_specs`` registers the kinds of this layer. A higher layer registers its own kinds the same way
 (``play.engine_player`` registers ``engine:COMMAND``) and so needs no import from below: the
 registry keeps the module each kind came from, and a spec sent to another process (a worker, a Ray
-actor) imports that module again there before it is used (``players.PlayerSpec.__reduce__``).
+actor) imports that module again there before it is used (``player_specs.PlayerSpec.__reduce__``).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ class Build:
 
 @dataclass(frozen=True)
 class PlayerKind:
-    """One kind of player. ``spec`` below is a ``players.PlayerSpec`` of this kind."""
+    """One kind of player. ``spec`` below is a ``player_specs.PlayerSpec`` of this kind."""
 
     name: str
     """the word that starts its text form, e.g. ``az``"""

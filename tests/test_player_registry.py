@@ -14,10 +14,10 @@ from gomoku.game.board import Board
 from gomoku.play.arena.settings import ArenaError, parse_player
 from gomoku.play.engine.cli import engine_options
 from gomoku.play.match import Match
+from gomoku.search import player_registry
 from gomoku.search.options import SearchOptions
-from gomoku.search import player_kinds as player_kinds_module
-from gomoku.search.player_kinds import PlayerKind, player_forms, player_kind, player_kinds, register
-from gomoku.search.players import PlayerSpec, make_player, offered_players, spec_text
+from gomoku.search.player_registry import PlayerKind, player_forms, player_kind, player_kinds, register
+from gomoku.search.player_specs import PlayerSpec, make_player, offered_players, spec_text
 from gomoku.train.config import TrainConfig
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -47,7 +47,7 @@ FIRST = PlayerKind(
 @pytest.fixture
 def first(monkeypatch):
     """Registers the kind ``first`` for one test: a contributor's new kind, one entry."""
-    monkeypatch.setattr(player_kinds_module, "_KINDS", dict(player_kinds_module._KINDS))
+    monkeypatch.setattr(player_registry, "_KINDS", dict(player_registry._KINDS))
     return register(FIRST, __name__)
 
 
@@ -104,7 +104,7 @@ def test_a_spec_of_an_upper_layers_kind_unpickles_in_a_process_that_never_import
     spec = PlayerSpec.parse("engine:pbrain-x").with_engine_info((("max_node", "10"),))
     code = ("import pickle, sys\n"
             "spec = pickle.loads(sys.stdin.buffer.read())\n"
-            "from gomoku.search.players import spec_text\n"
+            "from gomoku.search.player_specs import spec_text\n"
             "print(spec_text(spec), str(spec))\n")
     proc = subprocess.run([sys.executable, "-c", code], input=pickle.dumps(spec), capture_output=True,
                           cwd=ROOT, timeout=60)

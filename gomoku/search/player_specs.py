@@ -1,15 +1,12 @@
-"""The players of this layer and their specs: AlphaZero, pure MCTS, the policy net alone, the
-threat-aware heuristic, a human; the window, the terminal, the arena, the trainer's evaluation and
-the engine read players through them.
+"""Player specs and this layer's kinds of player: the window, the terminal, the arena, the
+trainer's evaluation and the engine name a player by a short string (flags, menus), which
+``PlayerSpec.parse`` reads through the kind's entry in the registry (``player_registry``), and
+``make_player`` builds the player (``player_protocol.Player``) a spec describes.
 
-Every player follows the protocol of ``mcts_player.MCTSPlayer`` (``get_action`` for a
-sequential move; ``next_leaf`` / ``receive`` / ``choose`` / ``notify_move`` /
-``reset`` for the lockstep runner) and has an ``evaluator`` and a ``name``.
-
-A player is described by a short string, used by flags and menus, that ``PlayerSpec.parse``
-reads through the kind's entry in the registry (``player_kinds``); this module registers:
+This module registers:
 
 * ``az`` or ``az:PATH`` or ``az:PATH:PLAYOUTS``: a model with MCTS;
+* ``gumbel`` or ``gumbel:PATH`` or ``gumbel:PATH:PLAYOUTS``: a model with Gumbel search;
 * ``pure`` or ``pure:PLAYOUTS``: pure MCTS with random rollouts;
 * ``policy`` or ``policy:PATH``: the policy network's most probable move, no search;
 * ``heuristic`` or ``heuristic:LEVEL``: threat scoring and forced-win searches
@@ -30,17 +27,14 @@ import shlex
 from dataclasses import dataclass, replace
 from typing import Optional
 
-import numpy as np
-
 from gomoku.game.board import Board
 from gomoku.search.gumbel import GumbelPlayer
 from gomoku.search.heuristic import DEFAULT_LEVEL, HeuristicPlayer, check_level
 from gomoku.search.mcts_player import MCTSPlayer
 from gomoku.search.options import SearchOptions
-from gomoku.search.player import SearchResult
-from gomoku.search.player_kinds import Build, PlayerKind, player_kind, player_kinds, register
+from gomoku.search.player_registry import Build, PlayerKind, player_kind, player_kinds, register
+from gomoku.search.policy_player import PolicyPlayer
 from gomoku.search.rollout import RolloutEvaluator
-from gomoku.search.tree import Leaf
 
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -112,57 +106,9 @@ def engine_name(command: str, info: tuple = ()) -> str:
     return f"engine {engine_program(command)}" + (f" ({', '.join(shown_info)})" if shown_info else "")
 
 
-class PolicyPlayer:
-    """Plays the legal move the policy network rates highest, without search."""
-
-    n_playout = 1
-    playouts_run = 0  # no search
-
-    def __init__(self, evaluator, name: str = "policy net"):
-        self.evaluator = evaluator
-        self.name = name
-        self._priors: Optional[np.ndarray] = None
-
-    @property
-    def progress(self) -> float:
-        return 0.0 if self._priors is None else 1.0
-
-    def next_leaf(self, board: Board) -> Optional[Leaf]:
-        return None if self._priors is not None else Leaf(None, [], None)
-
-    def receive(self, leaf: Leaf, board: Board, priors: np.ndarray, value: float) -> None:
-        self._priors = np.asarray(priors, dtype=np.float64)
-
-    def choose(self, board: Board) -> SearchResult:
-        legal = np.asarray(board.legal_moves())
-        p = self._priors[legal]
-        pi = np.zeros(board.size)
-        pi[legal] = p / p.sum() if p.sum() > 0 else 1.0 / len(legal)
-        self._priors = None
-        return SearchResult(int(legal[np.argmax(p)]), pi)
-
-    def notify_move(self, move: int) -> None:
-        self._priors = None
-
-    def reset(self) -> None:
-        self._priors = None
-
-    def get_action(self, board: Board, return_probs: bool = False, stop=None):
-        """The policy's favourite legal move (one net call: ``stop`` has nothing to end)."""
-        if board.game_over:
-            raise ValueError("the game is over: there is no move to choose")
-        priors, _ = self.evaluator.evaluate([board])
-        self._priors = np.asarray(priors[0], dtype=np.float64)
-        result = self.choose(board)
-        return (result.move, result.pi) if return_probs else result.move
-
-    def __str__(self) -> str:
-        return self.name
-
-
 @dataclass
 class PlayerSpec:
-    """A parsed player description; its ``kind`` names its entry in the registry (``player_kinds``)."""
+    """A parsed player description; its ``kind`` names its entry in the registry (``player_registry``)."""
 
     kind: str
     model: Optional[str] = None

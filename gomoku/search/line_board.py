@@ -1,7 +1,7 @@
 """The line-pattern board of the threat searches and the heuristic: stones and per-window counts.
 
 Notation. A *window* is any ``n_in_row`` consecutive cells on one line of the
-board (``n = n_in_row``); ``ThreatBoard`` keeps, for every window, how many stones
+board (``n = n_in_row``); ``LineBoard`` keeps, for every window, how many stones
 of each player it holds. For a player ``a`` (the attacker) and the other player
 ``d`` (the defender):
 
@@ -34,7 +34,7 @@ stones are in it, ``DEFEND[k]`` when only the opponent's ``k`` stones are (the
 classic tuple evaluation). An open three lies in three windows, a closed three
 in one, so the sum ranks shapes the way a player would.
 
-The threat searches (VCF, VCT) are in ``threat_searches``, the heuristic player
+The threat searches (VCF, VCT) are in ``vcf_vct``, the heuristic player
 in ``heuristic``. This module uses NumPy and the game layer only.
 """
 
@@ -66,7 +66,7 @@ def _geometry(width: int, height: int, n: int) -> tuple[np.ndarray, tuple]:
 
 @lru_cache(maxsize=None)
 def _touch_geometry(width: int, height: int, n: int, rule: Rule) -> tuple:
-    """``touch[player][cell]``: the entries of ``ThreatBoard``'s flat state (rows of ``n_windows``)
+    """``touch[player][cell]``: the entries of ``LineBoard``'s flat state (rows of ``n_windows``)
     that a stone of ``player`` on ``cell`` adds one to. Row ``player``: the windows through
     ``cell``. When some player needs exactly ``n`` (``rule.exact``), also what closes windows
     (row ``2 + p`` for player ``p``): the windows through ``cell`` for the opponent, and if
@@ -111,7 +111,7 @@ def line_weights(n: int) -> tuple[np.ndarray, np.ndarray]:
     return attack, defend
 
 
-class ThreatBoard:
+class LineBoard:
     """Stones and per-window stone counts of a position, with cheap play and undo.
 
     ``against[p]`` counts, per window, what closes it for player ``p``: the

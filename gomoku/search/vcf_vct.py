@@ -1,6 +1,6 @@
-"""The threat searches: VCF and VCT, forced wins by fours and by threats, on a ``ThreatBoard``.
+"""The threat searches: VCF and VCT, forced wins by fours and by threats, on a ``LineBoard``.
 
-Both from the viewpoint of the attacker (notation: ``threat_board``):
+Both from the viewpoint of the attacker (notation: ``line_board``):
 
 * VCF (victory by continuous fours): ``a`` plays only four moves, ``d`` must
   block the single five cell each time, until ``a`` makes two five cells.
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from gomoku.search.threat_board import ThreatBoard
+from gomoku.search.line_board import LineBoard
 
 # Budgets of the searches, in nodes (positions visited) per call.
 VCF_NODES = 2000
@@ -31,7 +31,7 @@ VCT_THREES = 8  # best-scored three moves tried at each VCT node
 
 
 # ---------------------------------------------------------------------- VCF
-def find_vcf(tb: ThreatBoard, attacker: int, budget: int = VCF_NODES,
+def find_vcf(tb: LineBoard, attacker: int, budget: int = VCF_NODES,
              depth: int = VCF_DEPTH) -> Optional[list[int]]:
     """A VCF for ``attacker`` to move: the line of moves (both sides' moves, in order), or None.
 
@@ -43,7 +43,7 @@ def find_vcf(tb: ThreatBoard, attacker: int, budget: int = VCF_NODES,
     return _vcf(tb, attacker, depth, tb.nodes + budget, {})
 
 
-def _vcf(tb: ThreatBoard, a: int, depth: int, limit: int, failed: dict) -> Optional[list[int]]:
+def _vcf(tb: LineBoard, a: int, depth: int, limit: int, failed: dict) -> Optional[list[int]]:
     d = 3 - a
     tb.nodes += 1
     mine = tb.five_cells(a)
@@ -86,14 +86,14 @@ def _vcf(tb: ThreatBoard, a: int, depth: int, limit: int, failed: dict) -> Optio
 
 
 # ---------------------------------------------------------------------- VCT
-def find_vct(tb: ThreatBoard, attacker: int, budget: int = VCT_NODES,
+def find_vct(tb: LineBoard, attacker: int, budget: int = VCT_NODES,
              depth: int = VCT_DEPTH) -> Optional[int]:
     """The first move of a VCT for ``attacker`` to move, or None (also when the budget runs out)."""
     tb.nodes = 0
     return _vct_attack(tb, attacker, depth, tb.nodes + budget, {}, first=True)
 
 
-def _three_moves(tb: ThreatBoard, a: int) -> list[int]:
+def _three_moves(tb: LineBoard, a: int) -> list[int]:
     """Moves of ``a`` that threaten an open four, best-scored first (at most ``VCT_THREES``)."""
     if tb.n < 3:
         return []
@@ -116,7 +116,7 @@ def _three_moves(tb: ThreatBoard, a: int) -> list[int]:
     return threes
 
 
-def _vct_attack(tb: ThreatBoard, a: int, depth: int, limit: int, memo: dict, first: bool = False):
+def _vct_attack(tb: LineBoard, a: int, depth: int, limit: int, memo: dict, first: bool = False):
     """Whether ``a`` to move wins by threats (the first move of the win when ``first``)."""
     d = 3 - a
     tb.nodes += 1
@@ -148,7 +148,7 @@ def _vct_attack(tb: ThreatBoard, a: int, depth: int, limit: int, memo: dict, fir
     return (result if result is not False else None) if first else result
 
 
-def _vct_defend(tb: ThreatBoard, a: int, depth: int, limit: int, memo: dict) -> bool:
+def _vct_defend(tb: LineBoard, a: int, depth: int, limit: int, memo: dict) -> bool:
     """Whether ``a``, who just made a threat, wins against every answer of the defender."""
     d = 3 - a
     tb.nodes += 1

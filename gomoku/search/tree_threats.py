@@ -1,8 +1,8 @@
 """The threat searches inside the tree search: VCF at new leaves, forced wins and defences at the root.
 
 The search's ``threats`` option (``mcts.MCTS``) asks this module two questions,
-both answered with the threat searches (``threat_searches.find_vcf``,
-``threat_searches.find_vct``; see ``threat_board`` for the notation):
+both answered with the threat searches (``vcf_vct.find_vcf``,
+``vcf_vct.find_vct``; see ``line_board`` for the notation):
 
 * at a new leaf, before the net is asked: does the player to move have a VCF
   (victory by continuous fours) within ``LEAF_VCF_NODES`` nodes? A VCF is a
@@ -18,12 +18,12 @@ both answered with the threat searches (``threat_searches.find_vcf``,
   keeps only the moves that do not lose. With no threat against it, the
   player's own VCT gives the move the search should look at first.
 
-A VCT here is ``threat_searches``'s: its defender answers are the cells of the
+A VCT here is ``vcf_vct``'s: its defender answers are the cells of the
 attacker's lines and the defender's own fours, which covers the defences that
 matter in practice but is no proof. So the root's choice against a VCT is a
 strong filter, not a certainty, and a VCT is never backed up as a proven result.
 
-Speed. One ``ThreatBoard`` lives with the search tree and follows the search's
+Speed. One ``LineBoard`` lives with the search tree and follows the search's
 board from leaf to leaf: ``sync`` plays and takes back only the cells that
 differ (a playout's path differs from the last one's by a few moves), so the
 per-window counts are never rebuilt from the board. Results are cached by
@@ -33,7 +33,7 @@ failed is only reused for budgets no larger than its own. Most leaves cost one
 vectorised test: without a window holding ``n - 2`` of the mover's stones and
 none of the opponent's there is no four to make and no VCF to look for.
 
-The rule (``Board.rule``) is the threat board's: five cells make exactly ``n_in_row``
+The rule (``Board.rule``) is the line board's: five cells make exactly ``n_in_row``
 where the rule asks it, and under renju Black's forbidden points are never Black's
 moves in a line or a defence, while a White four that Black could only block on a
 forbidden point wins. So a proven win for Black goes through legal moves only.
@@ -51,15 +51,15 @@ from typing import Optional
 import numpy as np
 
 from gomoku.game.board import Board
-from gomoku.search.threat_board import ThreatBoard
-from gomoku.search.threat_searches import find_vcf, find_vct
+from gomoku.search.line_board import LineBoard
+from gomoku.search.vcf_vct import find_vcf, find_vct
 
 LEAF_VCF_NODES = 60  # a VCF at a new leaf, before the net is asked
 ROOT_VCF_NODES = 2000  # the player's own VCF at the root, and the opponent's when the player passes
 ROOT_VCT_NODES = 1000  # the same for a VCT
 DEFENCE_VCF_NODES = 200  # the opponent's VCF after each root move near the stones, against a VCT
 DEFENCE_VCT_NODES = 100  # the opponent's VCT after each root move near its lines, at least
-VCT_DEPTH = 3  # threes in one VCT line (``threat_searches``'s default)
+VCT_DEPTH = 3  # threes in one VCT line (``vcf_vct``'s default)
 CACHE_SIZE = 5_000  # positions remembered per tree (a few MB at most); emptied when full
 MOST_VCT_DEPTH = 8  # the deepest root VCT a search may ask for
 
@@ -116,7 +116,7 @@ class RootThreats:
     hint: Optional[int] = None
 
 
-def vcf_plies(tb: ThreatBoard, attacker: int, line: list) -> int:
+def vcf_plies(tb: LineBoard, attacker: int, line: list) -> int:
     """The moves to the end of the game along a VCF ``line``: its length, plus a block and the
     five when its last move makes two five cells instead of a five."""
     played = []
@@ -130,7 +130,7 @@ def vcf_plies(tb: ThreatBoard, attacker: int, line: list) -> int:
     return len(line) if five else len(line) + 2
 
 
-def replays(tb: ThreatBoard, attacker: int, line: list) -> bool:
+def replays(tb: LineBoard, attacker: int, line: list) -> bool:
     """Whether the VCF ``line`` still wins on ``tb`` as it stands: each of the attacker's moves is
     empty and makes a four whose only five cell is the next move (which the defender must take),
     the defender never has a five cell of its own, and the last move wins or makes two five cells
@@ -166,7 +166,7 @@ def replays(tb: ThreatBoard, attacker: int, line: list) -> bool:
     return ok
 
 
-def _unblockable(tb: ThreatBoard, attacker: int, move: int, five: int) -> bool:
+def _unblockable(tb: LineBoard, attacker: int, move: int, five: int) -> bool:
     """Whether after the attacker's ``move`` its five cell ``five`` is forbidden to the defender
     (White's four against Black, under renju)."""
     if not tb.restricted(3 - attacker):
@@ -178,7 +178,7 @@ def _unblockable(tb: ThreatBoard, attacker: int, move: int, five: int) -> bool:
 
 
 class ThreatSolver:
-    """The threat searches of one search tree, on a ``ThreatBoard`` kept in step with its board.
+    """The threat searches of one search tree, on a ``LineBoard`` kept in step with its board.
 
     Args:
         vct_nodes: the budget of a VCT search at the root (the player's, and the opponent's as if
@@ -195,7 +195,7 @@ class ThreatSolver:
         self.vct_nodes = int(vct_nodes)
         self.defence_vct_nodes = int(defence_vct_nodes)
         self.vct_depth = int(vct_depth)
-        self.tb: Optional[ThreatBoard] = None
+        self.tb: Optional[LineBoard] = None
         self.cache: dict = {}  # (stones, attacker) -> (line or None, budget it failed within)
         self.searches = 0  # VCF searches run (not answered by the cache or the quick test)
 
@@ -208,12 +208,12 @@ class ThreatSolver:
     def budgets(self, value: VctBudgets) -> None:
         self.vct_depth, self.vct_nodes, self.defence_vct_nodes = value.depth, value.nodes, value.defence_nodes
 
-    def sync(self, board: Board) -> ThreatBoard:
-        """The threat board, brought to ``board``'s stones by playing and taking back the cells that differ."""
+    def sync(self, board: Board) -> LineBoard:
+        """The line board, brought to ``board``'s stones by playing and taking back the cells that differ."""
         tb = self.tb
         if tb is None or (tb.width, tb.height, tb.n, tb.rule) != (board.width, board.height, board.n_in_row,
                                                                   board.rule):
-            self.tb = tb = ThreatBoard(board)
+            self.tb = tb = LineBoard(board)
             self.cache.clear()
             return tb
         cells = np.frombuffer(bytes(board.cells), dtype=np.int8)
@@ -229,7 +229,7 @@ class ThreatSolver:
         """A VCF of ``attacker`` (who need not be the player to move) on ``board``: ``(line, plies)``, or None."""
         return self._vcf(self.sync(board), attacker, budget)
 
-    def _vcf(self, tb: ThreatBoard, attacker: int, budget: int) -> Optional[tuple[list, int]]:
+    def _vcf(self, tb: LineBoard, attacker: int, budget: int) -> Optional[tuple[list, int]]:
         n = tb.n
         if n < 2 or not ((tb.counts[attacker] >= n - 2) & (tb.counts[3 - attacker] == 0)).any():
             return None  # no four to make, no five to complete: no VCF
@@ -247,13 +247,13 @@ class ThreatSolver:
         self._remember_line(tb, attacker, line, found[1])
         return found
 
-    def _store(self, tb: ThreatBoard, attacker: int, found: Optional[tuple], budget: int = 0) -> None:
+    def _store(self, tb: LineBoard, attacker: int, found: Optional[tuple], budget: int = 0) -> None:
         """Caches ``found`` (``(line, plies)``, or None for a search of ``budget`` nodes that failed)."""
         if len(self.cache) >= CACHE_SIZE:
             self.cache.clear()
         self.cache[(tb.key(), attacker)] = (found, budget)
 
-    def _remember_line(self, tb: ThreatBoard, attacker: int, line: list, plies: int) -> None:
+    def _remember_line(self, tb: LineBoard, attacker: int, line: list, plies: int) -> None:
         """Caches every attacker-to-move position along a found VCF as won, with the rest of the line."""
         played = []
         for i in range(0, len(line) - 1, 2):
@@ -290,7 +290,7 @@ class ThreatSolver:
         for a defence only because its search ran out of nodes first."""
         return int(min(most, max(least, 2 * used)))
 
-    def _defences(self, tb: ThreatBoard, me: int, line: Optional[list], plies: int, vcf_nodes: int,
+    def _defences(self, tb: LineBoard, me: int, line: Optional[list], plies: int, vcf_nodes: int,
                   vct_nodes: int) -> Optional[np.ndarray]:
         """Which empty cells leave the opponent without its forced win; None if none does.
 

@@ -1,6 +1,6 @@
-"""The root's threat searches, compiled: ``threats.ThreatSolver.root`` on a search's board.
+"""The root's threat searches, compiled: ``tree_threats.ThreatSolver.root`` on a search's board.
 
-In the reference's order (``gomoku.search.threats``): the player's own VCF (through the quick
+In the reference's order (``gomoku.search.tree_threats``): the player's own VCF (through the quick
 test and the tree's cache); else the opponent's VCF as if the player passed, and the moves
 after which it no longer wins (a move after which the line still replays loses by force and is
 cached as such; the others get a VCF search); else the player's own VCT, whose first move is
@@ -20,15 +20,15 @@ import numpy as np
 from gomoku.search.core import kernels
 from gomoku.search.core import layout as k
 from gomoku.search.core.boards import completing_cells, is_forbidden
+from gomoku.search.core.cached_vcf import store, cached_vcf, line_plies
 from gomoku.search.core.jit import njit
 from gomoku.search.core.planes import crowded
-from gomoku.search.core.threats import store, cached_vcf, line_plies
 from gomoku.search.core.vcf import (MOST_DEPTH, sort_unique, five_count, four_list, is_five_cell, position_hash,
                                     put, search, window_counts)
 from gomoku.search.core.vct import find_vct
 
-ROOT_VCF_NODES = 2000  # threats.ROOT_VCF_NODES
-DEFENCE_VCF_NODES = 200  # threats.DEFENCE_VCF_NODES
+ROOT_VCF_NODES = 2000  # tree_threats.ROOT_VCF_NODES
+DEFENCE_VCF_NODES = 200  # tree_threats.DEFENCE_VCF_NODES
 NONE, WIN, KEEP, HINT = 0, 1, 2, 3
 
 
@@ -65,7 +65,7 @@ def _unblockable(cells, s, a, move, five, width, height, renju):
 
 @njit
 def replays(cells, s, a, line, length, n, exact, renju, width, height, windows, through, beyond, cnt, against):
-    """``threats.replays``: whether the VCF ``line`` of ``a`` still wins on the board as it stands."""
+    """``tree_threats.replays``: whether the VCF ``line`` of ``a`` still wins on the board as it stands."""
     d = 3 - a
     ok = True
     played = 0
