@@ -129,6 +129,26 @@ def test_the_compiled_root_searches_are_the_threat_solvers(rule):
     assert {root_threats.WIN, root_threats.KEEP} <= kinds
 
 
+def test_the_compiled_root_drops_the_vcf_blocks_that_leave_a_vct_as_the_reference_does():
+    from gomoku.search.core import cached_vcf, root_threats, vct
+    from gomoku.search.line_board import line_weights
+    from gomoku.search.tree_threats import ThreatSolver
+    from tests.test_threat_search import STOPS_A_VCF_NOT_A_VCT
+
+    board = Board(11, 11, 5)
+    for move in STOPS_A_VCF_NOT_A_VCT:
+        board.play(move)
+    geo, cells, exact, ws = _setup(board)
+    for defence_nodes in (100, 1000):
+        reference = ThreatSolver(vct_nodes=1000, defence_vct_nodes=defence_nodes)
+        want = reference.root(board).keep
+        cache = cached_vcf.install_cache(ThreatSolver(), board, geo[4])
+        vs, keep, line = vct.vct_workspace(board.size), np.zeros(board.size, np.bool_), np.zeros(64, np.int64)
+        kind, _, _ = root_threats.root(cells, 0, board.current_player, 1000, defence_nodes, reference.vct_depth,
+                                       cache.table, 5, exact, False, 11, 11, *geo, line_weights(5), ws, vs, keep, line)
+        assert kind == root_threats.KEEP and np.array_equal(keep, want)
+
+
 @pytest.mark.parametrize("rule", RULES)
 def test_the_compiled_threat_planes_are_the_reference_planes(rule):
     from gomoku.search.core import planes

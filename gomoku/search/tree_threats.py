@@ -12,7 +12,8 @@ both answered with the threat searches (``vcf_vct.find_vcf``,
   lose to the opponent's forced win. The opponent's threat is looked for as if
   the player passed: a VCF, else a VCT (victory by continuous threes and fours).
   Each move is then tried against it: a move after which the opponent still has
-  a VCF loses by force; against a VCT, a move after which the opponent still
+  a VCF loses by force (and of the moves that stop a VCF, those that leave the
+  opponent a VCT are dropped too, unless every one does); against a VCT, a move after which the opponent still
   has a VCF or a VCT loses (only the moves that touch the opponent's lines, and
   the player's fours, are tried; any other move counts as a pass). The search
   keeps only the moves that do not lose. With no threat against it, the
@@ -274,7 +275,8 @@ class ThreatSolver:
             return RootThreats(win=own[0], plies=own[1])
         line = find_vcf(tb, them, ROOT_VCF_NODES)
         if line is not None:
-            return RootThreats(keep=self._defences(tb, me, line, vcf_plies(tb, them, line), ROOT_VCF_NODES, 0))
+            return RootThreats(keep=self._defences(tb, me, line, vcf_plies(tb, them, line), ROOT_VCF_NODES,
+                                                   self.defence_vct_nodes))
         hint = find_vct(tb, me, self.vct_nodes, self.vct_depth)
         if hint is not None:
             return RootThreats(hint=hint)
@@ -294,11 +296,13 @@ class ThreatSolver:
                   vct_nodes: int) -> Optional[np.ndarray]:
         """Which empty cells leave the opponent without its forced win; None if none does.
 
-        Against a VCF ``line`` (``vct_nodes`` 0) every empty cell is tried: one
-        after which the line still replays loses (a proof), the others (the cells
-        of the line and the few that give the player a four on it) get a VCF
-        search of ``vcf_nodes``, as many as found the line: a move that breaks the
-        line often leaves a longer one. Against a VCT, only the cells that can touch the
+        Against a VCF ``line`` every empty cell is tried: one after which the line
+        still replays loses (a proof), the others (the cells of the line and the few
+        that give the player a four on it) get a VCF search of ``vcf_nodes``, as many
+        as found the line: a move that breaks the line often leaves a longer one. The
+        moves that stop every VCF then get a VCT search of ``vct_nodes``: a block that
+        leaves the opponent a VCT is kept only when every block does (a lost position
+        still keeps the moves that put the loss furthest off). Against a VCT, only the cells that can touch the
         opponent's threats are tried: the empty cells of windows holding at least
         ``n - 3`` of its stones and none of the player's, and the player's own four
         moves; any other cell changes none of the opponent's lines of three or more
@@ -311,7 +315,7 @@ class ThreatSolver:
         empty = tb.stones == 0
         if tb.restricted(me):
             empty = empty & ~tb.forbidden_mask()
-        if vct_nodes:
+        if vct_nodes and line is None:
             tried = np.zeros(tb.size, dtype=bool)
             n = tb.n
             zone = tb.windows[np.flatnonzero((tb.counts[them] >= max(n - 3, 1)) & (tb.counts[me] == 0))]
@@ -327,8 +331,16 @@ class ThreatSolver:
                 self._store(tb, them, (line, plies))  # the search's next visit here is proven from the cache
             else:
                 loses = self._vcf(tb, them, vcf_nodes) is not None
-                if not loses and vct_nodes:
+                if not loses and vct_nodes and line is None:
                     loses = find_vct(tb, them, vct_nodes, self.vct_depth) is not None
             tb.undo(cell, me)
             keep[cell] = not loses
+        if line is not None and vct_nodes and keep.any():
+            safe = np.zeros(tb.size, dtype=bool)
+            for cell in np.flatnonzero(keep).tolist():
+                tb.play(cell, me)
+                safe[cell] = find_vct(tb, them, vct_nodes, self.vct_depth) is None
+                tb.undo(cell, me)
+            if safe.any():
+                keep = safe
         return keep if keep.any() else None

@@ -3,7 +3,8 @@
 In the reference's order (``gomoku.search.tree_threats``): the player's own VCF (through the quick
 test and the tree's cache); else the opponent's VCF as if the player passed, and the moves
 after which it no longer wins (a move after which the line still replays loses by force and is
-cached as such; the others get a VCF search); else the player's own VCT, whose first move is
+cached as such; the others get a VCF search), of which those that also leave no VCT are kept
+when there are any; else the player's own VCT, whose first move is
 the hint; else the opponent's VCT, and the moves near its lines (and the player's fours) after
 which the opponent has neither a VCF nor a VCT. The budgets are the reference's.
 
@@ -107,7 +108,7 @@ def defences(cells, s, me, line, length, plies, vcf_nodes, vct_nodes, vct_depth,
     size = width * height
     window_counts(cells, s, windows, ends, n, exact, cnt, against)
     tried = np.zeros(size, np.bool_)
-    if vct_nodes:
+    if vct_nodes and not length:
         for w in range(windows.shape[0]):
             if cnt[them, w] >= max(n - 3, 1) and cnt[me, w] == 0:
                 for j in range(n):
@@ -133,12 +134,24 @@ def defences(cells, s, me, line, length, plies, vcf_nodes, vct_nodes, vct_depth,
         else:
             loses = cached_vcf(cells, s, them, vcf_nodes, cache, n, exact, renju, width, height, windows, ends,
                                through, beyond, zobrist, ws)[0] > 0
-            if not loses and vct_nodes:
+            if not loses and vct_nodes and not length:
                 loses = find_vct(cells, s, them, vct_nodes, vct_depth, n, exact, renju, width, height, windows, ends,
                                  through, beyond, zobrist, weights, ws, vs)[0] >= 0
         put(cells, s, cell, me, -1, exact, through, beyond, cnt, against)
         keep[cell] = not loses
         defended = defended or not loses
+    if length and vct_nodes and defended:
+        safe = np.zeros(size, np.bool_)
+        any_safe = False
+        for cell in range(size):
+            if keep[cell]:
+                put(cells, s, cell, me, 1, exact, through, beyond, cnt, against)
+                safe[cell] = find_vct(cells, s, them, vct_nodes, vct_depth, n, exact, renju, width, height, windows,
+                                      ends, through, beyond, zobrist, weights, ws, vs)[0] < 0
+                put(cells, s, cell, me, -1, exact, through, beyond, cnt, against)
+                any_safe = any_safe or safe[cell]
+        if any_safe:
+            keep[:] = safe
     return defended
 
 
@@ -158,8 +171,8 @@ def root(cells, s, me, vct_nodes, defence_vct_nodes, vct_depth, cache, n, exact,
     if length:
         line[:length] = ws[12][:length]
         plies = line_plies(cells, s, them, line, length, n, exact, windows, through, beyond, ws[0], ws[1])
-        if defences(cells, s, me, line, length, plies, ROOT_VCF_NODES, 0, vct_depth, cache, n, exact, renju, width,
-                    height, windows, ends, through, beyond, zobrist, weights, ws, vs, keep):
+        if defences(cells, s, me, line, length, plies, ROOT_VCF_NODES, defence_vct_nodes, vct_depth, cache, n, exact,
+                    renju, width, height, windows, ends, through, beyond, zobrist, weights, ws, vs, keep):
             return KEEP, -1, 0
         return NONE, -1, 0
     hint = find_vct(cells, s, me, vct_nodes, vct_depth, n, exact, renju, width, height, windows, ends, through,
