@@ -18,28 +18,6 @@ def _read_umask() -> int:
 _UMASK = _read_umask()
 
 
-def _libc():
-    try:
-        import ctypes
-
-        return ctypes.CDLL(None, use_errno=True)
-    except (OSError, AttributeError):
-        return None
-
-
-_LIBC = _libc()  # loaded here, not in a forked child, where loading a library may deadlock
-
-
-def die_with_parent() -> None:
-    """For ``subprocess.Popen(preexec_fn=...)``: Linux kills the child when its parent dies
-    (``PR_SET_PDEATHSIG``); elsewhere it does nothing."""
-    if _LIBC is not None:
-        try:
-            _LIBC.prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL
-        except AttributeError:
-            pass
-
-
 def usable_cpus() -> int:
     """The cores this process may run on: its CPU affinity (taskset, a container's cpuset), else all."""
     try:

@@ -1,6 +1,6 @@
 """The import graph of the package, read from the source: the layers import only downwards
 (game < net < search < actors < train < play), the modules that serve them all (util, interrupt,
-progress) import none of them, and no modules import each other, at their tops or inside
+progress, processes) import none of them, and no modules import each other, at their tops or inside
 functions. Inside play/, the engine stands alone; the developer tools (devtools/) stay outside the package."""
 
 import ast
@@ -8,7 +8,7 @@ import os
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LAYERS = ("game", "net", "search", "actors", "train", "play")
-BASE = ("gomoku", "gomoku.util", "gomoku.interrupt", "gomoku.progress")  # below every layer
+BASE = ("gomoku", "gomoku.util", "gomoku.interrupt", "gomoku.progress", "gomoku.processes")  # below every layer
 
 
 def modules() -> dict[str, str]:
@@ -128,7 +128,7 @@ def test_the_cycle_test_sees_a_cycle_closed_inside_a_function(tmp_path):
 
 
 def test_the_modules_under_the_layers_are_known():
-    # util, interrupt and progress are the bottom: the upward test holds them to it.
+    # util, interrupt, progress and processes are the bottom: the upward test holds them to it.
     assert set(BASE) <= set(modules())
     assert all(layer(m) == -1 for m in BASE) and layer("gomoku.game.board") == 0
 
@@ -159,4 +159,5 @@ def test_the_actors_face_names_what_its_modules_define_and_a_worker_start_import
     code = ("import sys\nimport gomoku.actors.worker_start\n"
             "print(sorted(m for m in sys.modules if m.startswith(('gomoku', 'numpy'))))\n")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
-    assert ast.literal_eval(done.stdout) == ["gomoku", "gomoku.actors", "gomoku.actors.worker_start", "gomoku.util"]
+    assert ast.literal_eval(done.stdout) == ["gomoku", "gomoku.actors", "gomoku.actors.worker_start",
+                                                 "gomoku.processes"]

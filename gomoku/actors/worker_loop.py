@@ -17,13 +17,11 @@ from typing import Callable, Optional
 
 from gomoku.actors.runner import TaskRunner, load_evaluator
 from gomoku.actors.tasks import Progress
+from gomoku.processes import unblock_startup_signals
 
 COLLECT = "collect"  # the caller's message to a worker: stop playing ahead, send the result
 PROGRESS = "progress"  # a worker's message while it plays: ("progress", Progress)
 PROGRESS_EVERY_S = 1.0
-
-# blocked from before a worker is spawned until its own SIGTERM handler is in place
-STARTUP_SIGNALS = {signal.SIGTERM, signal.SIGINT}
 
 
 def prepare_actor_process(nice: int, handler_set: Optional[Callable[[], None]] = None) -> None:
@@ -75,10 +73,10 @@ def worker_main(parent_alive: Callable[[], bool], conn, device: str, threads: in
                 precision: str = "fp32") -> None:
     """A worker's life after ``worker_start.start_worker`` (which has tied it to its parent and
     passes the test of whether the parent still lives)."""
-    # Started with SIGTERM and SIGINT blocked (see workers.ProcessActors._spawn): a signal sent now
-    # stays pending until our own handler is in place.
+    # Started with SIGTERM and SIGINT blocked (processes.start_spawned): a signal sent now stays
+    # pending until our own handler is in place.
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and closes us
-    import_paddle_quietly(lambda: signal.pthread_sigmask(signal.SIG_UNBLOCK, STARTUP_SIGNALS))
+    import_paddle_quietly(unblock_startup_signals)
     # The core and the lower priority come with the first task: a worker closed before it has none
     # to load.
     _serve(conn, device, threads, precision, parent_alive, settle=lambda: settle_actor_process(nice))

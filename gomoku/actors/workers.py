@@ -1,9 +1,9 @@
 """``ProcessActors``: the actors as worker processes on this machine, and their lifecycle.
 
-Each worker (the spawn start method) keeps its own Paddle Inference predictor
-for the published weights (exported to a temporary directory at each new
-version) and a ``runner.TaskRunner`` (``worker_loop``, the worker's side); the
-caller sends it one task at a time on a pipe. A worker whose self-play share is done plays ahead until the caller
+Each worker (the spawn start method, through ``processes.start_spawned``) keeps its own Paddle
+Inference predictor for the published weights (exported to a temporary directory at each new
+version) and a ``runner.TaskRunner`` (``worker_loop``, the worker's side); the caller sends it one
+task at a time on a pipe. A worker whose self-play share is done plays ahead until the caller
 sends ``COLLECT``, then replies, and plays ahead again until the next task.
 
 Worker processes cannot hang their parent. SIGTERM and SIGINT stay blocked from
@@ -20,10 +20,7 @@ from __future__ import annotations
 import atexit
 import multiprocessing as mp
 import multiprocessing.connection
-from multiprocessing import resource_tracker
-import os
 import shutil
-import signal
 import tempfile
 import time
 import weakref
@@ -32,8 +29,9 @@ from typing import Callable, Optional
 from gomoku import interrupt, tempdirs
 from gomoku.actors.actors import Actors, Pending
 from gomoku.actors.tasks import Progress, WorkerError
-from gomoku.actors.worker_loop import COLLECT, PROGRESS, STARTUP_SIGNALS
+from gomoku.actors.worker_loop import COLLECT, PROGRESS
 from gomoku.actors.worker_start import start_worker
+from gomoku.processes import start_spawned
 
 STOP_GRACE_S = 5.0  # how long close() waits at each step: asked, terminated, killed
 EXPORT_PREFIX = "gomoku-actors-"  # a process's actors' temporary folder (``tempdirs``)
@@ -74,7 +72,6 @@ class ProcessActors(Actors):
         if n < 1:
             raise ValueError(f"need at least one worker, got {n}")
         self.device = device
-        self._ctx = mp.get_context("spawn")
         self._workers: list[_Worker] = []
         self._pending = 0  # workers busy with a task whose result nobody has read yet
         self._progress: Optional[Callable[[Progress], None]] = None
@@ -83,25 +80,10 @@ class ProcessActors(Actors):
         _live.add(self)
         try:
             for _ in range(n):
-                self._workers.append(self._spawn(device, threads, nice, precision))
+                self._workers.append(_Worker(*start_spawned(start_worker, device, threads, nice, precision)))
         except BaseException:
             self.close()
             raise
-
-    def _spawn(self, device: str, threads: int, nice: int, precision: str) -> _Worker:
-        parent, child = self._ctx.Pipe()
-        proc = self._ctx.Process(target=start_worker, args=(os.getpid(), child, device, threads, nice, precision),
-                                 daemon=True)
-        # The child inherits the signal mask: it starts with SIGTERM and SIGINT blocked. The
-        # resource tracker starts first, on its own: its start unblocks both in this process.
-        resource_tracker.ensure_running()
-        previous = signal.pthread_sigmask(signal.SIG_BLOCK, STARTUP_SIGNALS)
-        try:
-            proc.start()
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-        child.close()
-        return _Worker(proc, parent)
 
     @property
     def slots(self) -> int:

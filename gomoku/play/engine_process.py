@@ -10,13 +10,12 @@ the soak, the fuzz).
 from __future__ import annotations
 
 import queue
-import subprocess
 import threading
 import time
 
 from gomoku.game.board import Board
 from gomoku.play.engine.protocol import OPPONENT, OWN
-from gomoku.util import die_with_parent
+from gomoku.processes import start_command, wait_or_kill
 
 HANG_GRACE_S = 5.0  # how long past its limit the referee waits for an answer before calling it a hang
 
@@ -27,7 +26,7 @@ class EngineProcess:
     A reader thread queues the engine's lines with their arrival times, so that
     waiting for a reply can time out instead of hanging on a silent engine, and
     a slow referee thread cannot make an answer look late. The child dies with the
-    process that started it (``util.die_with_parent``).
+    process that started it (``processes.start_command``).
 
     Args:
         command: the engine's command line.
@@ -39,8 +38,7 @@ class EngineProcess:
     def __init__(self, command: list[str], name: str, transcript: list[str], stderr=None):
         self.name = name
         self.transcript = transcript
-        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=stderr, text=True, bufsize=1, preexec_fn=die_with_parent)
+        self.proc = start_command(command, stderr)
         self._lines: queue.Queue = queue.Queue()
         self.sent_at = 0.0
         threading.Thread(target=self._read, daemon=True).start()
@@ -84,11 +82,7 @@ class EngineProcess:
                 self.send("END")
             except OSError:  # it died already: its pipe is closed
                 pass
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+            wait_or_kill(self.proc, timeout)
         for stream in (self.proc.stdin, self.proc.stdout):
             try:
                 stream.close()

@@ -25,8 +25,6 @@ loads them once it is done.
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 import threading
 import traceback
@@ -37,6 +35,7 @@ import numpy as np
 from gomoku import interrupt
 from gomoku.game.board import Board
 from gomoku.game.features import input_channels
+from gomoku.processes import start_python
 from gomoku.search.core import core_enabled, supports_board, supports_evaluator
 from gomoku.search.core import layout as k
 from gomoku.search.core.cache import cached, compile_lock
@@ -45,7 +44,6 @@ from gomoku.search.core.root_threats import analyse_root
 from gomoku.search.core.trees import CoreTrees
 from gomoku.search.mcts import MCTS
 from gomoku.search.tree import TreeNode
-from gomoku.util import die_with_parent
 
 
 def core_supports(board: Board, evaluator) -> bool:
@@ -303,19 +301,18 @@ def _load() -> None:
         print("the search core is loaded: the searches run on it from now on", file=sys.stderr, flush=True)
 
 
-def _compile_elsewhere() -> subprocess.Popen:
-    """A process that compiles the kernels into numba's cache (its output kept off this process's
-    stdout, which may be a protocol's); it dies with this process."""
-    import gomoku
+def compile_into_cache() -> int:
+    """The work of the process that ``core_ready(background=True)`` starts: loads the kernels from
+    numba's cache or compiles them into it, without announcing the compile; its exit status, 0 once
+    they are ready."""
+    _compile_or_load(announce=False)
+    return 0 if _state["ready"] else 1
 
-    env = dict(os.environ)
-    root = os.path.dirname(os.path.dirname(os.path.abspath(gomoku.__file__)))
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
-    command = ("from gomoku.search.core.single import _state, _compile_or_load; "
-               "_compile_or_load(announce=False); raise SystemExit(not _state['ready'])")
-    return subprocess.Popen([sys.executable, "-c", command],
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, env=env,
-                            preexec_fn=die_with_parent if os.name == "posix" else None)
+
+def _compile_elsewhere():
+    """A process that compiles the kernels into numba's cache (``compile_into_cache``; its output
+    kept off this process's stdout, which may be a protocol's); it dies with this process."""
+    return start_python("gomoku.search.core.single:compile_into_cache")
 
 
 def core_ready(background: bool = False) -> bool:
