@@ -11,16 +11,17 @@ import pytest
 from gomoku.game.board import Board
 from gomoku.game.features import FIRST_THREAT_PLANE, OPPONENT_VCF, OWN_VCF, planes
 from gomoku.game.gamefile import GameFileError, GameRecord
+from gomoku.game.line_board import LineBoard
 from gomoku.game.rules import BLACK, FREESTYLE, RENJU, STANDARD, WHITE
+from gomoku.game.vcf import find_vcf
 from gomoku.search.gumbel import GumbelPlayer
 from gomoku.search.heuristic import LEVELS, choose_move
-from gomoku.search.line_board import LineBoard
 from gomoku.search.lockstep import run_games
 from gomoku.search.mcts import MCTS
 from gomoku.search.mcts_player import MCTSPlayer
 from gomoku.search.rollout import RolloutEvaluator, pure_mcts_player, random_rollout_values
 from gomoku.search.tree_threats import ThreatSolver, replays
-from gomoku.search.vcf_vct import find_vcf, find_vct
+from gomoku.search.vcf_vct import find_vct
 from tests.helpers import HashEvaluator, drawn
 
 OWN_FIVE, OWN_FOUR, OWN_OPEN_FOUR, OWN_OPEN_THREE = range(FIRST_THREAT_PLANE, FIRST_THREAT_PLANE + 4)
