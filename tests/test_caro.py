@@ -9,9 +9,9 @@ import pytest
 
 from gomoku.game.board import Board
 from gomoku.game.features import FIRST_THREAT_PLANE, has_vcf, planes
+from gomoku.game.line_board import LineBoard
 from gomoku.game.rules import (CARO, CONTINUOUS_BIT, FREESTYLE, RENJU, RULES, STANDARD, Rule, check_rule,
                                rule_from_protocol, rule_of)
-from gomoku.search.line_board import LineBoard
 from gomoku.search.rollout import random_rollout_values
 
 

@@ -1,6 +1,6 @@
 """The core's compiled threat code against the reference Python functions, on many random positions.
 
-The VCF search (``core.vcf``) must find the same line as ``vcf_vct.find_vcf`` and answer
+The VCF search (``core.vcf``) must find the same line as ``gomoku.game.vcf.find_vcf`` and answer
 as ``features.has_vcf``; the leaf's VCF with its cache (``core.cached_vcf.leaf_vcf``) the same as
 ``ThreatSolver.vcf``; the threat planes (``core.planes``) must be ``features.fill_threat_part``'s.
 """
@@ -48,8 +48,8 @@ def _setup(board):
 @pytest.mark.parametrize("rule", RULES)
 def test_the_compiled_vcf_finds_the_reference_line(rule):
     from gomoku.search.core import vcf
-    from gomoku.search.line_board import LineBoard
-    from gomoku.search.vcf_vct import find_vcf
+    from gomoku.game.line_board import LineBoard
+    from gomoku.game.vcf import find_vcf
 
     rng = np.random.default_rng(RULES.index(rule))
     found = 0
@@ -72,7 +72,7 @@ def test_the_compiled_vcf_finds_the_reference_line(rule):
 @pytest.mark.parametrize("rule", RULES)
 def test_the_compiled_vct_finds_the_reference_move_in_as_many_nodes(rule):
     from gomoku.search.core import vct
-    from gomoku.search.line_board import LineBoard, line_weights
+    from gomoku.game.line_board import LineBoard, line_weights
     from gomoku.search.vcf_vct import find_vct
 
     rng = np.random.default_rng(30 + RULES.index(rule))
@@ -96,7 +96,7 @@ def test_the_compiled_vct_finds_the_reference_move_in_as_many_nodes(rule):
 @pytest.mark.parametrize("rule", RULES)
 def test_the_compiled_root_searches_are_the_threat_solvers(rule):
     from gomoku.search.core import cached_vcf, root_threats, vct
-    from gomoku.search.line_board import line_weights
+    from gomoku.game.line_board import line_weights
     from gomoku.search.tree_threats import ThreatSolver
 
     rng = np.random.default_rng(40 + RULES.index(rule))

@@ -9,10 +9,10 @@ from gomoku.game import features
 from gomoku.game.board import Board
 from gomoku.game.features import (INPUT_CHANNELS, OPPONENT_VCF, OWN_VCF, PLANE_NAMES, check_input_version,
                                   has_vcf, input_channels, planes)
+from gomoku.game.line_board import LineBoard
 from gomoku.game.symmetry import augment, symmetries
+from gomoku.game.vcf import find_vcf
 from gomoku.search.heuristic import choose_move
-from gomoku.search.line_board import LineBoard
-from gomoku.search.vcf_vct import find_vcf
 
 from tests.boards import load_board
 from tests.helpers import trained

@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 
 from gomoku.game.board import Board
+from gomoku.game.line_board import LineBoard
+from gomoku.game.vcf import find_vcf
 from gomoku.play.arena.run import run_arena
 from gomoku.play.arena.settings import ArenaSettings, parse_player
 from gomoku.search.heuristic import LEVELS, HeuristicPlayer, choose_move
-from gomoku.search.line_board import LineBoard
 from gomoku.search.player_specs import PlayerSpec, make_player, spec_text
-from gomoku.search.vcf_vct import find_vcf
 from tests.boards import load_board
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -9,18 +9,19 @@ import numpy as np
 import pytest
 
 from gomoku.game.board import Board
-from gomoku.game.features import FIRST_THREAT_PLANE, OPPONENT_VCF, OWN_VCF, planes
+from gomoku.game.features import FIRST_THREAT_PLANE, OPPONENT_VCF, OWN_VCF, fill_threat_planes, planes
 from gomoku.game.gamefile import GameFileError, GameRecord
-from gomoku.game.rules import BLACK, FREESTYLE, RENJU, STANDARD, WHITE
+from gomoku.game.line_board import LineBoard
+from gomoku.game.rules import BLACK, CARO, FREESTYLE, RENJU, STANDARD, WHITE
+from gomoku.game.vcf import find_vcf
 from gomoku.search.gumbel import GumbelPlayer
 from gomoku.search.heuristic import LEVELS, choose_move
-from gomoku.search.line_board import LineBoard
 from gomoku.search.lockstep import run_games
 from gomoku.search.mcts import MCTS
 from gomoku.search.mcts_player import MCTSPlayer
 from gomoku.search.rollout import RolloutEvaluator, pure_mcts_player, random_rollout_values
 from gomoku.search.tree_threats import ThreatSolver, replays
-from gomoku.search.vcf_vct import find_vcf, find_vct
+from gomoku.search.vcf_vct import find_vct
 from tests.helpers import HashEvaluator, drawn
 
 OWN_FIVE, OWN_FOUR, OWN_OPEN_FOUR, OWN_OPEN_THREE = range(FIRST_THREAT_PLANE, FIRST_THREAT_PLANE + 4)
@@ -373,3 +374,32 @@ def test_line_boards_kept_in_step_match_fresh_ones(rule):
         for player in (1, 2):
             np.testing.assert_array_equal(tb.against[player], fresh.against[player])
         assert tb.padded == fresh.padded
+
+
+@pytest.mark.parametrize("rule", [FREESTYLE, STANDARD, RENJU, CARO])
+def test_a_line_board_from_the_planes_stones_and_its_vcf_reading_match_the_boards(rule):
+    rng = np.random.default_rng(5)
+    for _ in range(12):
+        board = Board(9, 9, 5, rule=rule)
+        for _ in range(rng.integers(6, 30)):
+            board.do_move(int(rng.choice(board.legal_moves())))
+            if board.game_over:
+                board.undo()
+                break
+        mover = board.current_player
+        stones = board.stones() if mover == 1 else np.array([0, 2, 1], dtype=np.uint8)[board.stones()]
+        codes = fill_threat_planes(stones, 9, 9, 5, np.zeros((14, 81), np.float32), rule, mover)
+        fresh = LineBoard(board)
+        for built in (LineBoard.of_stones(stones, 9, 9, 5, rule, mover, codes),
+                      LineBoard.of_stones(stones, 9, 9, 5, rule, mover)):
+            np.testing.assert_array_equal(built.stones, fresh.stones)
+            np.testing.assert_array_equal(built.counts, fresh.counts)
+            for player in (1, 2):
+                np.testing.assert_array_equal(built.live(player), fresh.live(player))
+            assert built.padded == fresh.padded
+        for player in (1, 2):
+            fives, theirs, fours = fresh.threats(player)
+            assert fives == fresh.five_cells(player)
+            if not fives:
+                assert theirs == fresh.five_cells(3 - player)
+                assert {m: f for m, f in fours.items() if fresh.allowed([m], player)} == fresh.four_moves(player)

@@ -6,14 +6,15 @@ import numpy as np
 import pytest
 
 from gomoku.game.board import Board
+from gomoku.game.line_board import LineBoard
+from gomoku.game.vcf import find_vcf
 from gomoku.search.gumbel import GumbelPlayer
-from gomoku.search.line_board import LineBoard
 from gomoku.search.lockstep import run_games
 from gomoku.search.mcts import MCTS
 from gomoku.search.mcts_player import MCTSPlayer
 from gomoku.search.options import SearchOptions, add_search_flags
 from gomoku.search.tree_threats import ThreatSolver, replays, vcf_plies
-from gomoku.search.vcf_vct import find_vcf, find_vct
+from gomoku.search.vcf_vct import find_vct
 from tests.boards import OPEN_THREE, load_board
 from tests.helpers import FlatEvaluator, HashEvaluator
 

@@ -34,7 +34,7 @@ def _core_root(board, budgets):
     """``root_threats.root`` on ``board`` with ``budgets``: ``(kind, move)``."""
     from gomoku.game import rules
     from gomoku.search.core import cached_vcf, root_threats, vcf, vct
-    from gomoku.search.line_board import line_weights
+    from gomoku.game.line_board import line_weights
 
     geo = vcf.geometry(board.width, board.height, board.n_in_row)
     cells = np.array([board.cells], np.int8)

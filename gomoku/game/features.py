@@ -22,7 +22,8 @@ version (``input_channels``, ``planes``, ``fill_planes``).
 
   and two constant planes: all ones when the player to move has a VCF (a win by
   continuous fours, an immediate five included), and when the opponent would
-  have one if it were to move (``has_vcf``).
+  have one if it were to move (``has_vcf``: the game layer's one VCF search,
+  ``vcf.find_vcf``, which the threat searches use too, with a smaller budget).
 
   The threat planes follow the board's rule (``Board.rule``): a window of
   ``n_in_row`` cells that can never win for a side (the rule's ``dead_lines``)
@@ -61,7 +62,9 @@ import numpy as np
 from gomoku.game import rules
 from gomoku.game.board import Board, fill_base_planes
 from gomoku.game.rules import FREESTYLE, Rule
+from gomoku.game.line_board import LineBoard
 from gomoku.game.lines import line_cells, line_ends
+from gomoku.game.vcf import find_vcf
 
 INPUT_CHANNELS = {1: 4, 2: 14}
 """the planes of each input version"""
@@ -140,6 +143,7 @@ def fill_threat_part(board: Board, out: np.ndarray) -> None:
             first = FIRST_THREAT_PLANE + 4 * (black - 1)
             out[first + 1:first + 4, forbidden] = 0.0
     counts = out[FIRST_THREAT_PLANE:FIRST_THREAT_PLANE + 8].reshape(2, 4, size).sum(axis=2)  # (side, plane)
+    line_board = None  # built once, for the searches of both sides
     for plane, side in ((OWN_VCF, 0), (OPPONENT_VCF, 1)):
         fives, fours, open_fours, _ = counts[side]
         their_fives = counts[1 - side, 0]
@@ -150,10 +154,13 @@ def fill_threat_part(board: Board, out: np.ndarray) -> None:
             out[plane] = 1.0
         elif not fours or their_fives > 1:
             continue
-        elif (open_fours and not their_fives) or has_vcf(stones, side + 1, board.width, board.height,
-                                                         board.n_in_row, codes, VCF_NODES, VCF_DEPTH,
-                                                         rule, mover):
+        elif open_fours and not their_fives:
             out[plane] = 1.0
+        else:
+            if line_board is None:
+                line_board = LineBoard.of_stones(stones, board.width, board.height, board.n_in_row, rule, mover, codes)
+            if find_vcf(line_board, mover if side == 0 else 3 - mover, VCF_NODES, VCF_DEPTH) is not None:
+                out[plane] = 1.0
 
 
 # ------------------------------------------------------------------ patterns
@@ -269,145 +276,16 @@ def fill_threat_planes(stones: np.ndarray, width: int, height: int, n: int, out:
 
 
 # ------------------------------------------------------------------ VCF
-SIDE_WEIGHT = (0, 16, 1)
-"""a window's key counts side 1's stones in sixteens and side 2's in ones (n_in_row < 16)"""
-
-
-@lru_cache(maxsize=None)
-def _vcf_geometry(width: int, height: int, n: int) -> tuple:
-    """The windows of ``n`` cells, the windows through each cell, each window code's key, and
-    for each attacker (1, 2) the kind of a window by its key: 0 none, 1 a five of the attacker,
-    2 a four of the attacker, 3 a five of the defender."""
-    lines = line_cells(width, height, n)
-    through = [[] for _ in range(width * height)]
-    for index, cells in enumerate(lines):
-        for cell in cells:
-            through[cell].append(index)
-    digits = (np.arange(3 ** n)[:, None] // 3 ** np.arange(n)) % 3
-    keys = (SIDE_WEIGHT[1] * (digits == 1).sum(axis=1) + SIDE_WEIGHT[2] * (digits == 2).sum(axis=1))
-    kinds = np.zeros((2, SIDE_WEIGHT[1] * (n + 1)), dtype=np.int8)
-    for a in (1, 2):
-        if n >= 2:
-            kinds[a - 1, (n - 2) * SIDE_WEIGHT[a]] = 2
-        kinds[a - 1, (n - 1) * SIDE_WEIGHT[a]] = 1
-        kinds[a - 1, (n - 1) * SIDE_WEIGHT[3 - a]] = 3
-    return lines, tuple(np.asarray(t, dtype=np.int64) for t in through), keys.astype(np.int16), kinds
-
-
-class _Vcf:
-    """A bounded VCF search: the attacker plays only fours, the defender blocks each one.
-
-    Keeps the stones and one key per window of ``n_in_row`` cells (``SIDE_WEIGHT``:
-    both sides' stones in one number), updated as moves are tried and taken back.
-    A node reads the windows that matter to it (the attacker's fives and fours,
-    the defender's fives) through one lookup of every key.
-
-    Under ``rule`` (with ``mover`` the player that side 1 is) a window that can never win
-    for a side (``Rule.dead_lines``) is no five or four of that side; the side with
-    forbidden points (``black``: Black under renju) never makes a four on one, and a four
-    of White that Black could only block on a forbidden point wins.
-    """
-
-    def __init__(self, stones: np.ndarray, width: int, height: int, n: int, codes: np.ndarray,
-                 rule: Rule = FREESTYLE, mover: int = 1):
-        self.stones = bytearray(stones.tobytes())  # one byte a cell, read cell by cell
-        self.n = n
-        self.lines, self.through, code_keys, self.kinds = _vcf_geometry(width, height, n)
-        self.keys = code_keys[codes]
-        self.nodes = 0
-        self.rule = rule
-        self.exact = rule.sides(mover)
-        self.ends = None
-        if rule.ends_matter:
-            self.stones.append(0)  # off the board, for the cells beyond the windows' ends
-            self.ends = line_ends(width, height, n)
-        black = self.black = rule.restricted_side(mover)
-        if black:
-            # The cells with Black 1 and White 2 and a blocked sentinel, for the forbidden test.
-            self.padded = [0 if c == 0 else (c if black == 1 else 3 - c) for c in stones.tolist()] + [2]
-            self.geometry = rules.renju_geometry(width, height)
-
-    def _play(self, cell: int, side: int, step: int) -> None:
-        self.stones[cell] = side if step > 0 else 0
-        self.keys[self.through[cell]] += step * SIDE_WEIGHT[side]
-        if self.black:
-            self.padded[cell] = (1 if side == self.black else 2) if step > 0 else 0
-
-    def _forbidden(self, cell: int) -> bool:
-        """Whether a black stone on the empty ``cell`` is forbidden (only with ``black``)."""
-        return self.padded[cell] == 0 and rules.forbidden_reason(self.padded, cell, self.geometry) is not None
-
-    def search(self, a: int, depth: int, budget: int, failed: dict) -> bool:
-        """Whether ``a``, to move, wins by continuous fours within ``depth`` fours."""
-        d = 3 - a
-        self.nodes += 1
-        kinds = self.kinds[a - 1]
-        found = kinds[self.keys].nonzero()[0]
-        stones = self.stones
-        if self.ends is not None and len(found):
-            # Drop the windows dead for the side they count for: the defender's fives, else the attacker's.
-            side = np.where(kinds[self.keys[found]] == 3, d, a)
-            beyond = np.frombuffer(stones, dtype=np.uint8)[self.ends[found]]
-            found = found[~self.rule.dead_lines(side, beyond, self.exact)]
-        theirs = set()
-        fives: dict[int, set] = {}
-        for kind, row in zip(kinds[self.keys[found]].tolist(), self.lines[found].tolist()):
-            if kind == 1:
-                return True
-            empty = [cell for cell in row if not stones[cell]]
-            if kind == 3:
-                theirs.update(empty)
-            else:
-                x, y = empty
-                fives.setdefault(x, set()).add(y)
-                fives.setdefault(y, set()).add(x)
-        if len(theirs) > 1 or depth <= 0 or self.nodes > budget:
-            return False
-        key = bytes(stones)
-        if failed.get(key, -1) >= depth:
-            return False
-        if theirs:
-            (block,) = theirs
-            moves = [block] if block in fives else []  # the attacker must block, with a four
-        else:
-            moves = sorted(fives)
-        if self.black == a:
-            moves = [move for move in moves if not self._forbidden(move)]
-        for move in moves:
-            if len(fives[move]) > 1:
-                return True  # two five cells at once: one block cannot stop both
-        if self.black == d:
-            for move in moves:
-                (reply,) = fives[move]
-                self._play(move, a, 1)
-                unblockable = self._forbidden(reply)
-                self._play(move, a, -1)
-                if unblockable:
-                    return True  # Black may not block on a forbidden point
-        for move in moves:
-            (reply,) = fives[move]
-            self._play(move, a, 1)
-            self._play(reply, d, 1)
-            won = self.search(a, depth - 1, budget, failed)
-            self._play(reply, d, -1)
-            self._play(move, a, -1)
-            if won:
-                return True
-            if self.nodes > budget:
-                return False
-        failed[key] = depth
-        return False
-
-
 def has_vcf(stones: np.ndarray, attacker: int, width: int, height: int, n: int,
             codes: Optional[np.ndarray] = None, budget: int = VCF_NODES, depth: int = VCF_DEPTH,
             rule: Rule = FREESTYLE, mover: int = 1) -> bool:
     """Whether ``attacker`` (1 or 2 of ``stones``), were it to move, wins by continuous fours.
 
-    An immediate five counts, and so does a four that leaves two five cells (an
-    open four, or two fours at once). The defender must block every four, unless
-    it has a five of its own, which ends the line. The search visits at most
-    ``budget`` positions and ``depth`` attacker fours; beyond them it answers False.
+    The game layer's VCF (``vcf.find_vcf``): an immediate five counts, and so does a
+    four that leaves two five cells (an open four, or two fours at once). The
+    defender must block every four, unless it has a five of its own, which ends the
+    line. The search visits at most ``budget`` positions and ``depth`` attacker fours;
+    beyond them it answers False.
 
     Args:
         stones: ``(size,)`` uint8 with 0 empty, 1 and 2 the two sides.
@@ -415,6 +293,5 @@ def has_vcf(stones: np.ndarray, attacker: int, width: int, height: int, n: int,
         rule: the game's rule (which windows are dead, who has forbidden points).
         mover: the player that side 1 of ``stones`` is, for the rule's per-player parts.
     """
-    if codes is None:
-        codes = stones[line_cells(width, height, n)] @ (3 ** np.arange(n)).astype(np.int64)
-    return _Vcf(stones, width, height, n, codes, rule, mover).search(attacker, depth, budget, {})
+    board = LineBoard.of_stones(stones, width, height, n, rule, mover, codes)
+    return find_vcf(board, mover if attacker == 1 else 3 - mover, budget, depth) is not None

@@ -1,7 +1,8 @@
 """A threat-aware heuristic player: window scoring plus the threat searches (VCF, VCT).
 
 Moves are scored on a ``line_board.LineBoard`` (the notation, and the
-scores, are that module's); the forced wins are ``vcf_vct``'s.
+scores, are that module's); the forced wins are ``gomoku.game.vcf``'s VCF and
+``vcf_vct``'s VCT.
 
 Strength levels, each adding to the one below:
 
@@ -30,9 +31,10 @@ from typing import Callable, Optional
 import numpy as np
 
 from gomoku.game.board import Board
-from gomoku.search.line_board import LineBoard
+from gomoku.game.line_board import LineBoard
+from gomoku.game.vcf import find_vcf
 from gomoku.search.player_protocol import SearchResult
-from gomoku.search.vcf_vct import find_vcf, find_vct
+from gomoku.search.vcf_vct import find_vct
 
 LEVELS = (0, 1, 2, 3, 4)
 DEFAULT_LEVEL = 4

@@ -1,7 +1,7 @@
 """The threat searches inside the tree search: VCF at new leaves, forced wins and defences at the root.
 
 The search's ``threats`` option (``mcts.MCTS``) asks this module two questions,
-both answered with the threat searches (``vcf_vct.find_vcf``,
+both answered with the threat searches (``gomoku.game.vcf.find_vcf``,
 ``vcf_vct.find_vct``; see ``line_board`` for the notation):
 
 * at a new leaf, before the net is asked: does the player to move have a VCF
@@ -52,8 +52,9 @@ from typing import Optional
 import numpy as np
 
 from gomoku.game.board import Board
-from gomoku.search.line_board import LineBoard
-from gomoku.search.vcf_vct import find_vcf, find_vct
+from gomoku.game.line_board import LineBoard
+from gomoku.game.vcf import find_vcf
+from gomoku.search.vcf_vct import find_vct
 
 LEAF_VCF_NODES = 60  # a VCF at a new leaf, before the net is asked
 ROOT_VCF_NODES = 2000  # the player's own VCF at the root, and the opponent's when the player passes

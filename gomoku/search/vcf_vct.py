@@ -1,88 +1,33 @@
-"""The threat searches: VCF and VCT, forced wins by fours and by threats, on a ``LineBoard``.
+"""The VCT search (victory by continuous threats) on a ``LineBoard``, over the game layer's VCF.
 
 Both from the viewpoint of the attacker (notation: ``line_board``):
 
-* VCF (victory by continuous fours): ``a`` plays only four moves, ``d`` must
-  block the single five cell each time, until ``a`` makes two five cells.
-* VCT (victory by continuous threats): ``a`` also plays three moves; ``d`` may
-  answer those with any cell of a window that could still become ``a``'s five, or
-  with any four move of its own. Every answer must still lose for ``d``.
+* VCF (victory by continuous fours, ``gomoku.game.vcf``): ``a`` plays only four
+  moves, ``d`` must block the single five cell each time, until ``a`` makes two
+  five cells;
+* VCT: ``a`` also plays three moves; ``d`` may answer those with any cell of a
+  window that could still become ``a``'s five, or with any four move of its own.
+  Every answer must still lose for ``d``. At each of ``a``'s nodes a VCF is tried first.
 
-Under renju a White four whose only five cell is forbidden for Black wins, in
-the VCF and in the VCT, and so does a White threat whose only block is forbidden.
+Under renju a White threat whose only block is forbidden for Black wins, as a
+White four whose only five cell is forbidden does in the VCF.
 
-A VCF is a proof (every reply is forced); a VCT is not, as its defender tries
-only the answers above. Searches stop at a node budget, never a clock, so they
-repeat themselves exactly. This module uses NumPy and the game layer only.
+A VCT is no proof, as its defender tries only the answers above. Searches stop at
+a node budget, never a clock, so they repeat themselves exactly. This module uses
+NumPy and the game layer only.
 """
 
 from __future__ import annotations
 
 from typing import Optional
 
-from gomoku.search.line_board import LineBoard
+from gomoku.game.line_board import LineBoard
+from gomoku.game.vcf import VCF_DEPTH, vcf_line
 
 # Budgets of the searches, in nodes (positions visited) per call.
-VCF_NODES = 2000
 VCT_NODES = 1000
-VCF_DEPTH = 12  # attacker fours in one VCF line
 VCT_DEPTH = 3  # attacker threes in one VCT line
 VCT_THREES = 8  # best-scored three moves tried at each VCT node
-
-
-# ---------------------------------------------------------------------- VCF
-def find_vcf(tb: LineBoard, attacker: int, budget: int = VCF_NODES,
-             depth: int = VCF_DEPTH) -> Optional[list[int]]:
-    """A VCF for ``attacker`` to move: the line of moves (both sides' moves, in order), or None.
-
-    The line ends with a move that wins or makes two five cells, or (under renju,
-    for White) a four whose five cell is forbidden to Black. None also when the
-    node budget runs out first.
-    """
-    tb.nodes = 0
-    return _vcf(tb, attacker, depth, tb.nodes + budget, {})
-
-
-def _vcf(tb: LineBoard, a: int, depth: int, limit: int, failed: dict) -> Optional[list[int]]:
-    d = 3 - a
-    tb.nodes += 1
-    mine = tb.five_cells(a)
-    if mine:
-        return [mine[0]]
-    theirs = tb.five_cells(d)
-    if len(theirs) > 1 or depth <= 0 or tb.nodes > limit:
-        return None
-    key = tb.key()
-    if failed.get(key, -1) >= depth:
-        return None
-    fours = tb.four_moves(a)
-    if theirs:
-        fours = {theirs[0]: fours[theirs[0]]} if theirs[0] in fours else {}
-    for move in sorted(fours, key=lambda m: (-len(fours[m]), m)):
-        if len(fours[move]) >= 2:
-            return [move]
-    if tb.restricted(d):
-        # Black cannot block a four on a point forbidden to it: such a four wins.
-        for move in sorted(fours):
-            (reply,) = fours[move]
-            tb.play(move, a)
-            unblockable = tb.forbidden(reply)
-            tb.undo(move, a)
-            if unblockable:
-                return [move]
-    for move in sorted(fours):
-        (reply,) = fours[move]
-        tb.play(move, a)
-        tb.play(reply, d)
-        line = _vcf(tb, a, depth - 1, limit, failed)
-        tb.undo(reply, d)
-        tb.undo(move, a)
-        if line is not None:
-            return [move, reply] + line
-        if tb.nodes > limit:
-            return None
-    failed[key] = depth
-    return None
 
 
 # ---------------------------------------------------------------------- VCT
@@ -129,7 +74,7 @@ def _vct_attack(tb: LineBoard, a: int, depth: int, limit: int, memo: dict, first
     if key in memo and not first:
         return memo[key]
     saved = tb.nodes
-    line = _vcf(tb, a, VCF_DEPTH, min(limit, tb.nodes + 200), {})
+    line = vcf_line(tb, a, VCF_DEPTH, min(limit, tb.nodes + 200), {})
     tb.nodes = max(saved, tb.nodes)
     if line is not None:
         return line[0] if first else True

@@ -36,12 +36,13 @@ from typing import Iterator, Optional
 import numpy as np
 
 from gomoku.game.board import Board
+from gomoku.game.line_board import LineBoard
 from gomoku.game.openings import format_openings
 from gomoku.game.rules import FREESTYLE, RULES, check_rule, rules_help
 from gomoku.game.symmetry import symmetries
+from gomoku.game.vcf import find_vcf
 from gomoku.search.heuristic import choose_move
-from gomoku.search.line_board import LineBoard
-from gomoku.search.vcf_vct import find_vcf, find_vct
+from gomoku.search.vcf_vct import find_vct
 from gomoku.util import DefaultsHelpFormatter, atomic_write, board_size_arg, positive_int_arg
 
 SPREAD = 2  # each stone lies within this many king steps of an earlier one

@@ -22,13 +22,13 @@ import numpy as np
 from gomoku.game import rules
 from gomoku.game.board import Board
 from gomoku.game.features import MAX_THREAT_N
+from gomoku.game.line_board import line_weights
 from gomoku.search.core import boards, descent, kernels
 from gomoku.search.core import layout as k
 from gomoku.search.core.cached_vcf import cache_list, cache_list_extend, cache_list_set, new_cache
 from gomoku.search.core.planes import plane_tables
 from gomoku.search.core.vcf import geometry, workspace
 from gomoku.search.core.vct import vct_workspace
-from gomoku.search.line_board import line_weights
 from gomoku.search.tree import GumbelNode, TreeNode
 
 UNLIMITED = 1 << 40

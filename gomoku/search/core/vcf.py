@@ -2,19 +2,20 @@
 
 One search serves both callers that ask for a VCF at new positions:
 
-* the threat searches at a new leaf (``tree_threats.ThreatSolver.vcf``, ``vcf_vct.find_vcf``):
+* the threat searches at a new leaf (``tree_threats.ThreatSolver.vcf``, ``gomoku.game.vcf.find_vcf``):
   the line found, its length to the end of the game, and the per-tree cache of results;
 * the VCF planes of input version 2 (``features.has_vcf``): whether there is one.
 
-Both searches visit the same positions in the same order (notation: ``line_board``): at a
-node the attacker wins with a five cell; two five cells of the defender, no depth left or the
-node budget spent end the line; a position already failed with as much depth left fails
-again; the attacker's four moves (under renju never Black's forbidden points; against one
-five cell of the defender only the four that blocks it) are tried in increasing order after
-a four with two five cells (the most five cells first, then the lowest cell) and, against
-Black under renju, a four whose five cell Black may not take. The recursion runs on an
-explicit stack of frames (numba's cache has failed on recursive functions), and positions
-are keyed by a 64-bit Zobrist hash of the stones where the reference keys them by the stones
+It visits the same positions in the same order as the Python side's one VCF, which serves
+the same two callers there (``gomoku.game.vcf``; notation: ``line_board``): at a node the
+attacker wins with a five cell; two five cells of the defender, no depth left or the node
+budget spent end the line; a position already failed with as much depth left fails again;
+the attacker's four moves (under renju never Black's forbidden points; against one five cell
+of the defender only the four that blocks it) are tried in increasing order after a four
+with two five cells (the most five cells first, then the lowest cell) and, against Black
+under renju, a four whose five cell Black may not take. The recursion runs on an explicit
+stack of frames (numba's cache has failed on recursive functions), and positions are keyed
+by a 64-bit Zobrist hash of the stones where the Python search keys them by the stones
 themselves.
 
 The search plays its moves on the search's own cells and takes them back; per window it
@@ -32,7 +33,7 @@ from gomoku.search.core.boards import is_forbidden
 from gomoku.search.core.jit import njit
 
 LEAF_VCF_NODES = 60  # tree_threats.LEAF_VCF_NODES
-LEAF_VCF_DEPTH = 12  # vcf_vct.VCF_DEPTH
+LEAF_VCF_DEPTH = 12  # gomoku.game.vcf.VCF_DEPTH
 CACHE_SIZE = 5_000  # tree_threats.CACHE_SIZE
 MOST_NODES = 2000  # the largest budget of a compiled VCF (tree_threats.ROOT_VCF_NODES)
 MOST_DEPTH = 12

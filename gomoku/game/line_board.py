@@ -34,8 +34,9 @@ stones are in it, ``DEFEND[k]`` when only the opponent's ``k`` stones are (the
 classic tuple evaluation). An open three lies in three windows, a closed three
 in one, so the sum ranks shapes the way a player would.
 
-The threat searches (VCF, VCT) are in ``vcf_vct``, the heuristic player
-in ``heuristic``. This module uses NumPy and the game layer only.
+The VCF search is in ``vcf`` (it gives the threat planes of ``features`` too), the VCT in
+the search layer's ``vcf_vct``, the heuristic player there in ``heuristic``. This module
+uses NumPy and the rest of the game layer only.
 """
 
 from __future__ import annotations
@@ -48,9 +49,13 @@ import numpy as np
 from gomoku.game import rules
 from gomoku.game.board import Board
 from gomoku.game.lines import line_cells, line_ends
-from gomoku.game.rules import Rule
+from gomoku.game.rules import FREESTYLE, Rule
 
 NEAR = 2  # candidate moves lie within this many cells (king steps) of a stone
+FIVE, FOUR, THEIR_FIVE = 1, 2, 4
+"""the bits of a window's kind in ``LineBoard.threats``"""
+_SWAP = np.array([0, 2, 1], dtype=np.int8)
+"""a stone array's labels, side 1 and side 2 the other way round"""
 
 
 @lru_cache(maxsize=None)
@@ -62,6 +67,28 @@ def _geometry(width: int, height: int, n: int) -> tuple[np.ndarray, tuple]:
         for cell in cells:
             through[cell].append(index)
     return table, tuple(np.asarray(t, dtype=np.int64) for t in through)
+
+
+@lru_cache(maxsize=None)
+def _kinds(n: int) -> np.ndarray:
+    """A window's kind for a player with ``mine`` stones in it and ``theirs`` of the opponent, at
+    ``mine * (n + 1) + theirs``: the bits ``FIVE`` (its empty cell is the player's five cell),
+    ``FOUR`` (either empty cell is a four move, the other its five cell) and ``THEIR_FIVE``."""
+    mine, theirs = np.divmod(np.arange((n + 1) ** 2), n + 1)
+    kinds = (FIVE * ((mine == n - 1) & (theirs == 0)) + FOUR * ((mine == n - 2) & (theirs == 0))
+             + THEIR_FIVE * ((theirs == n - 1) & (mine == 0))).astype(np.int8)
+    kinds.setflags(write=False)
+    return kinds
+
+
+@lru_cache(maxsize=None)
+def _tallies(n: int) -> np.ndarray:
+    """``tallies[k, code]``: the digits ``k`` of a window's base-3 code (``features``' window codes:
+    a digit per cell, empty 0, else the side whose stone), that is the window's stones of side ``k``."""
+    digits = (np.arange(3 ** n)[:, None] // 3 ** np.arange(n)) % 3
+    tallies = np.stack([(digits == k).sum(axis=1) for k in range(3)]).astype(np.intp)
+    tallies.setflags(write=False)
+    return tallies
 
 
 @lru_cache(maxsize=None)
@@ -111,6 +138,18 @@ def line_weights(n: int) -> tuple[np.ndarray, np.ndarray]:
     return attack, defend
 
 
+@lru_cache(maxsize=None)
+def _weights(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``line_weights(n)`` and ``8 ** k`` for a window holding ``k`` stones of one side only (0 for
+    none, ``evaluate``), read-only and cached: every line board of ``n`` shares them."""
+    worth = 8.0 ** np.arange(n + 1)
+    worth[0] = 0.0
+    tables = (*line_weights(n), worth)
+    for table in tables:
+        table.setflags(write=False)
+    return tables
+
+
 class LineBoard:
     """Stones and per-window stone counts of a position, with cheap play and undo.
 
@@ -119,50 +158,83 @@ class LineBoard:
     just beyond its ends (the window is dead for ``p``). Under caro ``flanks[p]``
     counts the opponent's stones just beyond its two ends: at two it is dead for
     ``p``. Under renju the cells are also kept as a list with a blocked sentinel,
-    for the forbidden-point test.
+    for the forbidden-point test. ``of_stones`` builds one from a stone array instead of a board.
 
     Args:
         board: the position to copy (the board itself is not touched); its rule is kept.
     """
 
     def __init__(self, board: Board):
-        self.width, self.height, self.n = board.width, board.height, board.n_in_row
-        self.size = board.size
-        self.rule = rule = board.rule
-        self.windows, self.through = _geometry(self.width, self.height, self.n)
-        self.stones = np.asarray(board.cells, dtype=np.int8)
-        count = len(self.windows)
+        cells = np.frombuffer(bytes(board.cells), dtype=np.int8).copy()
+        self._setup(cells, board.width, board.height, board.n_in_row, board.rule)
+
+    @classmethod
+    def of_stones(cls, stones: np.ndarray, width: int, height: int, n: int, rule: Rule = FREESTYLE, mover: int = 1,
+                  codes: Optional[np.ndarray] = None) -> "LineBoard":
+        """The line board of a stone array in ``features``' labels, its own cells in the players'.
+
+        Args:
+            stones: ``(size,)`` uint8, 0 empty, 1 player ``mover``'s stone, 2 the other player's.
+            codes: the base-3 code of every window of ``n`` cells in ``stones``' labels (``line_cells``
+                order, as ``features.fill_threat_planes`` returns them), if at hand: the counts are
+                read from them.
+        """
+        board = cls.__new__(cls)
+        cells = stones.astype(np.int8) if mover == 1 else _SWAP[stones.astype(np.intp)]
+        board._setup(cells, width, height, n, rule, codes, mover == 2)
+        return board
+
+    def _setup(self, cells: np.ndarray, width: int, height: int, n: int, rule: Rule,
+               codes: Optional[np.ndarray] = None, swapped: bool = False) -> None:
+        """Builds the line board of ``cells`` (the players' stones, int8, kept); ``codes`` as in
+        ``of_stones``, with side 1 the second player when ``swapped``."""
+        self.width, self.height, self.n = width, height, n
+        self.size = width * height
+        self.rule = rule
+        self.windows, self.through = _geometry(width, height, n)
+        self.stones = cells
+        self.kinds = _kinds(n)
         # Rows: 0 unused, 1 and 2 the players' stones per window, 3 and 4 what closes each
         # window for players 1 and 2 (only where some player needs exactly n), 5 and 6 the
-        # stones flanking each window for players 1 and 2 (only under caro).
-        state = np.zeros((7, count), dtype=np.int16)
+        # stones flanking each window for players 1 and 2 (only under caro). Native ints: the
+        # VCF's lookups index with them as they are.
+        state = np.zeros((7, len(self.windows)), dtype=np.intp)
         self.counts = state[:3]
         self._flat = state.reshape(-1)
-        self._touch = _touch_geometry(self.width, self.height, self.n, rule)
-        for player in (1, 2):
-            self.counts[player] = (self.stones[self.windows] == player).sum(axis=1)
-        beyond = np.append(self.stones, 0)[line_ends(self.width, self.height, self.n)]  # off the board: no stone
+        self._touch = _touch_geometry(width, height, n, rule)
+        if codes is not None:
+            tallies = _tallies(n)
+            for player in (1, 2):
+                self.counts[player] = tallies[3 - player if swapped else player][codes]
+        else:
+            window_stones, ones = cells[self.windows], np.ones(n, dtype=np.float32)
+            for player in (1, 2):
+                self.counts[player] = (window_stones == player).astype(np.float32) @ ones  # BLAS: quicker than sum
+        self.ends_matter = rule.ends_matter
+        first = last = None  # the cells just beyond each window's two ends, where the rule reads them
+        if self.ends_matter:
+            beyond = np.append(cells, 0)[line_ends(width, height, n)]  # off the board: no stone
+            first, last = beyond[:, 0], beyond[:, 1]
         if any(rule.exact):
             for player in (1, 2):
                 state[2 + player] = self.counts[3 - player]
                 if rule.exact[player]:
-                    state[2 + player] += (beyond == player).sum(axis=1).astype(np.int16)
+                    state[2 + player] += first == player
+                    state[2 + player] += last == player
             self.against = (None, state[3], state[4])
         else:
             self.against = (None, state[2], state[1])
         self.flanks = None
         if not rule.flanked_wins:
             for player in (1, 2):
-                state[4 + player] = (beyond == 3 - player).sum(axis=1)
+                state[4 + player] = first == 3 - player
+                state[4 + player] += last == 3 - player
             self.flanks = (None, state[5], state[6])
         self.padded: Optional[list] = None
         if rule.restricted:
-            self.padded = list(board.cells) + [2]
-            self.renju_geometry = rules.renju_geometry(self.width, self.height)
-        self.attack, self.defend = line_weights(self.n)
-        worth = 8.0 ** np.arange(self.n + 1)
-        worth[0] = 0.0
-        self.worth = worth
+            self.padded = cells.tolist() + [2]
+            self.renju_geometry = rules.renju_geometry(width, height)
+        self.attack, self.defend, self.worth = _weights(n)
         self.nodes = 0  # positions visited by searches, checked against their budgets
 
     def play(self, cell: int, player: int) -> None:
@@ -237,6 +309,40 @@ class LineBoard:
         if self.restricted(player):
             fours = {m: f for m, f in fours.items() if not self.forbidden(m)}
         return fours
+
+    def threats(self, player: int) -> tuple[list[int], list[int], dict[int, set]]:
+        """What a node of the VCF reads, from one pass over the windows: ``(five_cells(player),
+        five_cells(other), fours)``, ``fours`` being ``four_moves(player)`` with the forbidden points
+        still among its moves. When ``player`` has a five cell, the other two are left empty."""
+        other = 3 - player
+        kind = self.kinds[self.counts[player] * (self.n + 1) + self.counts[other]]
+        found = kind.nonzero()[0]
+        if not len(found):
+            return [], [], {}
+        kind = kind[found]
+        if self.ends_matter:
+            # Dead windows count for nobody: keep each kind where its side's window is live.
+            mine, theirs = self.against[player][found] == 0, self.against[other][found] == 0
+            if self.flanks is not None:
+                mine &= self.flanks[player][found] < 2
+                theirs &= self.flanks[other][found] < 2
+            kind &= mine * (FIVE | FOUR) + theirs * THEIR_FIVE
+        stones = self.stones
+        fives, their_fives, fours = set(), set(), {}
+        for bits, row in zip(kind.tolist(), self.windows[found].tolist()):
+            if bits & FIVE:
+                fives.update(cell for cell in row if not stones[cell])
+            elif fives:
+                continue
+            if bits & THEIR_FIVE:
+                their_fives.update(cell for cell in row if not stones[cell])
+            if bits & FOUR:
+                x, y = (cell for cell in row if not stones[cell])
+                fours.setdefault(x, set()).add(y)
+                fours.setdefault(y, set()).add(x)
+        if fives:
+            return sorted(fives), [], {}
+        return [], sorted(their_fives), fours
 
     def threat_cells(self, player: int) -> set:
         """Empty cells of windows that could still become ``player``'s five within two moves."""
