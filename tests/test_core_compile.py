@@ -93,3 +93,27 @@ def test_two_processes_that_start_together_compile_the_core_once(tmp_path):
     # Only a process that finds no fresh cache once it holds the lock says it compiles: the other
     # found the first one's work when the lock came to it.
     assert said == ["compiling the search core (about a minute of CPU, once: it is cached for later starts) ..."], results
+
+
+def test_the_cache_is_fresh_when_every_compiled_module_has_an_index_newer_than_its_source(tmp_path):
+    from gomoku.search.core.cache import cached
+
+    folder, sources = tmp_path / "cache", tmp_path / "core"
+    folder.mkdir()
+    sources.mkdir()
+
+    def touch(path, when):
+        path.write_text("")
+        os.utime(path, (when, when))
+
+    touch(sources / "descent.py", 100)
+    touch(sources / "root_threats.py", 300)
+    touch(sources / "layout.py", 500)  # no kernels of its own: no index to compare
+    assert not cached(str(folder), str(sources))  # nothing compiled yet
+    touch(folder / "descent.step-103.py311.nbi", 200)
+    touch(folder / "root_threats.root-145.py311.nbi", 400)
+    touch(folder / "root_threats.defences-100.py311.nbi", 250)  # a kernel the warm-up left alone
+    touch(folder / "roots.root-145.py311.nbi", 50)  # a module that is gone
+    assert cached(str(folder), str(sources))
+    touch(sources / "root_threats.py", 450)  # a source changed after its kernels were compiled
+    assert not cached(str(folder), str(sources))

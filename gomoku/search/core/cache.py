@@ -36,16 +36,26 @@ def cache_dir() -> str:
     return os.environ.get("NUMBA_CACHE_DIR") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "__pycache__")
 
 
-def cached() -> bool:
+def cached(folder: Optional[str] = None, sources: Optional[str] = None) -> bool:
     """Whether the kernels' compiled code is in numba's cache already and fresh, read from its
-    files: the main kernel's index, no older than the sources it was compiled from (numba compiles
-    again when a source changed)."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    indexes = glob.glob(os.path.join(cache_dir(), "**", "descent.step-*.nbi"), recursive=True)
-    if not indexes:
+    files. numba keeps an index for each compiled function, named after its module's file, and
+    compiles a function again when its module's source is newer than that index; so the cache is
+    fresh when the main kernel has an index and every module with indexes has one no older than
+    its source (a function the warm-up never compiles keeps an old index and is not waited for).
+    ``folder`` and ``sources``: the cache and the kernels' sources, by default numba's and this package's."""
+    here = sources or os.path.dirname(os.path.abspath(__file__))
+    indexes = glob.glob(os.path.join(folder or cache_dir(), "**", "*.nbi"), recursive=True)
+    newest: dict = {}
+    for index in indexes:
+        module = os.path.basename(index).split(".", 1)[0]
+        newest[module] = max(newest.get(module, 0.0), os.path.getmtime(index))
+    if "descent" not in newest:
         return False
-    sources = glob.glob(os.path.join(here, "*.py"))
-    return max(map(os.path.getmtime, indexes)) >= max(map(os.path.getmtime, sources), default=0.0)
+    for source in glob.glob(os.path.join(here, "*.py")):
+        module = os.path.splitext(os.path.basename(source))[0]
+        if module in newest and newest[module] < os.path.getmtime(source):
+            return False
+    return True
 
 
 def _open_lock():
