@@ -19,6 +19,9 @@ from gomoku.search.core.jit import njit
 from gomoku.search.core.vcf import search
 
 FIRST, OWN_VCF, OPPONENT_VCF = 4, 12, 13
+CORE_INPUTS = (1, 2)
+"""the input versions whose planes the core writes (version 1's in ``boards.write_planes``, the threat
+planes here): ``backend.choose`` leaves a net of any other version on the Python trees"""
 
 
 def plane_tables(width: int, height: int, n: int) -> tuple:

@@ -37,21 +37,15 @@ import numpy as np
 from gomoku import interrupt
 from gomoku.game.board import Board
 from gomoku.game.features import input_channels
-from gomoku.search.core import core_enabled, supports_board, supports_evaluator
 from gomoku.search.core import layout as k
 from gomoku.search.core.cache import cached, compile_lock
 from gomoku.search.core.cached_vcf import install_cache
+from gomoku.search.core.planes import CORE_INPUTS
 from gomoku.search.core.root_threats import analyse_root
 from gomoku.search.core.trees import CoreTrees
 from gomoku.search.mcts import MCTS
 from gomoku.search.tree import TreeNode
 from gomoku.util import die_with_parent
-
-
-def core_supports(board: Board, evaluator) -> bool:
-    """Whether the core can search ``board`` with ``evaluator`` and is not turned off (``backend.choose``
-    says why not)."""
-    return core_enabled() and supports_board(board) and supports_evaluator(evaluator)
 
 
 class CoreSearch:
@@ -110,7 +104,7 @@ class CoreSearch:
             size = self.trees.size
             self._priors = np.zeros((rows, size), np.float32)
             self._values = np.zeros(rows, np.float32)
-            self._out = np.zeros((rows, max(4, input_channels(2)), size), np.float32)
+            self._out = np.zeros((rows, max(map(input_channels, CORE_INPUTS)), size), np.float32)
 
     def _stands_on(self, board: Board) -> bool:
         trees, s = self.trees, self.s
