@@ -39,7 +39,6 @@ from gomoku.game.board import Board
 from gomoku.game.features import input_channels
 from gomoku.search.core import layout as k
 from gomoku.search.core.cache import cached, compile_lock
-from gomoku.search.core.cached_vcf import install_cache
 from gomoku.search.core.planes import CORE_INPUTS
 from gomoku.search.core.root_threats import analyse_root
 from gomoku.search.core.trees import CoreTrees
@@ -85,14 +84,7 @@ class CoreSearch:
         if s < 0 or trees.sint[s, k.S_INPUTS] != inputs or not self._stands_on(board):
             if s >= 0:
                 trees.remove(s)
-            tree = self.tree
-            cache = install_cache(tree.threat_solver, board, trees.zobrist) if tree.threats else None
-            if self.gumbel:
-                self.s = trees.add(board, True, win_check=tree.win_check, solve=tree.solve, c_visit=tree.c_visit,
-                                   c_scale=tree.c_scale, threats=tree.threats, inputs=inputs, cache=cache)
-            else:
-                self.s = trees.add(board, False, tree.c_puct, tree.fpu, tree.win_check, tree.solve,
-                                   threats=tree.threats, inputs=inputs, cache=cache)
+            self.s = trees.add_tree(board, self.tree, inputs)
             self._analysed = False
         self._follows = True
         self._empty = np.asarray(board.cells) == 0

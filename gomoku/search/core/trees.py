@@ -24,7 +24,7 @@ from gomoku.game.board import Board
 from gomoku.game.features import MAX_THREAT_N
 from gomoku.search.core import boards, descent, kernels
 from gomoku.search.core import layout as k
-from gomoku.search.core.cached_vcf import cache_list, cache_list_extend, cache_list_set, new_cache
+from gomoku.search.core.cached_vcf import cache_list, cache_list_extend, cache_list_set, install_cache, new_cache
 from gomoku.search.core.planes import plane_tables
 from gomoku.search.core.vcf import geometry, workspace
 from gomoku.search.core.vct import vct_workspace
@@ -177,6 +177,17 @@ class CoreTrees:
         self.sint[s, k.S_WINNER] = k.NO_WINNER if board.winner is None else board.winner
         self.reset(s)
         return s
+
+    def add_tree(self, board: Board, tree, inputs: int = 1) -> int:
+        """``add`` with the options of the reference tree ``tree`` (an ``mcts.MCTS`` or ``gumbel.GumbelTree``):
+        Gumbel's constants or PUCT's c_puct and first-play urgency, the solver, and the threat searches with
+        the VCF cache of the tree's threat solver. The lockstep games and the searches of play time open
+        their searches here, so that an option of the trees reaches both through this one method."""
+        cache = install_cache(tree.threat_solver, board, self.zobrist) if tree.threats else None
+        options = dict(win_check=tree.win_check, solve=tree.solve, threats=tree.threats, inputs=inputs, cache=cache)
+        if tree.kind == "gumbel":
+            return self.add(board, True, c_visit=tree.c_visit, c_scale=tree.c_scale, **options)
+        return self.add(board, False, tree.c_puct, tree.fpu, **options)
 
     def drop_pending(self, s: int) -> None:
         """Forgets search ``s``'s leaf waiting for the net, taking its path's moves back."""
