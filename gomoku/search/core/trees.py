@@ -21,7 +21,6 @@ import numpy as np
 
 from gomoku.game import rules
 from gomoku.game.board import Board
-from gomoku.game.features import MAX_THREAT_N
 from gomoku.search.core import boards, descent, kernels
 from gomoku.search.core import layout as k
 from gomoku.search.core.cached_vcf import cache_list, cache_list_extend, cache_list_set, install_cache, new_cache
@@ -53,7 +52,7 @@ class CoreTrees:
         # windows, the cells beyond their ends, the windows through and beyond each cell, Zobrist keys
         self.vcf_args = geometry(width, height, n_in_row)
         self.zobrist = self.vcf_args[4]
-        self.tables = plane_tables(width, height, n_in_row) if n_in_row <= MAX_THREAT_N else _no_tables()
+        self.tables = plane_tables(width, height, n_in_row)
         self.pool = np.zeros(2, np.int64)
         self._alloc_pools(nodes or searches * 64, edges or searches * 64 * size)
         self.cells = np.zeros((0, size), np.int8)
@@ -301,12 +300,6 @@ class CoreTrees:
                 if child >= 0:
                     view.children[index] = _node(self, child, gumbel, statistics=False)
         return view
-
-
-def _no_tables() -> tuple:
-    """Plane tables of no window, for lines too long for input version 2 (its planes are never asked)."""
-    return (np.zeros((0, 1), np.int64), np.zeros(0, np.int64), np.zeros((0, 4, 1, 2), np.int64),
-            np.zeros((0, 2), np.int64), np.zeros((1, 4, 1), np.bool_), np.zeros(1, np.bool_))
 
 
 def _node(trees: CoreTrees, node: int, gumbel: bool, statistics: bool = True) -> TreeNode:
