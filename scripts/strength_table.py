@@ -27,6 +27,7 @@ import json
 import os
 import sys
 import warnings
+from dataclasses import fields
 
 warnings.filterwarnings("ignore")
 
@@ -91,9 +92,9 @@ def file_digest(spec: str) -> str:
 
 def row_key(row: dict) -> tuple:
     size = tuple(row["size"]) if row["size"] else None  # a list in the JSON file
-    return (row["a_spec"], row["b_spec"], row["a_sha256"], row["b_sha256"], row["games"], row["seed"], size,
-            # rows saved before a search option existed were played without it
-            row.get("fpu"), row.get("win_check", False), row.get("solve", False))
+    # every search option is part of the key; a row saved before an option existed was played without it
+    options = tuple(row.get(option.name, option.default) for option in fields(SearchOptions))
+    return (row["a_spec"], row["b_spec"], row["a_sha256"], row["b_sha256"], row["games"], row["seed"], size, options)
 
 
 def load_table(path: str) -> dict:

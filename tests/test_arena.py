@@ -9,7 +9,7 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import replace
+from dataclasses import asdict, replace
 
 import numpy as np
 import pytest
@@ -138,6 +138,7 @@ def test_arena_in_process_pairs_openings_with_colours_swapped():
     summary = result.summary()
     json.dumps(summary)  # no infinities or other non-JSON values
     assert summary["a_as_black"]["games"] == 2 and summary["games"] == 4
+    assert asdict(settings.search).items() <= summary.items()  # every search option, by its name
 
 
 @pytest.mark.parametrize("spec", ["az:{model}:12", "policy:{model}"])

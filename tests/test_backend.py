@@ -7,6 +7,7 @@ import pytest
 from gomoku.game import rules
 from gomoku.game.board import Board
 from gomoku.search.backend import CORE, PYTHON, choose, open_search
+from gomoku.search.core.planes import CORE_INPUTS
 from gomoku.search.core.single import core_ready
 from gomoku.search.evaluator import NetEvaluator
 from gomoku.search.gumbel import GumbelPlayer
@@ -30,6 +31,10 @@ def test_the_choice_says_why_it_falls_back_to_python(monkeypatch):
     assert choose(_board(), RolloutEvaluator(0), "puct") == (PYTHON, "pure MCTS has no net")
     assert choose(_board(rules.CARO), net, "puct") == (PYTHON, "caro is not on the core")
     assert choose(_board(), net, None) == (PYTHON, "the player has no search tree")
+    unknown = FakeNet(81, 0)
+    unknown.input_version = max(CORE_INPUTS) + 1  # a version whose planes only the Python code writes
+    assert choose(_board(), NetEvaluator(unknown), "puct") == (
+        PYTHON, f"input version {unknown.input_version} is not on the core")
     monkeypatch.setenv("GOMOKU_CORE", "off")
     assert choose(_board(), net, "puct")[0] == PYTHON and "turned off" in choose(_board(), net, "puct")[1]
 

@@ -81,3 +81,11 @@ def test_the_benchmark_plays_with_a_playout_cap_and_counts_its_expected_playouts
     with pytest.raises(SystemExit):
         main(["--p-full", "0"])
     assert "p_full must be in (0, 1]" in capsys.readouterr().err
+
+
+def test_the_benchmark_offers_every_input_version(capsys):
+    from gomoku.game.features import INPUT_VERSIONS
+
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert f"--inputs {{{','.join(map(str, INPUT_VERSIONS))}}}" in capsys.readouterr().out

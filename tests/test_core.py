@@ -87,6 +87,25 @@ def test_small_pools_are_compacted_and_grown_without_changing_a_game():
     assert_same_games(_games(False, *args, win_check=True), _games(True, *args, pools=(8, 64), win_check=True))
 
 
+def test_a_tree_opens_its_core_search_with_its_own_options():
+    from gomoku.search.core import layout
+    from gomoku.search.core.cached_vcf import VcfCache
+    from gomoku.search.core.trees import CoreTrees
+    from gomoku.search.gumbel import GumbelTree
+    from gomoku.search.mcts import MCTS
+
+    trees, board = CoreTrees(9, 9, 5, rules.FREESTYLE), Board(9, 9, 5)
+    s = trees.add_tree(board, MCTS(c_puct=3.0, fpu=0.2, solve=True), inputs=2)
+    columns = (layout.P_CPUCT, layout.P_FPU, layout.P_WIN_CHECK, layout.P_SOLVE, layout.P_THREATS)
+    assert trees.sflt[s, columns].tolist() == pytest.approx([3.0, 0.2, 1.0, 1.0, 0.0])
+    assert trees.sint[s, layout.S_KIND] == layout.PUCT and trees.sint[s, layout.S_INPUTS] == 2
+    gumbel = GumbelTree(c_visit=40.0, c_scale=0.5, threats=True)
+    s = trees.add_tree(board, gumbel)
+    assert trees.sint[s, layout.S_KIND] == layout.GUMBEL
+    assert trees.sflt[s, [layout.P_C_VISIT, layout.P_C_SCALE, layout.P_THREATS]].tolist() == [40.0, 0.5, 1.0]
+    assert isinstance(gumbel.threat_solver.cache, VcfCache)  # the core shares the tree's VCF cache
+
+
 def test_what_the_core_does_not_play_stays_on_the_reference_trees():
     evaluator = NetEvaluator(FakeNet(64), cache_size=0)
     board = Board(8, 8, 5)

@@ -15,8 +15,9 @@ from gomoku.game import rules
 from gomoku.game.board import Board
 from gomoku.play.analysis import search_with_analysis
 from gomoku.play.engine.move_search import PlayoutTimer, best_so_far, timed_search
+from gomoku.search.backend import PYTHON, choose
 from gomoku.search.core import core_enabled, layout
-from gomoku.search.core.single import CoreSearch, core_ready, core_supports
+from gomoku.search.core.single import CoreSearch, core_ready
 from gomoku.search.tree_search import TreeSearch
 from gomoku.search.evaluator import NetEvaluator
 from gomoku.search.mcts import MCTS, search
@@ -224,10 +225,10 @@ def test_the_player_and_its_analysis_search_on_the_core_as_on_the_python_tree(mo
 
 def test_what_the_core_does_not_support_stays_on_the_python_tree(monkeypatch):
     board = _board(9, rules.FREESTYLE, [40])
-    assert not core_supports(board, RolloutEvaluator(0))
-    assert not core_supports(_board(9, rules.CARO, [40]), NetEvaluator(_net(81)))
+    assert choose(board, RolloutEvaluator(0))[0] == PYTHON
+    assert choose(_board(9, rules.CARO, [40]), NetEvaluator(_net(81)))[0] == PYTHON
     monkeypatch.setenv("GOMOKU_CORE", "off")
-    assert not core_supports(board, NetEvaluator(_net(81)))
+    assert choose(board, NetEvaluator(_net(81)))[0] == PYTHON
     player = MCTSPlayer(RolloutEvaluator(0), n_playout=10)
     monkeypatch.setenv("GOMOKU_CORE", "on")
     player.get_action(board)

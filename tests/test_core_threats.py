@@ -167,6 +167,16 @@ def test_the_compiled_threat_planes_are_the_reference_planes(rule):
     assert vcf_planes > 20
 
 
+def test_lines_too_long_for_the_threat_planes_get_tables_of_no_window_in_the_same_form():
+    from gomoku.search.core import planes
+    from gomoku.search.core.trees import CoreTrees
+
+    real, empty = planes.plane_tables(9, 9, 5), planes.plane_tables(12, 12, features.MAX_THREAT_N + 1)
+    assert len(empty) == len(real) and len(empty[0]) == 0
+    assert [(t.ndim, t.dtype) for t in empty] == [(t.ndim, t.dtype) for t in real]
+    assert len(CoreTrees(12, 12, features.MAX_THREAT_N + 1, rules.FREESTYLE).tables[0]) == 0
+
+
 @pytest.mark.parametrize("rule", RULES)
 def test_the_leaf_vcf_and_its_cache_answer_as_the_threat_solver(rule):
     from gomoku.search.core import cached_vcf

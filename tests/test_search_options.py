@@ -172,6 +172,9 @@ def test_search_flags_are_read_alike_everywhere():
         assert SearchOptions.from_args(parser.parse_args(flags.split())) == read  # a shown command gives it back
     assert SearchOptions(0.25, solve=True).words() == ["fpu 0.25", "solver"]
     assert SearchOptions(solve=True).win_check  # the solver includes the win check
+    # a Gumbel search takes the options but those only PUCT reads
+    assert SearchOptions(0.25, threats=True).for_gumbel() == SearchOptions(threats=True)
+    assert SearchOptions(0.25, solve=True).gumbel_kwargs() == {"win_check": True, "solve": True}
 
 
 def test_play_and_the_engine_search_sharp_unless_told_and_the_arena_as_the_spec(capsys):

@@ -112,6 +112,13 @@ def test_search_options_are_rows_of_their_own(models, tmp_path, capsys):
     assert "fpu" in capsys.readouterr().err
 
 
+def test_every_search_option_is_part_of_a_rows_key():
+    row = dict(a_spec="az:m.npz:8", b_spec="heuristic:0", a_sha256="", b_sha256="", games=2, seed=0, size=None,
+               fpu=0.25, win_check=True, solve=True)
+    assert strength_table.row_key({**row, "threats": True}) != strength_table.row_key(row)
+    assert strength_table.row_key({**row, "threats": False}) == strength_table.row_key(row)  # saved without it
+
+
 def test_a_file_of_something_else_is_refused_and_left_alone(tmp_path):
     out = tmp_path / "other.json"
     out.write_text('{"format": "something-else"}\n')

@@ -11,6 +11,7 @@ from typing import Optional
 
 from gomoku.search.core import core_enabled
 from gomoku.search.core.jit import available
+from gomoku.search.core.planes import CORE_INPUTS
 from gomoku.search.core.single import CoreSearch, core_ready
 from gomoku.search.tree_search import TreeSearch
 
@@ -46,7 +47,7 @@ def choose(board, evaluator, root_search: Optional[str] = "puct") -> tuple[str, 
         if getattr(evaluator, "input_version", None) is None:  # random rollouts (``rollout``) have no input
             return PYTHON, "pure MCTS has no net"
         return PYTHON, f"the evaluator {type(evaluator).__name__} is not a net's"
-    if evaluator.input_version not in (1, 2):
+    if evaluator.input_version not in CORE_INPUTS:
         return PYTHON, f"input version {evaluator.input_version} is not on the core"
     return CORE, ""
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from typing import Optional
 
 from gomoku.util import switch_arg
@@ -58,6 +58,14 @@ class SearchOptions:
         return dict(fpu=self.fpu, win_check=self.win_check, solve=self.solve,
                     **({"threats": True} if self.threats else {}))
 
+    def for_gumbel(self) -> "SearchOptions":
+        """These options as a Gumbel search takes them: those only PUCT reads (``PUCT_ONLY``) at their defaults."""
+        return replace(self, **{f.name: f.default for f in fields(self) if f.name in PUCT_ONLY})
+
+    def gumbel_kwargs(self) -> dict:
+        """The keyword arguments of ``gumbel.GumbelPlayer``: ``kwargs`` without the options only PUCT reads."""
+        return {key: value for key, value in self.kwargs().items() if key not in PUCT_ONLY}
+
     def words(self) -> list[str]:
         """For names and reports, e.g. ``['fpu 0.25', 'solver']``; empty for the plain search."""
         return (([] if self.fpu is None else [f"fpu {self.fpu:g}"])
@@ -88,6 +96,10 @@ class SearchOptions:
         threats = flag if flag is not None else base.threats and solve
         return cls(fpu, win_check, solve, threats)
 
+
+PUCT_ONLY = ("fpu",)
+"""the options only PUCT's descent reads: Gumbel's search picks its root children by sequential halving and
+its other children by its own rule"""
 
 SEARCH_PRESETS = {"plain": SearchOptions(), "sharp": SearchOptions(fpu=0.25, solve=True)}
 """``--search``: the plain PUCT search (none of the options), and the strongest options measured (docs/search.md)."""

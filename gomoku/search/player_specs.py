@@ -277,15 +277,10 @@ def _describe_searcher(label: str, puct: bool = True):
     """``describe`` of a kind that searches with the model's net: the label, the playouts, the
     search options it takes (first-play urgency only for PUCT) and the precision."""
     def describe(spec: PlayerSpec) -> str:
-        search = spec.search if puct else replace(spec.search, fpu=None)
+        search = spec.search if puct else spec.search.for_gumbel()
         options = search.words() + ([spec.precision] if spec.precision else [])
         return f"{label} {spec.playouts}" + (f" ({', '.join(options)})" if options else "")
     return describe
-
-
-def _gumbel_search(search) -> dict:
-    """The search options a Gumbel search takes: first-play urgency is PUCT's alone."""
-    return {key: value for key, value in search.kwargs().items() if key != "fpu"}
 
 
 def _evaluator(spec: PlayerSpec, build: Build):
@@ -323,7 +318,7 @@ register(PlayerKind(
     "at the root, the self-play recipe's search), 400 by default", _parse_model_player("gumbel", 2),
     lambda spec: f"gumbel:{spec.model}:{spec.playouts}", _describe_searcher("Gumbel", puct=False),
     lambda spec, build: GumbelPlayer(_evaluator(spec, build), n_playout=spec.playouts, seed=build.seed,
-                                     name=str(spec), **_gumbel_search(spec.search)),
+                                     name=str(spec), **spec.search.gumbel_kwargs()),
     model=True, search=True,
     offer=lambda model, playouts, search: PlayerSpec("gumbel", model, playouts, search=search) if model else None),
     __name__)

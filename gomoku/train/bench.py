@@ -51,7 +51,7 @@ from typing import Optional
 
 import numpy as np
 
-from gomoku.game.features import input_channels
+from gomoku.game.features import INPUT_VERSIONS, input_channels
 from gomoku.game.rules import RULES, check_rule
 from gomoku.net.flags import add_device_flags
 from gomoku.progress import timed_phase
@@ -398,7 +398,7 @@ def main(argv=None) -> int:
                                                                   f"searches, as train.py's {flag}")
     parser.add_argument("--rule", choices=RULES, default="freestyle",
                         help="the self-play games' rule, as train.py's --rule (default: freestyle)")
-    parser.add_argument("--inputs", type=int, choices=[1, 2], default=1,
+    parser.add_argument("--inputs", type=int, choices=list(INPUT_VERSIONS), default=1,
                         help="the fresh net's input version, as train.py's --inputs (2: the threat planes)")
     parser.add_argument("--opening-stones", type=int, default=0,
                         help="self-play games start from up to this many random central stones")

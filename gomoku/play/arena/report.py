@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import IO, Optional, Sequence
 
 import numpy as np
@@ -120,10 +120,7 @@ class ArenaResult:
             "games": total.games,
             "opening_stones": self.settings.opening_stones,
             "openings": self.settings.openings,
-            "fpu": self.settings.search.fpu,
-            "win_check": self.settings.search.win_check,
-            "solve": self.settings.search.solve,
-            "threats": self.settings.search.threats,
+            **asdict(self.settings.search),  # every search option by its name: fpu, win_check, ...
             "precision": self.settings.precision,
             "precision_b": self.settings.precision_b or self.settings.precision,
             "seed": self.settings.seed,

@@ -133,8 +133,7 @@ class PbrainEngine(MoveMaker):
         # Gumbel player keeps its own)
         self._core = None
         self._gumbel = None if options.root_search != "gumbel" else GumbelPlayer(
-            None, win_check=options.search.win_check, solve=options.search.solve, threats=options.search.threats,
-            seed=options.seed, name="engine")
+            None, seed=options.seed, name="engine", **options.search.gumbel_kwargs())
         self._rate = SimulationRate()  # the Gumbel search's recent seconds a simulation, to plan its budget
         self._on_core = False  # whether the last search ran on the core (``self.mcts`` holds a copy of its root)
         self._tree_stones: Optional[tuple] = None  # the stones at the tree's root, to know when to keep it

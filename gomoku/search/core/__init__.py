@@ -27,16 +27,3 @@ from gomoku.search.core.jit import available
 def core_enabled() -> bool:
     """Whether the searches use the compiled core: numba is there and ``GOMOKU_CORE`` is not ``off``."""
     return available and os.environ.get("GOMOKU_CORE", "on").strip().lower() not in ("off", "0", "no")
-
-
-def supports_board(board) -> bool:
-    """Whether the core can search this game: numba is there, the game goes on and the rule is not
-    caro's (its blocked lines stay on the Python trees)."""
-    return available and not board.game_over and board.rule.flanked_wins
-
-
-def supports_evaluator(evaluator) -> bool:
-    """Whether the core can search with this evaluator: a net's (``NetEvaluator``), of input version 1 or 2."""
-    from gomoku.search.evaluator import NetEvaluator
-
-    return type(evaluator) is NetEvaluator and evaluator.input_version in (1, 2)

@@ -23,7 +23,6 @@ import numpy as np
 from gomoku.game.features import input_channels
 from gomoku.search.backend import CORE, board_reason, choose
 from gomoku.search.core import layout as k
-from gomoku.search.core.cached_vcf import install_cache
 from gomoku.search.core.root_threats import analyse_root
 from gomoku.search.core.single import core_ready
 from gomoku.search.core.trees import UNLIMITED, CoreTrees
@@ -86,17 +85,7 @@ class CoreGames:
         for player in {id(p): p for p in slot.players.values()}.values():
             inputs = player.evaluator.input_version
             group.channels = max(group.channels, input_channels(inputs))
-            gumbel = player.root_search == "gumbel"
-            tree = player.search_tree
-            cache = install_cache(tree.threat_solver, board, group.trees.zobrist) if tree.threats else None
-            threat_options = dict(threats=tree.threats, inputs=inputs, cache=cache)
-            if gumbel:
-                s = group.trees.add(board, True, win_check=tree.win_check, solve=tree.solve,
-                                    c_visit=tree.c_visit, c_scale=tree.c_scale, **threat_options)
-            else:
-                s = group.trees.add(board, False, tree.c_puct, tree.fpu, tree.win_check, tree.solve,
-                                    **threat_options)
-            slot.searches[id(player)] = s
+            slot.searches[id(player)] = group.trees.add_tree(board, player.search_tree, inputs)
         slot.playouts = {s: 0 for s in slot.searches.values()}
         group.slots.append(slot)
 

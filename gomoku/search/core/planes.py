@@ -13,17 +13,24 @@ from __future__ import annotations
 
 import numpy as np
 
-from gomoku.game.features import VCF_DEPTH, VCF_NODES, code_tables, pattern_ends, pattern_geometry
+from gomoku.game.features import MAX_THREAT_N, VCF_DEPTH, VCF_NODES, code_tables, pattern_ends, pattern_geometry
 from gomoku.search.core.boards import is_forbidden
 from gomoku.search.core.jit import njit
 from gomoku.search.core.vcf import search
 
 FIRST, OWN_VCF, OPPONENT_VCF = 4, 12, 13
+CORE_INPUTS = (1, 2)
+"""the input versions whose planes the core writes (version 1's in ``boards.write_planes``, the threat
+planes here): ``backend.choose`` leaves a net of any other version on the Python trees"""
 
 
 def plane_tables(width: int, height: int, n: int) -> tuple:
     """``(cells, offsets, targets, ends, marks, any_marks)`` of ``features`` for this geometry,
-    with the targets as plane and cell (``(windows, 4, n + 1, 2)``)."""
+    with the targets as plane and cell (``(windows, 4, n + 1, 2)``); tables of no window for lines
+    longer than ``features.MAX_THREAT_N`` (no net takes threat planes there: they are never asked)."""
+    if n > MAX_THREAT_N:
+        return (np.zeros((0, 1), np.int64), np.zeros(0, np.int64), np.zeros((0, 4, 1, 2), np.int64),
+                np.zeros((0, 2), np.int64), np.zeros((1, 4, 1), np.bool_), np.zeros(1, np.bool_))
     marks, any_marks = code_tables(n)
     cells, _, offsets, targets, _ = pattern_geometry(width, height, n)
     size = width * height

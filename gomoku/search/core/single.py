@@ -36,20 +36,13 @@ from gomoku import interrupt
 from gomoku.game.board import Board
 from gomoku.game.features import input_channels
 from gomoku.processes import start_python
-from gomoku.search.core import core_enabled, supports_board, supports_evaluator
 from gomoku.search.core import layout as k
 from gomoku.search.core.cache import cached, compile_lock
-from gomoku.search.core.cached_vcf import install_cache
+from gomoku.search.core.planes import CORE_INPUTS
 from gomoku.search.core.root_threats import analyse_root
 from gomoku.search.core.trees import CoreTrees
 from gomoku.search.mcts import MCTS
 from gomoku.search.tree import TreeNode
-
-
-def core_supports(board: Board, evaluator) -> bool:
-    """Whether the core can search ``board`` with ``evaluator`` and is not turned off (``backend.choose``
-    says why not)."""
-    return core_enabled() and supports_board(board) and supports_evaluator(evaluator)
 
 
 class CoreSearch:
@@ -89,14 +82,7 @@ class CoreSearch:
         if s < 0 or trees.sint[s, k.S_INPUTS] != inputs or not self._stands_on(board):
             if s >= 0:
                 trees.remove(s)
-            tree = self.tree
-            cache = install_cache(tree.threat_solver, board, trees.zobrist) if tree.threats else None
-            if self.gumbel:
-                self.s = trees.add(board, True, win_check=tree.win_check, solve=tree.solve, c_visit=tree.c_visit,
-                                   c_scale=tree.c_scale, threats=tree.threats, inputs=inputs, cache=cache)
-            else:
-                self.s = trees.add(board, False, tree.c_puct, tree.fpu, tree.win_check, tree.solve,
-                                   threats=tree.threats, inputs=inputs, cache=cache)
+            self.s = trees.add_tree(board, self.tree, inputs)
             self._analysed = False
         self._follows = True
         self._empty = np.asarray(board.cells) == 0
@@ -108,7 +94,7 @@ class CoreSearch:
             size = self.trees.size
             self._priors = np.zeros((rows, size), np.float32)
             self._values = np.zeros(rows, np.float32)
-            self._out = np.zeros((rows, max(4, input_channels(2)), size), np.float32)
+            self._out = np.zeros((rows, max(map(input_channels, CORE_INPUTS)), size), np.float32)
 
     def _stands_on(self, board: Board) -> bool:
         trees, s = self.trees, self.s

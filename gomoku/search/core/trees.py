@@ -21,11 +21,14 @@ import numpy as np
 
 from gomoku.game import rules
 from gomoku.game.board import Board
+<<<<<<< HEAD
 from gomoku.game.features import MAX_THREAT_N
 from gomoku.game.line_board import line_weights
+=======
+>>>>>>> h66c
 from gomoku.search.core import boards, descent, kernels
 from gomoku.search.core import layout as k
-from gomoku.search.core.cached_vcf import cache_list, cache_list_extend, cache_list_set, new_cache
+from gomoku.search.core.cached_vcf import cache_list, cache_list_extend, cache_list_set, install_cache, new_cache
 from gomoku.search.core.planes import plane_tables
 from gomoku.search.core.vcf import geometry, workspace
 from gomoku.search.core.vct import vct_workspace
@@ -53,7 +56,7 @@ class CoreTrees:
         # windows, the cells beyond their ends, the windows through and beyond each cell, Zobrist keys
         self.vcf_args = geometry(width, height, n_in_row)
         self.zobrist = self.vcf_args[4]
-        self.tables = plane_tables(width, height, n_in_row) if n_in_row <= MAX_THREAT_N else _no_tables()
+        self.tables = plane_tables(width, height, n_in_row)
         self.pool = np.zeros(2, np.int64)
         self._alloc_pools(nodes or searches * 64, edges or searches * 64 * size)
         self.cells = np.zeros((0, size), np.int8)
@@ -178,6 +181,17 @@ class CoreTrees:
         self.reset(s)
         return s
 
+    def add_tree(self, board: Board, tree, inputs: int = 1) -> int:
+        """``add`` with the options of the reference tree ``tree`` (an ``mcts.MCTS`` or ``gumbel.GumbelTree``):
+        Gumbel's constants or PUCT's c_puct and first-play urgency, the solver, and the threat searches with
+        the VCF cache of the tree's threat solver. The lockstep games and the searches of play time open
+        their searches here, so that an option of the trees reaches both through this one method."""
+        cache = install_cache(tree.threat_solver, board, self.zobrist) if tree.threats else None
+        options = dict(win_check=tree.win_check, solve=tree.solve, threats=tree.threats, inputs=inputs, cache=cache)
+        if tree.kind == "gumbel":
+            return self.add(board, True, c_visit=tree.c_visit, c_scale=tree.c_scale, **options)
+        return self.add(board, False, tree.c_puct, tree.fpu, **options)
+
     def drop_pending(self, s: int) -> None:
         """Forgets search ``s``'s leaf waiting for the net, taking its path's moves back."""
         if self.sint[s, k.S_STATE] == k.PENDING:
@@ -290,12 +304,6 @@ class CoreTrees:
                 if child >= 0:
                     view.children[index] = _node(self, child, gumbel, statistics=False)
         return view
-
-
-def _no_tables() -> tuple:
-    """Plane tables of no window, for lines too long for input version 2 (its planes are never asked)."""
-    return (np.zeros((0, 1), np.int64), np.zeros(0, np.int64), np.zeros((0, 4, 1, 2), np.int64),
-            np.zeros((0, 2), np.int64), np.zeros((1, 4, 1), np.bool_), np.zeros(1, np.bool_))
 
 
 def _node(trees: CoreTrees, node: int, gumbel: bool, statistics: bool = True) -> TreeNode:
