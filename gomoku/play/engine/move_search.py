@@ -299,12 +299,15 @@ def gumbel_timed_search(player, board: Board, clock: Callable[[], float], starte
             player.n_playout = min(most, player.n_playout + max(2, int((deadline - now) / per)))
             continue
         now = clock()
-        timer.record(now - round_start, now)
         if not planned:  # the root is expanded: plan the simulations from the time left
             per = rate.seconds if rate.seconds is not None else now - round_start
             player.n_playout = max(MIN_PLAYOUTS, min(most, int(PLAN_SHARE * max(0.0, deadline - now) / max(per, 1e-6))))
             planned = True
         else:
+            # Only the rounds of simulations set the time kept back for the next one: the root's
+            # expansion (its threat searches, a new tree) happens once a move and is no measure of
+            # a round.
+            timer.record(now - round_start, now)
             simulations += leaves
             searching += now - round_start
     player.take_root(player.backend.root(), player.done)

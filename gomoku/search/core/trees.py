@@ -21,11 +21,7 @@ import numpy as np
 
 from gomoku.game import rules
 from gomoku.game.board import Board
-<<<<<<< HEAD
-from gomoku.game.features import MAX_THREAT_N
 from gomoku.game.line_board import line_weights
-=======
->>>>>>> h66c
 from gomoku.search.core import boards, descent, kernels
 from gomoku.search.core import layout as k
 from gomoku.search.core.cached_vcf import cache_list, cache_list_extend, cache_list_set, install_cache, new_cache
