@@ -45,7 +45,7 @@ from gomoku.game.vcf import find_vcf  # noqa: E402
 from gomoku.play.arena.report import read_games as read_arena_games  # noqa: E402
 from gomoku.play.arena.settings import ArenaError  # noqa: E402
 from gomoku.search.tree_threats import DEFENCE_VCT_NODES, VctBudgets  # noqa: E402
-from gomoku.search.vcf_vct import find_vct  # noqa: E402
+from gomoku.search.vct import find_vct  # noqa: E402
 from gomoku.util import positive_int_arg  # noqa: E402
 
 

@@ -73,7 +73,7 @@ def test_the_compiled_vcf_finds_the_reference_line(rule):
 def test_the_compiled_vct_finds_the_reference_move_in_as_many_nodes(rule):
     from gomoku.search.core import vct
     from gomoku.game.line_board import LineBoard, line_weights
-    from gomoku.search.vcf_vct import find_vct
+    from gomoku.search.vct import find_vct
 
     rng = np.random.default_rng(30 + RULES.index(rule))
     found = 0
@@ -131,7 +131,7 @@ def test_the_compiled_root_searches_are_the_threat_solvers(rule):
 
 def test_the_compiled_root_drops_the_vcf_blocks_that_leave_a_vct_as_the_reference_does():
     from gomoku.search.core import cached_vcf, root_threats, vct
-    from gomoku.search.line_board import line_weights
+    from gomoku.game.line_board import line_weights
     from gomoku.search.tree_threats import ThreatSolver
     from tests.test_threat_search import STOPS_A_VCF_NOT_A_VCT
 

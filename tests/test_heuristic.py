@@ -217,7 +217,7 @@ def test_finds_a_vct_checked_by_hand():
     free, and b5 and h5 beyond) and f3-f5 (f2 and f6 free, and f1 and f7): O can stop
     one, X makes an open four with the other. Levels 3 and 4 play it."""
     board = load_board(VCT_BOARD, to_move=1)
-    from gomoku.search.vcf_vct import find_vct
+    from gomoku.search.vct import find_vct
 
     assert find_vcf(LineBoard(board), 1) is None
     assert labels(board, [find_vct(LineBoard(board), 1)]) == ["f5"]

@@ -21,7 +21,7 @@ from gomoku.search.mcts import MCTS
 from gomoku.search.mcts_player import MCTSPlayer
 from gomoku.search.rollout import RolloutEvaluator, pure_mcts_player, random_rollout_values
 from gomoku.search.tree_threats import ThreatSolver, replays
-from gomoku.search.vcf_vct import find_vct
+from gomoku.search.vct import find_vct
 from tests.helpers import HashEvaluator, drawn
 
 OWN_FIVE, OWN_FOUR, OWN_OPEN_FOUR, OWN_OPEN_THREE = range(FIRST_THREAT_PLANE, FIRST_THREAT_PLANE + 4)

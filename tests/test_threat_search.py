@@ -14,7 +14,7 @@ from gomoku.search.mcts import MCTS
 from gomoku.search.mcts_player import MCTSPlayer
 from gomoku.search.options import SearchOptions, add_search_flags
 from gomoku.search.tree_threats import ThreatSolver, replays, vcf_plies
-from gomoku.search.vcf_vct import find_vct
+from gomoku.search.vct import find_vct
 from tests.boards import OPEN_THREE, load_board
 from tests.helpers import FlatEvaluator, HashEvaluator
 

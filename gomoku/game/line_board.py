@@ -35,7 +35,7 @@ classic tuple evaluation). An open three lies in three windows, a closed three
 in one, so the sum ranks shapes the way a player would.
 
 The VCF search is in ``vcf`` (it gives the threat planes of ``features`` too), the VCT in
-the search layer's ``vcf_vct``, the heuristic player there in ``heuristic``. This module
+the search layer's ``vct``, the heuristic player there in ``heuristic``. This module
 uses NumPy and the rest of the game layer only.
 """
 

@@ -1,6 +1,6 @@
 """The VCF search (victory by continuous fours) on a ``LineBoard``: the one VCF of the Python side.
 
-It answers the threat searches of the search layer (``vcf_vct``, ``tree_threats``,
+It answers the threat searches of the search layer (``vct``, ``tree_threats``,
 ``heuristic``: the line of a win) and the VCF planes of input version 2
 (``features.has_vcf``: whether there is one, with the planes' smaller budget).
 

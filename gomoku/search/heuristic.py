@@ -2,7 +2,7 @@
 
 Moves are scored on a ``line_board.LineBoard`` (the notation, and the
 scores, are that module's); the forced wins are ``gomoku.game.vcf``'s VCF and
-``vcf_vct``'s VCT.
+``vct``'s VCT.
 
 Strength levels, each adding to the one below:
 
@@ -34,7 +34,7 @@ from gomoku.game.board import Board
 from gomoku.game.line_board import LineBoard
 from gomoku.game.vcf import find_vcf
 from gomoku.search.player_protocol import SearchResult
-from gomoku.search.vcf_vct import find_vct
+from gomoku.search.vct import find_vct
 
 LEVELS = (0, 1, 2, 3, 4)
 DEFAULT_LEVEL = 4

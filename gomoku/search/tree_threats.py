@@ -2,7 +2,7 @@
 
 The search's ``threats`` option (``mcts.MCTS``) asks this module two questions,
 both answered with the threat searches (``gomoku.game.vcf.find_vcf``,
-``vcf_vct.find_vct``; see ``line_board`` for the notation):
+``vct.find_vct``; see ``line_board`` for the notation):
 
 * at a new leaf, before the net is asked: does the player to move have a VCF
   (victory by continuous fours) within ``LEAF_VCF_NODES`` nodes? A VCF is a
@@ -19,7 +19,7 @@ both answered with the threat searches (``gomoku.game.vcf.find_vcf``,
   keeps only the moves that do not lose. With no threat against it, the
   player's own VCT gives the move the search should look at first.
 
-A VCT here is ``vcf_vct``'s: its defender answers are the cells of the
+A VCT here is ``vct``'s: its defender answers are the cells of the
 attacker's lines and the defender's own fours, which covers the defences that
 matter in practice but is no proof. So the root's choice against a VCT is a
 strong filter, not a certainty, and a VCT is never backed up as a proven result.
@@ -54,14 +54,14 @@ import numpy as np
 from gomoku.game.board import Board
 from gomoku.game.line_board import LineBoard
 from gomoku.game.vcf import find_vcf
-from gomoku.search.vcf_vct import find_vct
+from gomoku.search.vct import find_vct
 
 LEAF_VCF_NODES = 60  # a VCF at a new leaf, before the net is asked
 ROOT_VCF_NODES = 2000  # the player's own VCF at the root, and the opponent's when the player passes
 ROOT_VCT_NODES = 1000  # the same for a VCT
 DEFENCE_VCF_NODES = 200  # the opponent's VCF after each root move near the stones, against a VCT
 DEFENCE_VCT_NODES = 100  # the opponent's VCT after each root move near its lines, at least
-VCT_DEPTH = 3  # threes in one VCT line (``vcf_vct``'s default)
+VCT_DEPTH = 3  # threes in one VCT line (``vct``'s default)
 CACHE_SIZE = 5_000  # positions remembered per tree (a few MB at most); emptied when full
 MOST_VCT_DEPTH = 8  # the deepest root VCT a search may ask for
 

@@ -42,7 +42,7 @@ from gomoku.game.rules import FREESTYLE, RULES, check_rule, rules_help
 from gomoku.game.symmetry import symmetries
 from gomoku.game.vcf import find_vcf
 from gomoku.search.heuristic import choose_move
-from gomoku.search.vcf_vct import find_vct
+from gomoku.search.vct import find_vct
 from gomoku.util import DefaultsHelpFormatter, atomic_write, board_size_arg, positive_int_arg
 
 SPREAD = 2  # each stone lies within this many king steps of an earlier one

@@ -1,4 +1,4 @@
-"""The core's VCT search (victory by continuous threats), compiled: ``vcf_vct.find_vct``.
+"""The core's VCT search (victory by continuous threats), compiled: ``search.vct.find_vct``.
 
 The same search as the reference, node for node (notation: ``line_board``): an attacker's
 node wins with a five cell, fails against a five cell of the defender or past the budget,
@@ -21,7 +21,7 @@ from gomoku.search.core.jit import njit
 from gomoku.search.core.vcf import (MOST_DEPTH, empty_cell, sort_unique, four_list, position_hash, put, search,
                                     table_entries, table_reset, table_slot, window_counts)
 
-VCT_THREES = 8  # vcf_vct.VCT_THREES
+VCT_THREES = 8  # search.vct.VCT_THREES
 VCT_VCF_NODES = 200  # the VCF tried at each attacker's node, at most
 FRAMES = 128
 MEMO = 4096
@@ -60,7 +60,7 @@ def _near(cells, s, cell, width, height):
 @njit
 def _three_moves(cells, s, a, n, width, height, renju, exact, windows, through, beyond, cnt, against, weights, out,
                  score, pairs, moves, fives, counts, nodes):
-    """``vcf_vct._three_moves``: into ``out``; returns ``(count, nodes)``."""
+    """``search.vct._three_moves``: into ``out``; returns ``(count, nodes)``."""
     if n < 3:
         return 0, nodes
     d = 3 - a
@@ -124,7 +124,7 @@ def _three_moves(cells, s, a, n, width, height, renju, exact, windows, through, 
 @njit
 def find_vct(cells, s, a, budget, depth, n, exact, renju, width, height, windows, ends, through, beyond, zobrist,
              weights, ws, vs):
-    """``vcf_vct.find_vct``: the first move of a VCT for ``a`` to move, or -1; and the
+    """``search.vct.find_vct``: the first move of a VCT for ``a`` to move, or -1; and the
     nodes it counted. The board is left as it was."""
     cnt, against, pairs, line = ws[0], ws[1], ws[4], ws[12]
     frame, lists, mkeys, mvals, buf, score, moves, fives, counts = vs
