@@ -69,3 +69,8 @@ FOUR_AND_THREE = """
     .........
     O.......O
 """
+
+
+# 11x11 moves, White to move next: Black threatens a VCF; b4, d4 and g4 each stop it, but after g4
+# Black still wins by a VCT (found within 1,000 nodes, not within 100).
+STOPS_A_VCF_NOT_A_VCT = [24, 27, 71, 73, 69, 52, 37, 49, 35, 117, 38, 70, 44]

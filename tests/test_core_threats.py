@@ -133,7 +133,7 @@ def test_the_compiled_root_drops_the_vcf_blocks_that_leave_a_vct_as_the_referenc
     from gomoku.search.core import cached_vcf, root_threats, vct
     from gomoku.game.line_board import line_weights
     from gomoku.search.tree_threats import ThreatSolver
-    from tests.test_threat_search import STOPS_A_VCF_NOT_A_VCT
+    from tests.boards import STOPS_A_VCF_NOT_A_VCT
 
     board = Board(11, 11, 5)
     for move in STOPS_A_VCF_NOT_A_VCT:

@@ -15,7 +15,7 @@ from gomoku.search.mcts_player import MCTSPlayer
 from gomoku.search.options import SearchOptions, add_search_flags
 from gomoku.search.tree_threats import ThreatSolver, replays, vcf_plies
 from gomoku.search.vct import find_vct
-from tests.boards import OPEN_THREE, load_board
+from tests.boards import OPEN_THREE, STOPS_A_VCF_NOT_A_VCT, load_board
 from tests.helpers import FlatEvaluator, HashEvaluator
 
 
@@ -126,11 +126,6 @@ def test_only_the_defences_against_a_vcf_are_searched_and_one_is_played():
         tb = LineBoard(board)
         tb.play(cell, 2)
         assert (find_vcf(tb, 1) is None) == (board.move_to_label(cell) in ("f5", "h5"))
-
-
-# 11x11, White to move: Black threatens a VCF; b4, d4 and g4 each stop it, but after g4 Black
-# still wins by a VCT (found within 1,000 nodes, not within 100).
-STOPS_A_VCF_NOT_A_VCT = [24, 27, 71, 73, 69, 52, 37, 49, 35, 117, 38, 70, 44]
 
 
 def test_of_the_moves_that_stop_a_vcf_only_those_that_leave_no_vct_are_kept():
