@@ -313,6 +313,8 @@ class PbrainEngine(MoveMaker):
             evaluator.evaluate([Board(spec.width, spec.height, spec.n_in_row)])
             if choose(Board(spec.width, spec.height, spec.n_in_row), evaluator, self.options.root_search)[0] == CORE:
                 core_ready(background=True)  # the core's kernels: loaded now, or compiled on a thread meanwhile
+            if self._gumbel is not None:
+                self._warm_up_gumbel(evaluator, spec)
         except Exception as exc:  # ModelFileError, Paddle errors: all mean "cannot play"
             raise ProtocolError(f"cannot use the model: {exc}") from None
         # The model leaves some 150,000 objects that live as long as the engine; a

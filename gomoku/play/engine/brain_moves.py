@@ -20,6 +20,10 @@ from gomoku.play.engine.protocol import OPPONENT, OWN, ProtocolError
 from gomoku.search.backend import CORE, open_search
 from gomoku.search.heuristic import HeuristicPlayer
 
+WARM_UP_SIMULATIONS = 64
+"""the Gumbel search at START: enough for every phase of sequential halving (rounds of 16, 8, 4
+and 2 leaves with the default 16 candidates)"""
+
 
 class MoveMaker:
     """The moves of ``brain.PbrainEngine`` (a mixin: it uses the engine's position, tree, clock,
@@ -119,6 +123,23 @@ class MoveMaker:
         return move, f"{position.label(move)}, the empty cell nearest the centre"
 
     # ------------------------------------------------------------ search
+    def _warm_up_gumbel(self, evaluator, spec) -> None:
+        """A short Gumbel search of the model's board, at START. The net's first call at each batch
+        size a round can have, and the core's first calls, take far longer than later ones; paid
+        here, they neither slow the first move nor stand for a round's time in the time the timed
+        search keeps back (the slowest round of the last half minute)."""
+        gumbel = self._gumbel
+        board = Board(spec.width, spec.height, spec.n_in_row, rule=spec.rule)
+        board.play(board.size // 2)
+        gumbel.evaluator = evaluator
+        planned = gumbel.n_playout
+        gumbel.n_playout = WARM_UP_SIMULATIONS
+        try:
+            gumbel.get_action(board)
+        finally:
+            gumbel.n_playout = planned
+            gumbel.reset()
+
     def _search(self, board: Board, started: float) -> tuple[int, str]:
         """Playouts until the move's deadline (``move_search.timed_search``, or ``gumbel_timed_search``
         for ``--root-search gumbel`` with a model), the watchdog armed for a search that overruns it;
