@@ -164,9 +164,15 @@ class LineBoard:
         board: the position to copy (the board itself is not touched); its rule is kept.
     """
 
-    def __init__(self, board: Board):
-        cells = np.frombuffer(bytes(board.cells), dtype=np.int8).copy()
-        self._setup(cells, board.width, board.height, board.n_in_row, board.rule)
+    def __init__(self, board: Optional[Board] = None, *, cells: Optional[np.ndarray] = None, width: int = 0,
+                 height: int = 0, n: int = 0, rule: Rule = FREESTYLE, codes: Optional[np.ndarray] = None,
+                 swapped: bool = False):
+        """The line board of ``board``, or of ``cells`` (the players' stones, int8, kept) on a
+        ``width`` x ``height`` board with ``n`` in a row (``of_stones`` gives the arguments)."""
+        if board is not None:
+            cells = np.frombuffer(bytes(board.cells), dtype=np.int8).copy()
+            width, height, n, rule = board.width, board.height, board.n_in_row, board.rule
+        self._setup(cells, width, height, n, rule, codes, swapped)
 
     @classmethod
     def of_stones(cls, stones: np.ndarray, width: int, height: int, n: int, rule: Rule = FREESTYLE, mover: int = 1,
@@ -179,10 +185,8 @@ class LineBoard:
                 order, as ``features.fill_threat_planes`` returns them), if at hand: the counts are
                 read from them.
         """
-        board = cls.__new__(cls)
         cells = stones.astype(np.int8) if mover == 1 else _SWAP[stones.astype(np.intp)]
-        board._setup(cells, width, height, n, rule, codes, mover == 2)
-        return board
+        return cls(cells=cells, width=width, height=height, n=n, rule=rule, codes=codes, swapped=mover == 2)
 
     def _setup(self, cells: np.ndarray, width: int, height: int, n: int, rule: Rule,
                codes: Optional[np.ndarray] = None, swapped: bool = False) -> None:
